@@ -1,0 +1,599 @@
+/* fusegen.h - the one internal header of the generator.
+ *
+ * The pipeline, one file per phase, each producing a plain data structure
+ * that a test can build and print:
+ *
+ *   lex.c, parse.c   plan text      -> fg_plan (syntax, every node located)
+ *   expr.c           expression nodes, the kind/function tables
+ *   check.c          fg_plan        -> fg_plan resolved in place (the IR)
+ *   algebra.c        expressions    -> canonical forms, derived corrections
+ *   fuse.c           IR             -> fg_fused (running state, corrections)
+ *   masks.c          where(...)     -> fg_mask (tile classification)
+ *   interp.c         IR + inputs    -> outputs, naive double precision
+ *   lower.c, emit.c  fg_fused       -> m4 definitions -> files per backend
+ *   wisdom.c         tuning results -> dispatch tables
+ *
+ * Memory: everything a plan owns lives in its arena (fg_arena) and is freed
+ * at once.  Errors: every phase reports through fg_diag and returns -1; no
+ * exit() below main.
+ *
+ * Each section below belongs to one phase.  Change only your own section,
+ * and keep changes additive so the other phases keep compiling.
+ */
+#ifndef FUSEGEN_H
+#define FUSEGEN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ */
+/* arena.c: memory                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct fg_arena fg_arena;
+
+fg_arena *arena_create(void);
+void arena_destroy(fg_arena *a);
+/* Zeroed memory, 16-byte aligned.  Never returns NULL: on out-of-memory it
+ * prints "fusegen: out of memory" and calls abort(). */
+void *arena_alloc(fg_arena *a, size_t size);
+char *arena_strdup(fg_arena *a, const char *s);
+char *arena_strndup(fg_arena *a, const char *s, size_t n);
+char *arena_printf(fg_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* A growable array of pointers in an arena (old storage is left behind). */
+typedef struct fg_vec {
+    void **items;
+    int len, cap;
+} fg_vec;
+void vec_push(fg_arena *a, fg_vec *v, void *item);
+
+/* ------------------------------------------------------------------ */
+/* diag.c: sources and diagnostics                                     */
+/* ------------------------------------------------------------------ */
+
+#define FG_MAX_SOURCE_BYTES (16u << 20)
+
+typedef struct fg_source {
+    const char *name; /* as given on the command line: used in messages */
+    const char *text; /* NUL-terminated copy of the file */
+    size_t len;
+} fg_source;
+
+/* 1-based line and column (column counts bytes); line 0 means "no location". */
+typedef struct fg_loc {
+    int line, col;
+} fg_loc;
+
+typedef struct fg_diag {
+    const fg_source *src; /* may be NULL: then messages carry no location */
+    FILE *out;            /* stderr in the program, a memstream in tests */
+    int errors, warnings;
+    int max_errors; /* stop reporting after this many (0 = 50) */
+} fg_diag;
+
+void diag_init(fg_diag *d, const fg_source *src, FILE *out);
+/* "name:line:col: error: message\n" then the source line and a caret. */
+void diag_error(fg_diag *d, fg_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_warning(fg_diag *d, fg_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_note(fg_diag *d, fg_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* An internal error: a bug in fusegen, never the user's fault. */
+void diag_internal(fg_diag *d, fg_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Read a whole file into an arena; checks size, NUL bytes and UTF-8.
+ * Returns 0, or -1 after reporting through d (whose src may be NULL). */
+int source_read(fg_arena *a, const char *path, fg_source *out, fg_diag *d);
+/* A source from memory (tests). */
+void source_from_string(fg_source *out, const char *name, const char *text);
+
+/* ------------------------------------------------------------------ */
+/* lex.c: tokens                                                       */
+/* ------------------------------------------------------------------ */
+
+#define FG_TOKENS(X)                                                       \
+    X(EOF, "end of file")                                                  \
+    X(NEWLINE, "end of line")                                              \
+    X(IDENT, "identifier")                                                 \
+    X(NUMBER, "number")                                                    \
+    X(STRING, "string")                                                    \
+    X(KW_PLAN, "'plan'")                                                   \
+    X(KW_DOC, "'doc'")                                                     \
+    X(KW_DIM, "'dim'")                                                     \
+    X(KW_AXIS, "'axis'")                                                   \
+    X(KW_PARAM, "'param'")                                                 \
+    X(KW_INPUT, "'input'")                                                 \
+    X(KW_OUTPUT, "'output'")                                               \
+    X(KW_SCHEDULE, "'schedule'")                                           \
+    X(KW_INF, "'inf'")                                                     \
+    X(KW_WHERE, "'where'")                                                 \
+    X(LPAREN, "'('")                                                       \
+    X(RPAREN, "')'")                                                       \
+    X(LBRACKET, "'['")                                                     \
+    X(RBRACKET, "']'")                                                     \
+    X(LBRACE, "'{'")                                                       \
+    X(RBRACE, "'}'")                                                       \
+    X(COMMA, "','")                                                        \
+    X(COLON, "':'")                                                        \
+    X(ASSIGN, "'='")                                                       \
+    X(PLUS, "'+'")                                                         \
+    X(MINUS, "'-'")                                                        \
+    X(STAR, "'*'")                                                         \
+    X(SLASH, "'/'")                                                        \
+    X(CARET, "'^'")                                                        \
+    X(LT, "'<'")                                                           \
+    X(LE, "'<='")                                                          \
+    X(GT, "'>'")                                                           \
+    X(GE, "'>='")                                                          \
+    X(EQ, "'=='")                                                          \
+    X(NE, "'!='")                                                          \
+    X(AND, "'&&'")                                                         \
+    X(OR, "'||'")                                                          \
+    X(NOT, "'!'")
+
+typedef enum fg_tok_kind {
+#define X(name, text) TK_##name,
+    FG_TOKENS(X)
+#undef X
+        TK_COUNT
+} fg_tok_kind;
+
+extern const char *const fg_tok_names[TK_COUNT]; /* for messages */
+
+typedef struct fg_token {
+    fg_tok_kind kind;
+    fg_loc loc;
+    const char *text; /* points into the source */
+    size_t len;
+    double num;   /* TK_NUMBER */
+    bool is_int;  /* TK_NUMBER written without '.' or exponent */
+    char *str;    /* TK_STRING: the unescaped value (arena) */
+} fg_token;
+
+/* Tokenise a whole source.  Lexical errors are reported (several per run)
+ * and the bad characters skipped; returns -1 if any error was reported.
+ * The token array always ends with TK_EOF. */
+int lex_source(fg_arena *a, const fg_source *src, fg_diag *d, fg_token **out,
+               int *ntokens);
+
+/* ------------------------------------------------------------------ */
+/* Expressions (shared by every phase)                                 */
+/* ------------------------------------------------------------------ */
+
+/* One X-macro table of expression kinds: name, arity (-1 = variable). */
+#define FG_EXPR_KINDS(X)                                                   \
+    X(NUM, 0)     /* number literal: num */                                \
+    X(INF, 0)     /* +inf (negative infinity is NEG(INF)) */               \
+    X(NAME, -1)   /* unresolved name (parser); args = index list */        \
+    X(DIM, 0)     /* resolved: ref = dim index */                          \
+    X(AXIS, 0)    /* resolved: ref = axis index (the current index) */     \
+    X(PARAM, -1)  /* resolved: ref = param index; args = [index] if any */ \
+    X(TENSOR, -1) /* resolved: ref = tensor index; args = index list */    \
+    X(PREV, 0)    /* fusion: previous value of running tensor ref */       \
+    X(ACC, 0)     /* fusion: the accumulated value a correction acts on */ \
+    X(NEG, 1)                                                              \
+    X(NOT, 1)                                                              \
+    X(ADD, 2)                                                              \
+    X(SUB, 2)                                                              \
+    X(MUL, 2)                                                              \
+    X(DIV, 2)                                                              \
+    X(POW, 2) /* args[1] is a NUM */                                       \
+    X(LT, 2)                                                               \
+    X(LE, 2)                                                               \
+    X(GT, 2)                                                               \
+    X(GE, 2)                                                               \
+    X(EQ, 2)                                                               \
+    X(NE, 2)                                                               \
+    X(AND, 2)                                                              \
+    X(OR, 2)                                                               \
+    X(CALL, -1)  /* fn, args */                                            \
+    X(WHERE, 3)  /* cond, then, else */                                    \
+    X(REDUCE, 1) /* op, ref = axis index (after check), args[0] = body */
+
+typedef enum fg_expr_kind {
+#define X(name, arity) E_##name,
+    FG_EXPR_KINDS(X)
+#undef X
+        E_COUNT
+} fg_expr_kind;
+
+extern const char *const fg_expr_kind_names[E_COUNT];
+extern const int fg_expr_kind_arity[E_COUNT];
+
+/* Functions: name, arity, C (double) name, CUDA float name. */
+#define FG_FUNCS(X)                                                        \
+    X(EXP, "exp", 1)                                                       \
+    X(EXP2, "exp2", 1)                                                     \
+    X(LOG, "log", 1)                                                       \
+    X(LOG2, "log2", 1)                                                     \
+    X(TANH, "tanh", 1)                                                     \
+    X(SIGMOID, "sigmoid", 1)                                               \
+    X(SQRT, "sqrt", 1)                                                     \
+    X(RSQRT, "rsqrt", 1)                                                   \
+    X(ABS, "abs", 1)                                                       \
+    X(MIN, "min", 2)                                                       \
+    X(MAX, "max", 2)                                                       \
+    X(POW, "pow", 2)
+
+typedef enum fg_func {
+#define X(id, name, arity) F_##id,
+    FG_FUNCS(X)
+#undef X
+        F_COUNT
+} fg_func;
+
+extern const char *const fg_func_names[F_COUNT];
+extern const int fg_func_arity[F_COUNT];
+
+typedef enum fg_reduce_op { R_SUM, R_MAX, R_MIN } fg_reduce_op;
+extern const char *const fg_reduce_names[3]; /* "sum", "max", "min" */
+
+typedef enum fg_type { T_NONE = 0, T_BOOL, T_INT, T_FLOAT } fg_type;
+
+typedef struct fg_expr fg_expr;
+struct fg_expr {
+    fg_expr_kind kind;
+    fg_loc loc;
+    double num;       /* E_NUM */
+    bool is_int;      /* E_NUM written as an integer */
+    const char *name; /* E_NAME, and kept on resolved references */
+    int ref;          /* E_DIM/AXIS/PARAM/TENSOR/PREV: index; E_REDUCE: axis */
+    fg_func fn;       /* E_CALL */
+    fg_reduce_op op;  /* E_REDUCE */
+    const char *reduce_axis_name; /* E_REDUCE, as written */
+    fg_loc reduce_axis_loc;
+    bool bracketed;   /* E_NAME/TENSOR/PARAM: an index list was written */
+    int nargs;
+    fg_expr **args;
+    /* Set by check.c: */
+    fg_type type;
+    uint32_t axes; /* bit i set: the value depends on axis i */
+};
+
+/* expr.c: construction, tables and basic operations (all in the arena) */
+fg_expr *expr_new(fg_arena *a, fg_expr_kind kind, fg_loc loc, int nargs);
+fg_expr *expr_num(fg_arena *a, double v);
+fg_expr *expr_unary(fg_arena *a, fg_expr_kind kind, fg_expr *x);
+fg_expr *expr_binary(fg_arena *a, fg_expr_kind kind, fg_expr *x, fg_expr *y);
+fg_expr *expr_call1(fg_arena *a, fg_func fn, fg_expr *x);
+fg_expr *expr_ref(fg_arena *a, fg_expr_kind kind, int ref, const char *name);
+fg_expr *expr_clone(fg_arena *a, const fg_expr *e);
+bool expr_equal(const fg_expr *x, const fg_expr *y); /* structural */
+
+/* ------------------------------------------------------------------ */
+/* parse.c: the plan (syntax tree; check.c resolves it in place)       */
+/* ------------------------------------------------------------------ */
+
+#define FG_MAX_AXES 32   /* axes fit a uint32_t mask */
+#define FG_MAX_RANK 8    /* indices per tensor */
+#define FG_MAX_EXPR_DEPTH 256
+
+typedef enum fg_dtype { DT_BF16, DT_FP16, DT_F32, DT_INT } fg_dtype;
+extern const char *const fg_dtype_names[4]; /* "bf16", "fp16", "f32", "int" */
+
+typedef struct fg_dim {
+    const char *name;
+    fg_loc loc;
+} fg_dim;
+
+typedef struct fg_axis {
+    const char *name;
+    fg_loc loc;
+    const char *dim_name; /* as written */
+    fg_loc dim_loc;
+    int dim; /* check: index into plan->dims */
+} fg_axis;
+
+typedef struct fg_param {
+    const char *name;
+    fg_loc loc;
+    fg_dtype dtype;            /* DT_F32 or DT_INT */
+    const char *index_name;    /* param NAME[AXIS]: the axis as written, or NULL */
+    fg_loc index_loc;
+    int index_axis;            /* check: axis index, or -1 */
+    fg_expr *deflt;            /* default value; NULL = must be given */
+} fg_param;
+
+typedef enum fg_tensor_kind { TENSOR_INPUT, TENSOR_STMT } fg_tensor_kind;
+
+typedef enum fg_stmt_class {
+    CLASS_NONE = 0,
+    CLASS_ELEMENTWISE, /* no reduction */
+    CLASS_REDUCTION,   /* rhs is exactly REDUCE(op, axis, body), not a contraction */
+    CLASS_CONTRACTION  /* rhs is REDUCE(sum, axis, A * B [* scalars]) with axis in A and B */
+} fg_stmt_class;
+
+typedef struct fg_tensor {
+    const char *name;
+    fg_loc loc;
+    fg_tensor_kind kind;
+    fg_dtype dtype; /* input: stored type; statement: f32, or the output type */
+    /* input NAME[INDEX,...]: DTYPE [ [DIM,...] ] */
+    int nindex;
+    fg_expr **index;          /* index expressions, as declared */
+    const char **extent_names; /* the optional stored extents, or NULL */
+    fg_loc *extent_locs;
+    int *extent_dims;         /* check: dim index per position */
+    /* statement NAME[AXIS,...] = rhs */
+    int naxes;
+    const char **axis_names; /* as written */
+    fg_loc *axis_locs;
+    int *axes;               /* check: axis indices */
+    fg_expr *rhs;
+    /* output NAME: DTYPE */
+    bool is_output;
+    fg_loc output_loc;
+    fg_dtype out_dtype;
+    /* Set by check.c: */
+    fg_stmt_class cls;
+    fg_reduce_op op;   /* REDUCTION/CONTRACTION */
+    int red_axis;      /* REDUCTION/CONTRACTION: the reduced axis */
+    fg_expr *body;     /* REDUCTION/CONTRACTION: rhs->args[0] */
+    bool hoisted;      /* created by the checker from a nested reduction */
+    int hoisted_from;  /* tensor index of the statement it came from, or -1 */
+    uint32_t axis_mask;
+} fg_tensor;
+
+typedef enum fg_form { FORM_ROLLING, FORM_SPLIT } fg_form;
+extern const char *const fg_form_names[2]; /* "rolling", "split" */
+
+enum { TARGET_CUDA = 1, TARGET_HIP = 2, TARGET_C = 4 };
+
+typedef struct fg_tile_size {
+    const char *axis_name;
+    fg_loc loc;
+    int axis; /* check */
+    int size;
+} fg_tile_size;
+
+/* One tunable knob and its candidate values: "tile" (with an axis),
+ * "warps", "stages", "splits". */
+typedef struct fg_tune_knob {
+    const char *knob;
+    const char *axis_name; /* tile only */
+    fg_loc loc;
+    int axis;              /* check; -1 when not a tile */
+    int nvalues;
+    int *values;
+} fg_tune_knob;
+
+typedef struct fg_schedule {
+    bool present;
+    fg_loc loc;
+    const char *reduce_axis_name;
+    fg_loc reduce_loc;
+    int reduce_axis; /* check */
+    fg_form form;
+    int ntiles;
+    fg_tile_size *tiles;
+    int warps;  /* 0 = not given */
+    int stages; /* 0 = not given */
+    int splits; /* 0 = auto */
+    int nknobs;
+    fg_tune_knob *knobs;
+    unsigned targets; /* TARGET_* bits; 0 = not given (all) */
+} fg_schedule;
+
+typedef struct fg_plan {
+    fg_arena *arena;
+    const fg_source *src;
+    const char *name;
+    fg_loc name_loc;
+    const char *doc; /* NULL if none */
+    int ndims;
+    fg_dim *dims;
+    int naxes;
+    fg_axis *axes;
+    int nparams;
+    fg_param *params;
+    int ntensors; /* inputs and statements, in source order (hoisted after) */
+    fg_tensor *tensors;
+    fg_schedule sched;
+    /* Set by check.c: */
+    int norder;
+    int *order; /* statement tensors in dependency order */
+    char hash[17]; /* 64-bit FNV-1a of the source text, hex */
+} fg_plan;
+
+/* Lex and parse one source.  Returns 0, or -1 after reporting errors (the
+ * parser recovers at the next line and reports several per run). */
+int parse_plan(fg_arena *a, const fg_source *src, fg_diag *d, fg_plan **out);
+/* Parse a lone expression (tests, and the algebra's test helpers). */
+int parse_expr_string(fg_arena *a, const char *text, fg_diag *d, fg_expr **out);
+
+/* dump.c: printing (stable, golden-tested text); dump_ir is in dump_ir.c */
+void dump_ast(FILE *f, const fg_plan *p);
+void dump_ir(FILE *f, const fg_plan *p);
+/* An expression in plan syntax, minimal parentheses. */
+void expr_print(FILE *f, const fg_plan *p, const fg_expr *e);
+char *expr_to_string(fg_arena *a, const fg_plan *p, const fg_expr *e);
+
+/* ------------------------------------------------------------------ */
+/* check.c: resolve, type, classify, hoist, order                      */
+/* ------------------------------------------------------------------ */
+
+/* Resolves every name, types every expression, computes axis masks,
+ * hoists nested reductions into statements, classifies statements,
+ * orders them (reporting cycles), validates the schedule.  Reports every
+ * error it can; returns 0 or -1. */
+int check_plan(fg_plan *p, fg_diag *d);
+
+int plan_find_tensor(const fg_plan *p, const char *name); /* -1 if none */
+int plan_find_axis(const fg_plan *p, const char *name);
+int plan_find_dim(const fg_plan *p, const char *name);
+int plan_find_param(const fg_plan *p, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* algebra.c: corrections                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum fg_corr_kind {
+    CORR_NONE,  /* the reduction's body reads no running value */
+    CORR_SCALE, /* new = ACC * factor */
+    CORR_SHIFT  /* new = ACC + factor */
+} fg_corr_kind;
+
+typedef struct fg_correction {
+    fg_corr_kind kind;
+    /* In terms of E_PREV(r) (the value r had when ACC was accumulated) and
+     * E_TENSOR(r) (r's new value) for each running producer r, plus
+     * dims/params.  NULL for CORR_NONE. */
+    fg_expr *factor;
+    uint64_t producers; /* bit per tensor index: the running values it reads */
+    /* Why it holds, in one line, for comments and --dump=fused:
+     * "P = exp(T - Mx) separates into exp(T) * exp(-Mx); under sum the
+     *  factor exp(-Mx) rescales by exp(Mx_prev - Mx)" */
+    const char *why;
+    int origin;        /* tensor whose definition introduced the dependency */
+    bool verified;     /* passed the numeric check */
+    double max_rel_err; /* of the numeric check */
+} fg_correction;
+
+/* Environment for evaluating expressions in double precision.  Leaves are
+ * read through the callback (E_DIM, E_AXIS, E_PARAM, E_TENSOR, E_PREV,
+ * E_ACC); everything else is computed by expr_eval. */
+typedef struct fg_eval_env {
+    double (*leaf)(void *ctx, const fg_expr *e);
+    void *ctx;
+} fg_eval_env;
+double expr_eval(const fg_expr *e, const fg_eval_env *env);
+
+/* Derive the correction for a running reduction `op` whose body, with the
+ * per-tile statements inlined, is `body`; `running` marks (bit = tensor
+ * index) the reductions over the same axis that are still running.  The
+ * correction is verified numerically before it is returned.  On failure
+ * reports a located error at `loc` naming the statement, the producer and
+ * the reason, and returns -1. */
+int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
+                      fg_reduce_op op, uint64_t running, int stmt, fg_loc loc,
+                      fg_correction *out, fg_diag *d);
+
+/* ------------------------------------------------------------------ */
+/* masks.c: tile classification from where(cond, x, -inf)              */
+/* ------------------------------------------------------------------ */
+
+typedef enum fg_tile_state { TILE_SKIP = 0, TILE_PARTIAL = 1, TILE_FULL = 2 } fg_tile_state;
+
+/* A linear atom  a_row*row + a_col*col + c  (< or <=) 0, where c is an
+ * int expression of dims and params. */
+typedef struct fg_mask_atom {
+    int a_row, a_col;
+    fg_expr *c;
+    bool strict; /* '<' rather than '<=' */
+} fg_mask_atom;
+
+typedef enum fg_mask_op { MASK_TRUE, MASK_ATOM, MASK_AND, MASK_OR, MASK_NOT, MASK_OPAQUE } fg_mask_op;
+
+typedef struct fg_mask_node fg_mask_node;
+struct fg_mask_node {
+    fg_mask_op op;
+    fg_mask_atom atom;      /* MASK_ATOM */
+    fg_mask_node *lhs, *rhs; /* AND/OR; NOT uses lhs */
+    const fg_expr *expr;    /* the source condition (OPAQUE: not linear) */
+};
+
+typedef struct fg_mask {
+    bool present;      /* the plan masks with where(cond, x, -inf) */
+    int stmt;          /* the statement holding the where */
+    const fg_expr *cond;
+    int row_axis, col_axis; /* e.g. m and n */
+    fg_mask_node *root;
+} fg_mask;
+
+int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis,
+                 fg_mask *out, fg_diag *d);
+/* Classify the tile rows [r0, r1) x cols [c0, c1) given values of dims and
+ * params (through env); used by the C backend's tests and the emitters. */
+fg_tile_state mask_classify(const fg_mask *m, long r0, long r1, long c0, long c1,
+                            const fg_eval_env *env);
+
+/* ------------------------------------------------------------------ */
+/* fuse.c: the fused schedule                                          */
+/* ------------------------------------------------------------------ */
+
+typedef enum fg_role {
+    ROLE_INPUT,    /* an input tensor */
+    ROLE_PROLOGUE, /* does not depend on the reduced axis nor on running values */
+    ROLE_TILE,     /* carries the reduced axis: evaluated per tile element */
+    ROLE_RUNNING,  /* a reduction over the reduced axis: running state */
+    ROLE_EPILOGUE  /* after the loop: reads final running values */
+} fg_role;
+extern const char *const fg_role_names[5];
+
+typedef struct fg_running {
+    int tensor;          /* the REDUCTION/CONTRACTION statement */
+    fg_reduce_op op;
+    fg_expr *body_inlined; /* body with tile statements inlined */
+    fg_correction corr;
+    double identity;     /* 0 for sum, -inf for max, +inf for min */
+} fg_running;
+
+typedef struct fg_fused {
+    const fg_plan *plan;
+    int axis;        /* the reduced axis */
+    fg_form form;
+    uint32_t row_axes; /* axes of the running state that stay fixed per row */
+    fg_role *role;   /* per tensor */
+    int ntile;
+    int *tile;       /* ROLE_TILE statements, in order */
+    int nrunning;
+    fg_running *running; /* in order: producers before consumers */
+    int nepilogue;
+    int *epilogue;   /* ROLE_EPILOGUE statements, in order */
+    int nprologue;
+    int *prologue;
+    fg_mask mask;
+} fg_fused;
+
+int fuse_plan(fg_arena *a, const fg_plan *p, fg_diag *d, fg_fused **out);
+void dump_fused(FILE *f, const fg_fused *fz);
+
+/* ------------------------------------------------------------------ */
+/* interp.c: the naive reference, double precision                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct fg_interp_binding {
+    long *dims;        /* per plan dim */
+    double *params;    /* per scalar param (NAN = use default) */
+    double **param_vectors; /* per param: for param NAME[AXIS] without default */
+    double **inputs;   /* per tensor (inputs only): dense, row-major over the
+                          stored extents, in declared index order */
+    double **outputs;  /* per tensor (outputs only): dense over its axes;
+                          allocated by the caller (interp_output_size) */
+} fg_interp_binding;
+
+size_t interp_tensor_size(const fg_plan *p, int tensor, const long *dims);
+int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d);
+
+/* ------------------------------------------------------------------ */
+/* lower.c, emit.c: backends                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct fg_emit_options {
+    const char *outdir;
+    const char *templates_dir;
+    const char *m4;          /* the m4 program ("m4") */
+    const char *command_line; /* recorded in the header of every file */
+    unsigned targets;        /* TARGET_* bits */
+} fg_emit_options;
+
+typedef struct fg_backend {
+    const char *name;   /* "c", "cuda", "hip" */
+    unsigned target;    /* TARGET_* */
+    const char *ext;    /* ".c", ".cu", ".hip" */
+    const char *prelude; /* template file of the backend's prelude */
+} fg_backend;
+extern const fg_backend fg_backends[3];
+
+int emit_plan(fg_arena *a, const fg_fused *fz, const fg_emit_options *o, fg_diag *d);
+
+#endif /* FUSEGEN_H */

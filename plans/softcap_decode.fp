@@ -1,0 +1,39 @@
+# Decode: Causal grouped-query attention with tanh soft-capping of the scores.
+plan softcap_decode
+doc "Decode (split over keys): Causal GQA attention with scores soft-capped: cap * tanh(score / cap), cap 50."
+
+dim B, Hq, Hkv, M, N, D
+axis b: B, h: Hq, m: M, n: N, d: D
+
+param G: int = Hq / Hkv
+param scale: f32 = rsqrt(D)
+param cap: f32 = 50
+
+input Q[b, h, m, d]: bf16
+input K[b, h / G, n, d]: bf16[B, Hkv, N, D]
+input V[b, h / G, n, d]: bf16[B, Hkv, N, D]
+
+S[b, h, m, n] = sum(d: Q * K) * scale
+C[b, h, m, n] = cap * tanh(S / cap)
+T[b, h, m, n] = where(n <= m + N - M, C, -inf)
+Mx[b, h, m]   = max(n: T)
+P[b, h, m, n] = exp(T - Mx)
+L[b, h, m]    = sum(n: P)
+O[b, h, m, d] = sum(n: P * V) / L
+LSE[b, h, m]  = Mx + log(L)
+
+output O: bf16, LSE: f32
+
+schedule {
+  reduce n: split
+  tile m = 16, n = 64
+  warps = 4
+  stages = 2
+  splits = auto
+  tune {
+    tile n = {32, 64, 128}
+    warps = {4, 8}
+    splits = {1, 2, 4, 8, 16, 32, 64}
+  }
+  target cuda, hip, c
+}

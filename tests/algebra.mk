@@ -1,0 +1,1 @@
+# tests/algebra.mk

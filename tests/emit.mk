@@ -1,0 +1,1 @@
+# tests/emit.mk

@@ -1,0 +1,1 @@
+# tests/front.mk

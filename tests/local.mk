@@ -1,0 +1,7 @@
+# tests/local.mk - the test suite.  One fragment per module, each owned by
+# the module's author; CMocka programs are listed in CMOCKA_TESTS.
+include tests/front.mk
+include tests/check.mk
+include tests/algebra.mk
+include tests/fuse.mk
+include tests/emit.mk
