@@ -76,6 +76,12 @@ typedef struct fg_diag {
     FILE *out;            /* stderr in the program, a memstream in tests */
     int errors, warnings;
     int max_errors; /* stop reporting after this many (0 = 50) */
+    int fatal;      /* internal and I/O errors among `errors` (exit status 3) */
+    bool muted;     /* the cap was reached: nothing more is printed */
+    /* A cache that finds source lines without rescanning the file: */
+    const fg_source *line_src;
+    int line_no;
+    size_t line_off;
 } fg_diag;
 
 void diag_init(fg_diag *d, const fg_source *src, FILE *out);
@@ -90,8 +96,17 @@ void diag_note(fg_diag *d, fg_loc loc, const char *fmt, ...)
 void diag_internal(fg_diag *d, fg_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* An I/O failure (cannot open, read or write a file): "fusegen: error: msg",
+ * or "name: error: msg" when d has a source.  Counts as an error and as
+ * fatal (exit status 3). */
+void diag_io_error(fg_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* True once max_errors errors were reported: phases should stop early. */
+bool diag_full(const fg_diag *d);
+
 /* Read a whole file into an arena; checks size, NUL bytes and UTF-8.
- * Returns 0, or -1 after reporting through d (whose src may be NULL). */
+ * Returns 0, or -1 after reporting through d (whose src may be NULL); a
+ * file that cannot be opened or read is reported with diag_io_error. */
 int source_read(fg_arena *a, const char *path, fg_source *out, fg_diag *d);
 /* A source from memory (tests). */
 void source_from_string(fg_source *out, const char *name, const char *text);

@@ -1,0 +1,137 @@
+/* arena.c - memory: one arena per plan, freed at once.
+ *
+ * An arena is a list of chunks; allocations are bumped from the newest
+ * chunk and are never freed one by one.  Requests larger than a chunk get a
+ * chunk of their own. */
+#include "fusegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_CHUNK (64u << 10)
+#define ARENA_ALIGN 16u
+
+typedef struct arena_chunk arena_chunk;
+struct arena_chunk {
+    arena_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+struct fg_arena {
+    arena_chunk *head;
+};
+
+static void out_of_memory(void)
+{
+    fputs("fusegen: out of memory\n", stderr);
+    abort();
+}
+
+fg_arena *arena_create(void)
+{
+    fg_arena *a = calloc(1, sizeof *a);
+    if (!a)
+        out_of_memory();
+    return a;
+}
+
+void arena_destroy(fg_arena *a)
+{
+    if (!a)
+        return;
+    arena_chunk *c = a->head;
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    free(a);
+}
+
+static arena_chunk *chunk_new(size_t size)
+{
+    if (size > SIZE_MAX - sizeof(arena_chunk))
+        out_of_memory();
+    arena_chunk *c = malloc(sizeof(arena_chunk) + size);
+    if (!c)
+        out_of_memory();
+    c->next = NULL;
+    c->size = size;
+    c->used = 0;
+    return c;
+}
+
+void *arena_alloc(fg_arena *a, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    if (size > SIZE_MAX - ARENA_ALIGN)
+        out_of_memory();
+    size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    arena_chunk *c = a->head;
+    if (!c || c->size - c->used < size) {
+        if (size > ARENA_CHUNK / 4) {
+            /* A big block gets its own chunk behind the current one, so the
+             * current chunk's free space stays usable. */
+            arena_chunk *big = chunk_new(size);
+            if (c) {
+                big->next = c->next;
+                c->next = big;
+            } else {
+                a->head = big;
+            }
+            big->used = size;
+            memset(big->data, 0, size);
+            return big->data;
+        }
+        c = chunk_new(ARENA_CHUNK);
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *arena_strndup(fg_arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(fg_arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_printf(fg_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return arena_strdup(a, "");
+    char *p = arena_alloc(a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void vec_push(fg_arena *a, fg_vec *v, void *item)
+{
+    if (v->len == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 8;
+        void **items = ARENA_ARRAY(a, void *, cap);
+        if (v->len)
+            memcpy(items, v->items, sizeof(void *) * (size_t)v->len);
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->len++] = item;
+}
