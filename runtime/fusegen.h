@@ -58,6 +58,14 @@ const char *fg_last_error(void);
 size_t fg_dtype_size(fg_dtype t);
 const char *fg_dtype_name(fg_dtype t);
 
+/* Host conversions, round to nearest even.  NaN stays NaN (quieted, sign
+ * kept), infinities and subnormals are exact where representable, values
+ * beyond the largest finite one round to infinity. */
+float fg_bf16_to_float(uint16_t x);
+uint16_t fg_float_to_bf16(float f);
+float fg_half_to_float(uint16_t x);
+uint16_t fg_float_to_half(float f);
+
 #ifdef __cplusplus
 }
 #endif
