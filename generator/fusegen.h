@@ -546,6 +546,10 @@ extern const char *const fg_role_names[5];
 
 typedef struct fg_running {
     int tensor;          /* the REDUCTION/CONTRACTION statement */
+    /* Additions of masks.c: */
+    fg_loc loc;          /* the (first) where */
+    int nwheres;         /* masking wheres found; their conditions AND together */
+    fg_expr *col_extent; /* E_DIM: the extent of col_axis (the key count) */
     fg_reduce_op op;
     fg_expr *body_inlined; /* body with tile statements inlined */
     fg_correction corr;
@@ -554,6 +558,26 @@ typedef struct fg_running {
 
 typedef struct fg_fused {
     const fg_plan *plan;
+/* The keys [*lo, *hi) that rows [r0, r1) can see (the union over the rows
+ * of each row's visible interval); *lo == *hi == 0 when none.  Exact when
+ * each row sees an interval (causal, window, prefix-LM and conjunctions). */
+int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval_env *env,
+                   long *lo, long *hi);
+
+/* Code for the backends.  print returns the backend's text (an arena
+ * string) for an int expression of dims and params (E_NUM, E_DIM, E_PARAM,
+ * + - * /, min, max, abs); the emitted code uses `long` arithmetic. */
+typedef char *(*fg_mask_print_fn)(void *ctx, const fg_expr *e);
+/* Statements: the body of
+ *   int tile_state(long r0, long r1, long c0, long c1)
+ * returning 0 (skip), 1 (partial: apply the mask), 2 (full: no mask code). */
+char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to
+ * the keys rows [r0, r1) can see, as mask_key_range; empty: 0 and 0. */
+char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* An atom in plan syntax over the axis names: "n - m + M - N <= 0". */
+char *mask_atom_to_string(fg_arena *a, const fg_plan *p, const fg_mask *m,
+                          const fg_mask_atom *at);
     int axis;        /* the reduced axis */
     fg_form form;
     uint32_t row_axes; /* axes of the running state that stay fixed per row */

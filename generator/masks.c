@@ -1,0 +1,845 @@
+/* masks.c - tile classification from where(cond, x, -inf).
+ *
+ * The condition of a masking where is turned into a tree of linear atoms
+ *     a_row*row + a_col*col + c  (< or <=)  0
+ * over the tiled row axis (m) and the fused axis (n), c an int expression of
+ * dims and params.  Negations are pushed down to the atoms (an atom negates
+ * exactly), so the tree holds only AND, OR, atoms, TRUE and OPAQUE leaves
+ * (anything not linear in row and col).  On a tile box an atom is always
+ * true, never true or maybe, decided at the box's corners; AND and OR combine
+ * the three values as min and max of 0 (never), 1 (maybe), 2 (always), which
+ * are exactly TILE_SKIP, TILE_PARTIAL and TILE_FULL.  OPAQUE is maybe. */
+#include "fusegen.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Linear forms                                                        */
+/* ------------------------------------------------------------------ */
+
+#define LIN_MAX_TERMS 16
+#define LIN_MAX_COEF 1000000000L
+
+typedef struct lin_term {
+    long coef;
+    const fg_expr *e; /* an int expression free of row and col */
+} lin_term;
+
+/* a_row*row + a_col*col + sum(coef*e) + k */
+typedef struct lin_form {
+    long a_row, a_col, k;
+    int nterms;
+    lin_term terms[LIN_MAX_TERMS];
+} lin_form;
+
+typedef struct mask_ctx {
+    fg_arena *a;
+    const fg_plan *p;
+    int row, col;
+} mask_ctx;
+
+static bool coef_ok(long v)
+{
+    return v > -LIN_MAX_COEF && v < LIN_MAX_COEF;
+}
+
+static bool lin_add_term(lin_form *f, long coef, const fg_expr *e)
+{
+    for (int i = 0; i < f->nterms; i++) {
+        if (expr_equal(f->terms[i].e, e)) {
+            f->terms[i].coef += coef;
+            return coef_ok(f->terms[i].coef);
+        }
+    }
+    if (f->nterms == LIN_MAX_TERMS)
+        return false;
+    f->terms[f->nterms].coef = coef;
+    f->terms[f->nterms].e = e;
+    f->nterms++;
+    return true;
+}
+
+/* f += s * g */
+static bool lin_axpy(lin_form *f, long s, const lin_form *g)
+{
+    f->a_row += s * g->a_row;
+    f->a_col += s * g->a_col;
+    f->k += s * g->k;
+    if (!coef_ok(f->a_row) || !coef_ok(f->a_col) || !coef_ok(f->k))
+        return false;
+    for (int i = 0; i < g->nterms; i++)
+        if (!lin_add_term(f, s * g->terms[i].coef, g->terms[i].e))
+            return false;
+    return true;
+}
+
+static bool lin_is_number(const lin_form *f)
+{
+    if (f->a_row || f->a_col)
+        return false;
+    for (int i = 0; i < f->nterms; i++)
+        if (f->terms[i].coef)
+            return false;
+    return true;
+}
+
+static bool is_integral(double v)
+{
+    return isfinite(v) && v == floor(v) && fabs(v) < (double)LIN_MAX_COEF;
+}
+
+/* An int expression of dims, int params and integer literals only: it can
+ * stand as one term of c. */
+static bool is_int_constant(const mask_ctx *m, const fg_expr *e)
+{
+    switch (e->kind) {
+    case E_NUM:
+        return is_integral(e->num);
+    case E_DIM:
+        return true;
+    case E_PARAM:
+        return e->nargs == 0 && e->ref >= 0 && e->ref < m->p->nparams &&
+               m->p->params[e->ref].dtype == DT_INT;
+    case E_NEG:
+    case E_ADD:
+    case E_SUB:
+    case E_MUL:
+    case E_DIV:
+        for (int i = 0; i < e->nargs; i++)
+            if (!is_int_constant(m, e->args[i]))
+                return false;
+        return true;
+    case E_CALL:
+        if (e->fn != F_MIN && e->fn != F_MAX && e->fn != F_ABS)
+            return false;
+        for (int i = 0; i < e->nargs; i++)
+            if (!is_int_constant(m, e->args[i]))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The linear form of e in row and col, or false when e is not linear. */
+static bool lin_of(const mask_ctx *m, const fg_expr *e, lin_form *out)
+{
+    memset(out, 0, sizeof *out);
+    lin_form x, y;
+    switch (e->kind) {
+    case E_NUM:
+        if (!is_integral(e->num))
+            return false;
+        out->k = (long)e->num;
+        return true;
+    case E_AXIS:
+        if (e->ref == m->row && m->row >= 0)
+            out->a_row = 1;
+        else if (e->ref == m->col)
+            out->a_col = 1;
+        else
+            return false;
+        return true;
+    case E_NEG:
+        return lin_of(m, e->args[0], &x) && lin_axpy(out, -1, &x);
+    case E_ADD:
+    case E_SUB:
+        return lin_of(m, e->args[0], &x) && lin_of(m, e->args[1], &y) &&
+               lin_axpy(out, 1, &x) && lin_axpy(out, e->kind == E_ADD ? 1 : -1, &y);
+    case E_MUL:
+        if (!lin_of(m, e->args[0], &x) || !lin_of(m, e->args[1], &y)) {
+            break;
+        }
+        if (lin_is_number(&x))
+            return lin_axpy(out, x.k, &y);
+        if (lin_is_number(&y))
+            return lin_axpy(out, y.k, &x);
+        break;
+    default:
+        break;
+    }
+    /* Products of dims, divisions, min/max: one term, if free of row/col. */
+    if (is_int_constant(m, e))
+        return lin_add_term(out, 1, e);
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Building the tree                                                   */
+/* ------------------------------------------------------------------ */
+
+static fg_expr *int_num(fg_arena *a, long v)
+{
+    fg_expr *e = expr_num(a, (double)v);
+    e->is_int = true;
+    e->type = T_INT;
+    return e;
+}
+
+static fg_expr *int_binary(fg_arena *a, fg_expr_kind k, fg_expr *x, fg_expr *y)
+{
+    fg_expr *e = expr_binary(a, k, x, y);
+    e->type = T_INT;
+    return e;
+}
+
+static fg_expr *scaled_term(fg_arena *a, long coef, const fg_expr *e)
+{
+    fg_expr *t = expr_clone(a, e);
+    if (coef == 1)
+        return t;
+    return int_binary(a, E_MUL, int_num(a, coef), t);
+}
+
+/* c = sign * (terms + k), as an expression: positive terms first. */
+static fg_expr *lin_constant(fg_arena *a, const lin_form *f, long sign)
+{
+    fg_expr *c = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < f->nterms; i++) {
+            long coef = sign * f->terms[i].coef;
+            if (coef == 0 || (pass == 0) != (coef > 0))
+                continue;
+            long mag = coef > 0 ? coef : -coef;
+            fg_expr *t = scaled_term(a, mag, f->terms[i].e);
+            if (!c)
+                c = coef > 0 ? t : expr_unary(a, E_NEG, t);
+            else
+                c = int_binary(a, coef > 0 ? E_ADD : E_SUB, c, t);
+            c->type = T_INT;
+        }
+    }
+    long k = sign * f->k;
+    if (!c)
+        return int_num(a, k);
+    if (k > 0)
+        c = int_binary(a, E_ADD, c, int_num(a, k));
+    else if (k < 0)
+        c = int_binary(a, E_SUB, c, int_num(a, -k));
+    return c;
+}
+
+static fg_mask_node *node_new(fg_arena *a, fg_mask_op op, const fg_expr *src)
+{
+    fg_mask_node *n = ARENA_NEW(a, fg_mask_node);
+    n->op = op;
+    n->expr = src;
+    return n;
+}
+
+/* sign*(f) (<|<=) 0 */
+static fg_mask_node *atom_node(const mask_ctx *m, const lin_form *f, long sign, bool strict,
+                               const fg_expr *src)
+{
+    fg_mask_node *n = node_new(m->a, MASK_ATOM, src);
+    n->atom.a_row = (int)(sign * f->a_row);
+    n->atom.a_col = (int)(sign * f->a_col);
+    n->atom.c = lin_constant(m->a, f, sign);
+    n->atom.strict = strict;
+    return n;
+}
+
+static fg_mask_node *pair_node(const mask_ctx *m, fg_mask_op op, fg_mask_node *l,
+                               fg_mask_node *r, const fg_expr *src)
+{
+    fg_mask_node *n = node_new(m->a, op, src);
+    n->lhs = l;
+    n->rhs = r;
+    return n;
+}
+
+static fg_mask_node *opaque_node(const mask_ctx *m, const fg_expr *e, bool negate)
+{
+    fg_mask_node *n = node_new(m->a, MASK_OPAQUE, e);
+    if (!negate)
+        return n;
+    fg_mask_node *neg = node_new(m->a, MASK_NOT, e);
+    neg->lhs = n;
+    return neg;
+}
+
+/* The tree of cond (of !cond when negate), negations pushed to the atoms. */
+static fg_mask_node *build_node(const mask_ctx *m, const fg_expr *e, bool negate, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return opaque_node(m, e, negate);
+    switch (e->kind) {
+    case E_AND:
+    case E_OR: {
+        fg_mask_node *l = build_node(m, e->args[0], negate, depth + 1);
+        fg_mask_node *r = build_node(m, e->args[1], negate, depth + 1);
+        bool is_and = (e->kind == E_AND) != negate;
+        return pair_node(m, is_and ? MASK_AND : MASK_OR, l, r, e);
+    }
+    case E_NOT:
+        return build_node(m, e->args[0], !negate, depth + 1);
+    case E_LT:
+    case E_LE:
+    case E_GT:
+    case E_GE:
+    case E_EQ:
+    case E_NE: {
+        lin_form l, r, diff; /* diff = lhs - rhs */
+        memset(&diff, 0, sizeof diff);
+        if (!lin_of(m, e->args[0], &l) || !lin_of(m, e->args[1], &r) ||
+            !lin_axpy(&diff, 1, &l) || !lin_axpy(&diff, -1, &r))
+            return opaque_node(m, e, negate);
+        fg_expr_kind k = e->kind;
+        if (negate) {
+            static const fg_expr_kind opposite[] = {
+                [E_LT] = E_GE, [E_LE] = E_GT, [E_GT] = E_LE,
+                [E_GE] = E_LT, [E_EQ] = E_NE, [E_NE] = E_EQ,
+            };
+            k = opposite[k];
+        }
+        switch (k) {
+        case E_LT: return atom_node(m, &diff, 1, true, e);
+        case E_LE: return atom_node(m, &diff, 1, false, e);
+        case E_GT: return atom_node(m, &diff, -1, true, e);
+        case E_GE: return atom_node(m, &diff, -1, false, e);
+        case E_EQ:
+            return pair_node(m, MASK_AND, atom_node(m, &diff, 1, false, e),
+                             atom_node(m, &diff, -1, false, e), e);
+        default: /* E_NE */
+            return pair_node(m, MASK_OR, atom_node(m, &diff, 1, true, e),
+                             atom_node(m, &diff, -1, true, e), e);
+        }
+    }
+    default:
+        return opaque_node(m, e, negate);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Finding the masks                                                   */
+/* ------------------------------------------------------------------ */
+
+static bool is_neg_inf(const fg_expr *e)
+{
+    if (e->kind == E_NUM)
+        return isinf(e->num) && e->num < 0;
+    return e->kind == E_NEG && e->args[0]->kind == E_INF;
+}
+
+static uint32_t expr_axis_bits(const fg_plan *p, const fg_expr *e)
+{
+    uint32_t bits = 0;
+    if (e->kind == E_AXIS && e->ref >= 0)
+        bits |= 1u << e->ref;
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors && e->nargs == 0)
+        bits |= p->tensors[e->ref].axis_mask;
+    for (int i = 0; i < e->nargs; i++)
+        bits |= expr_axis_bits(p, e->args[i]);
+    if (e->kind == E_REDUCE && e->ref >= 0)
+        bits &= ~(1u << e->ref);
+    return bits;
+}
+
+typedef struct where_found {
+    int stmt;
+    const fg_expr *visible; /* the condition under which x is kept */
+    fg_loc loc;
+} where_found;
+
+static void find_wheres(fg_arena *a, const fg_expr *e, int stmt, fg_vec *out, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return;
+    if (e->kind == E_WHERE && e->nargs == 3) {
+        const fg_expr *vis = NULL;
+        if (is_neg_inf(e->args[2]))
+            vis = e->args[0];
+        else if (is_neg_inf(e->args[1]))
+            vis = expr_unary(a, E_NOT, expr_clone(a, e->args[0]));
+        if (vis) {
+            where_found *w = ARENA_NEW(a, where_found);
+            w->stmt = stmt;
+            w->visible = vis;
+            w->loc = e->loc;
+            vec_push(a, out, w);
+        }
+    }
+    for (int i = 0; i < e->nargs; i++)
+        find_wheres(a, e->args[i], stmt, out, depth + 1);
+}
+
+int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis, fg_mask *out,
+                 fg_diag *d)
+{
+    (void)d; /* every condition has a tree: what is not linear is opaque */
+    memset(out, 0, sizeof *out);
+    out->stmt = -1;
+    out->row_axis = row_axis;
+    out->col_axis = col_axis;
+    if (col_axis < 0 || col_axis >= p->naxes)
+        return 0;
+    int dim = p->axes[col_axis].dim;
+    out->col_extent = expr_ref(a, E_DIM, dim, dim >= 0 && dim < p->ndims ? p->dims[dim].name
+                                                                        : NULL);
+    out->col_extent->type = T_INT;
+
+    fg_vec found = {0};
+    for (int i = 0; i < p->ntensors; i++) {
+        const fg_tensor *t = &p->tensors[i];
+        if (t->kind != TENSOR_STMT || !t->rhs)
+            continue;
+        uint32_t bits = t->axis_mask;
+        for (int k = 0; k < t->naxes && t->axes; k++)
+            if (t->axes[k] >= 0)
+                bits |= 1u << t->axes[k];
+        if (!(bits & (1u << col_axis)) && !(expr_axis_bits(p, t->rhs) & (1u << col_axis)))
+            continue;
+        find_wheres(a, t->rhs, i, &found, 0);
+    }
+    if (found.len == 0)
+        return 0;
+
+    mask_ctx m = {a, p, row_axis, col_axis};
+    const fg_expr *cond = NULL;
+    fg_mask_node *root = NULL;
+    for (int i = 0; i < found.len; i++) {
+        const where_found *w = found.items[i];
+        fg_mask_node *n = build_node(&m, w->visible, false, 0);
+        if (!root) {
+            cond = w->visible;
+            root = n;
+            out->stmt = w->stmt;
+            out->loc = w->loc;
+        } else {
+            cond = expr_binary(a, E_AND, expr_clone(a, cond), expr_clone(a, w->visible));
+            root = pair_node(&m, MASK_AND, root, n, cond);
+        }
+    }
+    out->present = true;
+    out->cond = cond;
+    out->root = root;
+    out->nwheres = found.len;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Evaluation                                                          */
+/* ------------------------------------------------------------------ */
+
+static long eval_int(const fg_expr *e, const fg_eval_env *env, bool *ok)
+{
+    long x, y;
+    switch (e->kind) {
+    case E_NUM:
+        return (long)e->num;
+    case E_DIM:
+    case E_PARAM:
+        return (long)llround(env->leaf(env->ctx, e));
+    case E_NEG:
+        return -eval_int(e->args[0], env, ok);
+    case E_ADD:
+        return eval_int(e->args[0], env, ok) + eval_int(e->args[1], env, ok);
+    case E_SUB:
+        return eval_int(e->args[0], env, ok) - eval_int(e->args[1], env, ok);
+    case E_MUL:
+        return eval_int(e->args[0], env, ok) * eval_int(e->args[1], env, ok);
+    case E_DIV:
+        x = eval_int(e->args[0], env, ok);
+        y = eval_int(e->args[1], env, ok);
+        if (y == 0) {
+            *ok = false;
+            return 0;
+        }
+        return x / y;
+    case E_CALL:
+        x = eval_int(e->args[0], env, ok);
+        if (e->fn == F_ABS)
+            return x < 0 ? -x : x;
+        y = eval_int(e->args[1], env, ok);
+        return e->fn == F_MIN ? (x < y ? x : y) : (x > y ? x : y);
+    default:
+        *ok = false;
+        return 0;
+    }
+}
+
+/* 0 never, 1 maybe, 2 always: an atom on the box, decided at its corners. */
+static int atom_state(const fg_mask_atom *at, long c, long r0, long r1, long c0, long c1)
+{
+    long rl = at->a_row > 0 ? r0 : r1 - 1, rh = at->a_row > 0 ? r1 - 1 : r0;
+    long cl = at->a_col > 0 ? c0 : c1 - 1, ch = at->a_col > 0 ? c1 - 1 : c0;
+    long lo = at->a_row * rl + at->a_col * cl + c;
+    long hi = at->a_row * rh + at->a_col * ch + c;
+    long t = at->strict ? 1 : 0; /* v < 0  <=>  v + 1 <= 0 on integers */
+    if (hi + t <= 0)
+        return 2;
+    if (lo + t <= 0)
+        return 1;
+    return 0;
+}
+
+static int node_state(const fg_mask_node *n, long r0, long r1, long c0, long c1,
+                      const fg_eval_env *env)
+{
+    int x, y;
+    bool ok = true;
+    long c;
+    switch (n->op) {
+    case MASK_TRUE:
+        return 2;
+    case MASK_ATOM:
+        c = eval_int(n->atom.c, env, &ok);
+        return ok ? atom_state(&n->atom, c, r0, r1, c0, c1) : 1;
+    case MASK_AND:
+    case MASK_OR:
+        x = node_state(n->lhs, r0, r1, c0, c1, env);
+        y = node_state(n->rhs, r0, r1, c0, c1, env);
+        return n->op == MASK_AND ? (x < y ? x : y) : (x > y ? x : y);
+    case MASK_NOT:
+        return 2 - node_state(n->lhs, r0, r1, c0, c1, env);
+    default: /* MASK_OPAQUE */
+        return 1;
+    }
+}
+
+fg_tile_state mask_classify(const fg_mask *m, long r0, long r1, long c0, long c1,
+                            const fg_eval_env *env)
+{
+    if (r1 <= r0 || c1 <= c0)
+        return TILE_SKIP;
+    if (!m->present || !m->root)
+        return TILE_FULL;
+    return (fg_tile_state)node_state(m->root, r0, r1, c0, c1, env);
+}
+
+static long floor_div(long x, long b) /* b > 0 */
+{
+    return x >= 0 ? x / b : -((-x + b - 1) / b);
+}
+
+static long ceil_div(long x, long b) /* b > 0 */
+{
+    return -floor_div(-x, b);
+}
+
+/* The hull [lo, hi) of the columns of row r the node can see, clipped to
+ * [0, ncols); lo >= hi when none. */
+static void node_range(const fg_mask_node *n, long r, long ncols, const fg_eval_env *env,
+                       long *lo, long *hi)
+{
+    long l1, h1, l2, h2;
+    bool ok = true;
+    *lo = 0;
+    *hi = ncols;
+    switch (n->op) {
+    case MASK_ATOM: {
+        const fg_mask_atom *at = &n->atom;
+        long x = at->a_row * r + eval_int(at->c, env, &ok) + (at->strict ? 1 : 0);
+        if (!ok)
+            break;
+        /* a_col*col + x <= 0 */
+        if (at->a_col > 0)
+            *hi = floor_div(-x, at->a_col) + 1;
+        else if (at->a_col < 0)
+            *lo = ceil_div(x, -at->a_col);
+        else if (x > 0)
+            *hi = 0;
+        break;
+    }
+    case MASK_AND:
+    case MASK_OR:
+        node_range(n->lhs, r, ncols, env, &l1, &h1);
+        node_range(n->rhs, r, ncols, env, &l2, &h2);
+        if (n->op == MASK_AND) {
+            *lo = l1 > l2 ? l1 : l2;
+            *hi = h1 < h2 ? h1 : h2;
+        } else if (l1 >= h1) {
+            *lo = l2;
+            *hi = h2;
+        } else if (l2 >= h2) {
+            *lo = l1;
+            *hi = h1;
+        } else {
+            *lo = l1 < l2 ? l1 : l2;
+            *hi = h1 > h2 ? h1 : h2;
+        }
+        break;
+    default: /* TRUE; OPAQUE and NOT(OPAQUE) may see anything */
+        break;
+    }
+    if (*lo < 0)
+        *lo = 0;
+    if (*hi > ncols)
+        *hi = ncols;
+}
+
+int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval_env *env,
+                   long *lo, long *hi)
+{
+    *lo = 0;
+    *hi = 0;
+    if (r1 <= r0 || ncols <= 0)
+        return 0;
+    if (!m->present || !m->root) {
+        *hi = ncols;
+        return 0;
+    }
+    for (long r = r0; r < r1; r++) {
+        long l, h;
+        node_range(m->root, r, ncols, env, &l, &h);
+        if (l >= h)
+            continue;
+        if (*lo >= *hi) {
+            *lo = l;
+            *hi = h;
+        } else {
+            if (l < *lo)
+                *lo = l;
+            if (h > *hi)
+                *hi = h;
+        }
+    }
+    if (*lo >= *hi)
+        *lo = *hi = 0;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Code for the backends                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct emitter {
+    fg_arena *a;
+    char *s;
+    size_t len, cap;
+    fg_mask_print_fn print;
+    void *ctx;
+    int ntemps;
+} emitter;
+
+static void emit_put(emitter *em, const char *s)
+{
+    size_t n = strlen(s);
+    if (em->len + n + 1 > em->cap) {
+        size_t cap = em->cap ? em->cap * 2 : 256;
+        while (cap < em->len + n + 1)
+            cap *= 2;
+        char *p = arena_alloc(em->a, cap);
+        if (em->len)
+            memcpy(p, em->s, em->len);
+        em->s = p;
+        em->cap = cap;
+    }
+    memcpy(em->s + em->len, s, n + 1);
+    em->len += n;
+}
+
+static void emit_fmt(emitter *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit_fmt(emitter *em, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    emit_put(em, buf);
+}
+
+/* "coef*var" appended to a sum being written; first says whether the sum
+ * is still empty. */
+static void emit_scaled(emitter *em, long coef, const char *var, bool *first)
+{
+    if (coef == 0)
+        return;
+    long mag = coef < 0 ? -coef : coef;
+    if (*first)
+        emit_put(em, coef < 0 ? "-" : "");
+    else
+        emit_put(em, coef < 0 ? " - " : " + ");
+    if (mag != 1)
+        emit_fmt(em, "%ld * ", mag);
+    emit_put(em, var);
+    *first = false;
+}
+
+static void emit_constant(emitter *em, const fg_expr *c, long extra, bool *first)
+{
+    bool zero = c->kind == E_NUM && c->num == 0;
+    if (!zero) {
+        if (!*first)
+            emit_put(em, " + ");
+        emit_fmt(em, "(long)(%s)", em->print(em->ctx, c));
+        *first = false;
+    }
+    if (extra)
+        emit_scaled(em, extra, "1", first);
+    if (*first)
+        emit_put(em, "0");
+}
+
+static void emit_linear(emitter *em, const fg_mask_atom *at, const char *rv, const char *cv)
+{
+    bool first = true;
+    emit_scaled(em, at->a_row, rv, &first);
+    emit_scaled(em, at->a_col, cv, &first);
+    emit_constant(em, at->c, 0, &first);
+}
+
+static int emit_state_node(emitter *em, const fg_mask_node *n)
+{
+    int t, x, y;
+    switch (n->op) {
+    case MASK_ATOM: {
+        const fg_mask_atom *at = &n->atom;
+        t = em->ntemps++;
+        emit_fmt(em, "    long v%d_lo = ", t);
+        emit_linear(em, at, at->a_row > 0 ? "r0" : "(r1 - 1)", at->a_col > 0 ? "c0" : "(c1 - 1)");
+        emit_fmt(em, ";\n    long v%d_hi = ", t);
+        emit_linear(em, at, at->a_row > 0 ? "(r1 - 1)" : "r0", at->a_col > 0 ? "(c1 - 1)" : "c0");
+        const char *cmp = at->strict ? "<" : "<=";
+        emit_fmt(em, ";\n    int t%d = v%d_hi %s 0 ? 2 : v%d_lo %s 0 ? 1 : 0;\n", t, t, cmp, t,
+                 cmp);
+        return t;
+    }
+    case MASK_AND:
+    case MASK_OR:
+        x = emit_state_node(em, n->lhs);
+        y = emit_state_node(em, n->rhs);
+        t = em->ntemps++;
+        emit_fmt(em, "    int t%d = t%d %s t%d ? t%d : t%d; /* %s */\n", t, x,
+                 n->op == MASK_AND ? "<" : ">", y, x, y, n->op == MASK_AND ? "and" : "or");
+        return t;
+    case MASK_NOT:
+        x = emit_state_node(em, n->lhs);
+        t = em->ntemps++;
+        emit_fmt(em, "    int t%d = 2 - t%d;\n", t, x);
+        return t;
+    case MASK_TRUE:
+        t = em->ntemps++;
+        emit_fmt(em, "    int t%d = 2;\n", t);
+        return t;
+    default:
+        t = em->ntemps++;
+        emit_fmt(em, "    int t%d = 1; /* not linear in the tile indices */\n", t);
+        return t;
+    }
+}
+
+char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    emitter em = {a, NULL, 0, 0, print, ctx, 0};
+    emit_put(&em, "    /* 0: no element visible (skip), 1: some (mask), 2: all (no mask) */\n");
+    emit_put(&em, "    if (r1 <= r0 || c1 <= c0)\n        return 0;\n");
+    if (!m->present || !m->root) {
+        emit_put(&em, "    return 2;\n");
+        return em.s;
+    }
+    int t = emit_state_node(&em, m->root);
+    emit_fmt(&em, "    return t%d;\n", t);
+    return em.s;
+}
+
+static int emit_range_node(emitter *em, const fg_mask_node *n)
+{
+    int t = -1, x, y;
+    switch (n->op) {
+    case MASK_ATOM: {
+        const fg_mask_atom *at = &n->atom;
+        t = em->ntemps++;
+        emit_fmt(em, "        long x%d = ", t);
+        bool first = true;
+        emit_scaled(em, at->a_row, "row", &first);
+        emit_constant(em, at->c, at->strict ? 1 : 0, &first);
+        emit_put(em, ";\n");
+        long b = at->a_col < 0 ? -(long)at->a_col : at->a_col;
+        if (at->a_col > 0 && b == 1)
+            emit_fmt(em, "        long lo%d = 0, hi%d = 1 - x%d;\n", t, t, t);
+        else if (at->a_col > 0)
+            emit_fmt(em,
+                     "        long lo%d = 0, hi%d = (x%d <= 0 ? -x%d / %ld : -((x%d + %ld) / %ld)) "
+                     "+ 1;\n",
+                     t, t, t, t, b, t, b - 1, b);
+        else if (at->a_col < 0 && b == 1)
+            emit_fmt(em, "        long lo%d = x%d, hi%d = n_keys;\n", t, t, t);
+        else if (at->a_col < 0)
+            emit_fmt(em,
+                     "        long lo%d = x%d >= 0 ? (x%d + %ld) / %ld : -(-x%d / %ld), hi%d = "
+                     "n_keys;\n",
+                     t, t, t, b - 1, b, t, b, t);
+        else
+            emit_fmt(em, "        long lo%d = 0, hi%d = x%d <= 0 ? n_keys : 0;\n", t, t, t);
+        emit_fmt(em, "        if (lo%d < 0)\n            lo%d = 0;\n", t, t);
+        emit_fmt(em, "        if (hi%d > n_keys)\n            hi%d = n_keys;\n", t, t);
+        return t;
+    }
+    case MASK_AND:
+        x = emit_range_node(em, n->lhs);
+        y = emit_range_node(em, n->rhs);
+        t = em->ntemps++;
+        emit_fmt(em, "        long lo%d = lo%d > lo%d ? lo%d : lo%d; /* and */\n", t, x, y, x, y);
+        emit_fmt(em, "        long hi%d = hi%d < hi%d ? hi%d : hi%d;\n", t, x, y, x, y);
+        return t;
+    case MASK_OR:
+        x = emit_range_node(em, n->lhs);
+        y = emit_range_node(em, n->rhs);
+        t = em->ntemps++;
+        emit_fmt(em, "        long lo%d = lo%d, hi%d = hi%d; /* or: the hull of the nonempty */\n",
+                 t, x, t, x);
+        emit_fmt(em, "        if (lo%d >= hi%d) {\n            lo%d = lo%d;\n            hi%d = hi%d;\n",
+                 t, t, t, y, t, y);
+        emit_fmt(em, "        } else if (lo%d < hi%d) {\n", y, y);
+        emit_fmt(em, "            lo%d = lo%d < lo%d ? lo%d : lo%d;\n", t, x, y, x, y);
+        emit_fmt(em, "            hi%d = hi%d > hi%d ? hi%d : hi%d;\n        }\n", t, x, y, x, y);
+        return t;
+    default:
+        t = em->ntemps++;
+        emit_fmt(em, "        long lo%d = 0, hi%d = n_keys;%s\n", t, t,
+                 n->op == MASK_TRUE ? "" : " /* not linear in the tile indices */");
+        return t;
+    }
+}
+
+char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    emitter em = {a, NULL, 0, 0, print, ctx, 0};
+    emit_put(&em, "    /* [c_lo, c_hi): the keys that rows [r0, r1) can see (empty: 0, 0) */\n");
+    if (!m->present || !m->root || !m->col_extent) {
+        emit_put(&em, "    c_lo = 0;\n");
+        emit_fmt(&em, "    c_hi = r1 > r0 ? (long)(%s) : 0;\n",
+                 m->col_extent ? print(ctx, m->col_extent) : "0");
+        return em.s;
+    }
+    emit_fmt(&em, "    const long n_keys = (long)(%s);\n", print(ctx, m->col_extent));
+    emit_put(&em, "    c_lo = 0;\n    c_hi = 0;\n");
+    emit_put(&em, "    for (long row = r0; row < r1; ++row) {\n");
+    int t = emit_range_node(&em, m->root);
+    emit_fmt(&em, "        if (lo%d >= hi%d)\n            continue;\n", t, t);
+    emit_fmt(&em, "        if (c_lo >= c_hi) {\n            c_lo = lo%d;\n            c_hi = hi%d;\n", t,
+             t);
+    emit_fmt(&em, "        } else {\n            c_lo = c_lo < lo%d ? c_lo : lo%d;\n", t, t);
+    emit_fmt(&em, "            c_hi = c_hi > hi%d ? c_hi : hi%d;\n        }\n", t, t);
+    emit_put(&em, "    }\n");
+    return em.s;
+}
+
+/* A linear atom in plan syntax, for --dump=fused: "n - m + M - N <= 0". */
+char *mask_atom_to_string(fg_arena *a, const fg_plan *p, const fg_mask *m,
+                          const fg_mask_atom *at)
+{
+    const char *rn = m->row_axis >= 0 && m->row_axis < p->naxes ? p->axes[m->row_axis].name : "row";
+    const char *cn = m->col_axis >= 0 && m->col_axis < p->naxes ? p->axes[m->col_axis].name : "col";
+    fg_arena *scratch = a;
+    emitter em = {scratch, NULL, 0, 0, NULL, NULL, 0};
+    bool first = true;
+    emit_scaled(&em, at->a_row, rn, &first);
+    emit_scaled(&em, at->a_col, cn, &first);
+    bool zero = at->c->kind == E_NUM && at->c->num == 0;
+    if (!zero || first) {
+        char *c = expr_to_string(a, p, at->c);
+        if (first)
+            emit_put(&em, c);
+        else if (c[0] == '-')
+            emit_fmt(&em, " - %s", c + 1);
+        else
+            emit_fmt(&em, " + %s", c);
+    }
+    emit_fmt(&em, " %s 0", at->strict ? "<" : "<=");
+    return em.s;
+}
