@@ -1,0 +1,583 @@
+/* test_check.c - the checker (check.c) and the IR dump (dump_ir.c).
+ *
+ * Every bundled plan must check cleanly and dump exactly as its golden file
+ * tests/golden/ir/<plan>.ir (FG_UPDATE_GOLDEN=1 rewrites the goldens; review
+ * them by eye before committing).  The other tests check hoisting,
+ * classification, order, and the exact message and location of each kind of
+ * semantic error.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusegen.h"
+
+typedef struct fixture {
+    fg_arena *a;
+    fg_source src;
+    fg_diag d;
+    FILE *errf;
+    char *err;
+    size_t errlen;
+    fg_plan *p;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (!fx)
+        return -1;
+    fx->a = arena_create();
+    fx->errf = open_memstream(&fx->err, &fx->errlen);
+    if (!fx->errf)
+        return -1;
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    fclose(fx->errf);
+    free(fx->err);
+    arena_destroy(fx->a);
+    free(fx);
+    return 0;
+}
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+/* Parses (which must succeed) and checks a plan; returns check_plan's
+ * status with the messages in fx->err. */
+static int check_text(fixture *fx, const char *text)
+{
+    source_from_string(&fx->src, "t.fp", text);
+    diag_init(&fx->d, &fx->src, fx->errf);
+    int rc = parse_plan(fx->a, &fx->src, &fx->d, &fx->p);
+    fflush(fx->errf);
+    if (rc != 0)
+        fail_msg("the test plan does not parse:\n%s", fx->err);
+    rc = check_plan(fx->p, &fx->d);
+    fflush(fx->errf);
+    return rc;
+}
+
+static int check_file(fixture *fx, const char *path)
+{
+    diag_init(&fx->d, NULL, fx->errf);
+    if (source_read(fx->a, path, &fx->src, &fx->d) != 0)
+        return -1;
+    diag_init(&fx->d, &fx->src, fx->errf);
+    if (parse_plan(fx->a, &fx->src, &fx->d, &fx->p) != 0)
+        return -1;
+    int rc = check_plan(fx->p, &fx->d);
+    fflush(fx->errf);
+    return rc;
+}
+
+/* The n-th line (from 0) of the messages that start with the file name:
+ * the diagnostics themselves, without source lines and carets. */
+static char *message(fixture *fx, int n)
+{
+    fflush(fx->errf);
+    const char *s = fx->err ? fx->err : "";
+    while (*s) {
+        const char *end = strchr(s, '\n');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (strncmp(s, "t.fp:", 5) == 0 && n-- == 0)
+            return arena_strndup(fx->a, s, len);
+        s += len + (end ? 1 : 0);
+    }
+    return arena_strdup(fx->a, "(no such message)");
+}
+
+static int find_tensor(fixture *fx, const char *name)
+{
+    int t = plan_find_tensor(fx->p, name);
+    if (t < 0)
+        fail_msg("no tensor '%s'", name);
+    return t;
+}
+
+/* A tensor's axes as "b, h, m, n". */
+static char *axes_of(fixture *fx, const fg_tensor *t)
+{
+    char *s = "";
+    for (int i = 0; i < t->naxes; i++)
+        s = arena_printf(fx->a, "%s%s%s", s, i ? ", " : "", fx->p->axes[t->axes[i]].name);
+    return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* The bundled plans and their golden IR                               */
+/* ------------------------------------------------------------------ */
+
+static int name_cmp(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static char *read_text(fg_arena *a, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int c;
+    while ((c = getc(f)) != EOF)
+        putc(c, m);
+    fclose(f);
+    fclose(m);
+    char *s = arena_strdup(a, buf);
+    free(buf);
+    return s;
+}
+
+static void test_every_bundled_plan_checks_and_matches_its_golden_ir(void **state)
+{
+    fixture *fx = *state;
+    const char *dir = arena_printf(fx->a, "%s/plans", srcdir());
+    DIR *dp = opendir(dir);
+    assert_non_null(dp);
+    char *names[256];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len > 3 && strcmp(de->d_name + len - 3, ".fp") == 0 && n < 256)
+            names[n++] = arena_strndup(fx->a, de->d_name, len - 3);
+    }
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof *names, name_cmp);
+    assert_true(n >= 13);
+    bool update = getenv("FG_UPDATE_GOLDEN") && strcmp(getenv("FG_UPDATE_GOLDEN"), "1") == 0;
+    int mismatches = 0;
+    for (int i = 0; i < n; i++) {
+        fixture one = {.a = fx->a, .errf = fx->errf};
+        const char *path = arena_printf(fx->a, "%s/%s.fp", dir, names[i]);
+        if (check_file(&one, path) != 0)
+            fail_msg("%s does not check:\n%s", path, fx->err);
+        char *ir = NULL;
+        size_t irlen = 0;
+        FILE *m = open_memstream(&ir, &irlen);
+        dump_ir(m, one.p);
+        fclose(m);
+        const char *golden = arena_printf(fx->a, "%s/tests/golden/ir/%s.ir", srcdir(), names[i]);
+        if (update) {
+            FILE *g = fopen(golden, "wb");
+            assert_non_null(g);
+            fputs(ir, g);
+            fclose(g);
+        } else {
+            const char *want = read_text(fx->a, golden);
+            if (!want || strcmp(want, ir) != 0) {
+                print_error("%s differs from dump_ir of %s:\n%s", golden, path, ir);
+                mismatches++;
+            }
+        }
+        free(ir);
+    }
+    assert_int_equal(mismatches, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Resolution, hoisting, classification, order                         */
+/* ------------------------------------------------------------------ */
+
+static void test_causal_hoists_nested_reductions_into_named_statements(void **state)
+{
+    fixture *fx = *state;
+    const char *path = arena_printf(fx->a, "%s/plans/causal.fp", srcdir());
+    assert_int_equal(check_file(fx, path), 0);
+    fg_plan *p = fx->p;
+
+    int s_sum = find_tensor(fx, "S_sum"), s = find_tensor(fx, "S");
+    fg_tensor *t = &p->tensors[s_sum];
+    assert_true(t->hoisted);
+    assert_int_equal(t->hoisted_from, s);
+    assert_string_equal(axes_of(fx, t), "b, h, m, n");
+    /* S[b, h, m, n] = sum(d: Q * K) * scale: the sum is at line 14, col 17 */
+    assert_int_equal(t->loc.line, 14);
+    assert_int_equal(t->loc.col, 17);
+    assert_string_equal(expr_to_string(fx->a, p, t->rhs), "sum(d: Q * K)");
+    /* S now reads the hoisted statement */
+    const fg_expr *rhs = p->tensors[s].rhs;
+    assert_int_equal(rhs->kind, E_MUL);
+    assert_int_equal(rhs->args[0]->kind, E_TENSOR);
+    assert_int_equal(rhs->args[0]->ref, s_sum);
+    assert_int_equal(rhs->args[1]->kind, E_PARAM);
+
+    int o_sum = find_tensor(fx, "O_sum"), o = find_tensor(fx, "O");
+    t = &p->tensors[o_sum];
+    assert_true(t->hoisted);
+    assert_int_equal(t->hoisted_from, o);
+    assert_string_equal(axes_of(fx, t), "b, h, m, d");
+    assert_int_equal(t->loc.line, 19);
+    assert_int_equal(t->loc.col, 17);
+    assert_string_equal(expr_to_string(fx->a, p, p->tensors[o].rhs), "O_sum / L");
+    /* hoisted statements come after the plan's own tensors */
+    assert_int_equal(s_sum, 10);
+    assert_int_equal(o_sum, 11);
+    assert_int_equal(p->ntensors, 12);
+    assert_false(p->tensors[s].hoisted);
+    assert_int_equal(p->tensors[s].hoisted_from, -1);
+}
+
+static void test_causal_statements_are_classified(void **state)
+{
+    fixture *fx = *state;
+    const char *path = arena_printf(fx->a, "%s/plans/causal.fp", srcdir());
+    assert_int_equal(check_file(fx, path), 0);
+    static const struct {
+        const char *name;
+        fg_stmt_class cls;
+        fg_reduce_op op;
+        const char *axis;
+    } want[] = {
+        {"S_sum", CLASS_CONTRACTION, R_SUM, "d"}, {"S", CLASS_ELEMENTWISE, R_SUM, NULL},
+        {"T", CLASS_ELEMENTWISE, R_SUM, NULL},    {"Mx", CLASS_REDUCTION, R_MAX, "n"},
+        {"P", CLASS_ELEMENTWISE, R_SUM, NULL},    {"L", CLASS_REDUCTION, R_SUM, "n"},
+        {"O_sum", CLASS_CONTRACTION, R_SUM, "n"}, {"O", CLASS_ELEMENTWISE, R_SUM, NULL},
+        {"LSE", CLASS_ELEMENTWISE, R_SUM, NULL},
+    };
+    fg_plan *p = fx->p;
+    assert_int_equal(p->norder, 9);
+    for (int i = 0; i < 9; i++) {
+        const fg_tensor *t = &p->tensors[p->order[i]];
+        assert_string_equal(t->name, want[i].name);
+        assert_int_equal(t->cls, want[i].cls);
+        if (want[i].axis) {
+            assert_int_equal(t->op, want[i].op);
+            assert_string_equal(p->axes[t->red_axis].name, want[i].axis);
+            assert_ptr_equal(t->body, t->rhs->args[0]);
+        } else {
+            assert_int_equal(t->red_axis, -1);
+            assert_null(t->body);
+        }
+    }
+    /* masks: P over b, h, m, n (bits 0-3); Mx over b, h, m */
+    assert_int_equal(p->tensors[find_tensor(fx, "P")].axis_mask, 0xf);
+    assert_int_equal(p->tensors[find_tensor(fx, "Mx")].axis_mask, 0x7);
+    assert_int_equal(p->tensors[find_tensor(fx, "O")].axis_mask, 0x17);
+    assert_int_equal(p->sched.reduce_axis, 3);
+}
+
+#define PRE                                                                                \
+    "plan t\n"                                                                             \
+    "dim B, H, M, N, D\n"                                                                  \
+    "axis b: B, h: H, m: M, n: N, d: D\n"                                                  \
+    "param scale: f32 = rsqrt(D)\n"                                                        \
+    "input Q[b, h, m, d]: bf16\n"                                                          \
+    "input K[b, h, n, d]: bf16\n"                                                          \
+    "input V[b, h, n, d]: bf16\n"
+/* statements start at line 8 */
+
+static void test_resolution_types_and_axes_of_reads(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m, n] = sum(d: Q * K[b, h, n, d]) * scale\n"
+                                        "Y[b, h, m, n] = S / D + (n - m)\n"
+                                        "output Y: f32\n"),
+                     0);
+    fg_plan *p = fx->p;
+    const fg_expr *y = p->tensors[find_tensor(fx, "Y")].rhs;
+    assert_int_equal(y->type, T_FLOAT);
+    assert_int_equal(y->axes, 0xf);
+    const fg_expr *div = y->args[0], *diff = y->args[1];
+    assert_int_equal(div->args[0]->kind, E_TENSOR);
+    assert_false(div->args[0]->bracketed);
+    assert_int_equal(div->args[0]->nargs, 4); /* S read at its declared axes */
+    assert_int_equal(div->args[1]->kind, E_DIM);
+    assert_int_equal(div->args[1]->type, T_INT);
+    assert_int_equal(diff->type, T_INT);
+    assert_int_equal(diff->axes, 0xc);
+    const fg_expr *body = p->tensors[find_tensor(fx, "S_sum")].body;
+    assert_int_equal(body->args[0]->kind, E_TENSOR);
+    assert_int_equal(body->args[0]->axes, 0x17);  /* Q: b, h, m, d */
+    assert_int_equal(body->args[1]->axes, 0x1b);  /* K: b, h, n, d */
+    assert_int_equal(p->tensors[find_tensor(fx, "S_sum")].cls, CLASS_CONTRACTION);
+    /* FNV-1a 64 of the text above, computed independently (Python) */
+    assert_string_equal(p->hash, "70a3772a4dc43d8b");
+}
+
+static void test_hoisted_name_collision_gets_a_suffix_and_inner_is_first(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "O_sum[b, h, m] = max(n: sum(d: Q * K))\n"
+                                        "O[b, h, m, d] = sum(n: V * exp(sum(d: Q * K) - O_sum)) + 1\n"
+                                        "output O: f32\n"),
+                     0);
+    fg_plan *p = fx->p;
+    /* O_sum's inner sum over d becomes O_sum_sum; O's inner sum O_sum_2
+     * (innermost first), then O's outer sum O_sum_3 */
+    int inner0 = find_tensor(fx, "O_sum_sum");
+    int inner = find_tensor(fx, "O_sum_2"), outer = find_tensor(fx, "O_sum_3");
+    assert_true(inner0 < inner && inner < outer);
+    assert_string_equal(axes_of(fx, &p->tensors[inner]), "b, h, m, n");
+    assert_string_equal(axes_of(fx, &p->tensors[outer]), "b, h, m, d");
+    assert_int_equal(p->tensors[inner].cls, CLASS_CONTRACTION);
+    assert_int_equal(p->tensors[outer].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[outer].hoisted_from, find_tensor(fx, "O"));
+    assert_string_equal(expr_to_string(fx->a, p, p->tensors[outer].rhs),
+                        "sum(n: V * exp(O_sum_2 - O_sum))");
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors: exact message and location                                  */
+/* ------------------------------------------------------------------ */
+
+static void test_unknown_identifier_suggests_a_close_name(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "Mx[b, h, n] = max(d: K)\n"
+                                        "P[b, h, n, d] = exp(K - Mxx)\n"
+                                        "Z[b, h, n, d] = P + zzz\n"
+                                        "output Z: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:9:25: error: unknown identifier 'Mxx'; "
+                                        "did you mean 'Mx'?");
+    assert_string_equal(message(fx, 1), "t.fp:10:21: error: unknown identifier 'zzz'");
+    assert_int_equal(fx->d.errors, 2);
+}
+
+static void test_wrong_number_of_indices(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"
+                                        "T[b, h, m, n] = S[b, h, m] + 1\n"
+                                        "output T: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:9:17: error: 'S' has 4 indices, but 3 were given");
+    assert_int_equal(fx->d.errors, 1);
+}
+
+static void test_axis_used_inconsistently_with_its_definition(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"
+                                        "T[b, h, m, n] = S[b, h, n, m] + 1\n"
+                                        "output T: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:9:25: error: axis 'n' used where 'S' was defined with 'm' "
+                        "(position 3)");
+    assert_string_equal(message(fx, 1),
+                        "t.fp:9:28: error: axis 'm' used where 'S' was defined with 'n' "
+                        "(position 4)");
+    assert_int_equal(fx->d.errors, 2);
+}
+
+static void test_reduction_over_an_axis_its_operand_lacks(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "Mx[b, h, m] = max(d: Q)\n"
+                                        "L[b, h, m] = sum(n: exp(Mx))\n"
+                                        "output L: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:9:14: error: reduction over 'n', but its operand "
+                                        "does not depend on 'n'");
+    assert_int_equal(fx->d.errors, 1);
+}
+
+static void test_right_side_depends_on_an_axis_missing_on_the_left(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m] = Q + 1\n"
+                                        "output S: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:8:14: error: 'S' is defined over [b, h, m] but "
+                                        "its right side depends on 'd'");
+}
+
+static void test_cycle_between_statements_is_reported_once(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "A[b, h, m, d] = Q + F\n"
+                                        "E[b, h, m, d] = A * 2\n"
+                                        "F[b, h, m, d] = E - 1\n"
+                                        "G[b, h, m, d] = A + F\n"
+                                        "output G: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:8:1: error: cycle between statements: A -> F -> E -> A");
+    assert_int_equal(fx->d.errors, 1);
+}
+
+/* `output` names are attached to statements by parse_plan, which reports
+ * the two errors below; the checker adds "no output at all". */
+static int front_end(fixture *fx, const char *text)
+{
+    source_from_string(&fx->src, "t.fp", text);
+    diag_init(&fx->d, &fx->src, fx->errf);
+    int rc = parse_plan(fx->a, &fx->src, &fx->d, &fx->p);
+    if (rc == 0)
+        rc = check_plan(fx->p, &fx->d);
+    fflush(fx->errf);
+    return rc;
+}
+
+static void test_output_that_is_never_defined(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(front_end(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"
+                                       "output S: f32, Z: bf16\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:9:16: error: output 'Z' is not defined by any statement");
+    assert_int_equal(fx->d.errors, 1);
+}
+
+static void test_output_that_is_an_input(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(front_end(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"
+                                       "output S: f32, Q: bf16\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:9:16: error: output 'Q' is an input; outputs are statements");
+}
+
+static void test_plan_without_outputs(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"), -1);
+    assert_string_equal(message(fx, 0), "t.fp:1:6: error: plan 't' has no output");
+    assert_int_equal(fx->d.errors, 1);
+}
+
+static void test_type_errors_say_what_was_expected_and_found(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"
+                                        "T[b, h, m, n] = where(S, 1, 0)\n"
+                                        "U[b, h, m, n] = exp(n <= m) + (m < n && 3)\n"
+                                        "W[b, h, m, n] = S ^ m\n"
+                                        "X[b, h, m, n] = m > n\n"
+                                        "output T: f32, U: f32, W: f32, X: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:9:23: error: expected a boolean as the condition "
+                                        "of 'where', but found a float");
+    assert_string_equal(message(fx, 1), "t.fp:10:21: error: expected a number as the argument "
+                                        "of 'exp', but found a boolean");
+    assert_string_equal(message(fx, 2), "t.fp:10:41: error: expected a boolean as an operand "
+                                        "of '&&', but found an int");
+    assert_string_equal(message(fx, 3), "t.fp:11:21: error: the exponent of '^' must be a "
+                                        "constant number");
+    assert_string_equal(message(fx, 4), "t.fp:12:17: error: expected a number as the right "
+                                        "side of 'X', but found a boolean");
+    assert_int_equal(fx->d.errors, 5);
+}
+
+static void test_duplicate_definition_points_at_the_first(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "S[b, h, m, n] = sum(d: Q * K)\n"
+                                        "K[b, h, m, n] = S * 2\n"
+                                        "output S: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:9:1: error: duplicate definition of 'K'");
+    assert_string_equal(message(fx, 1), "t.fp:6:7: note: previous definition is here");
+    assert_int_equal(fx->d.errors, 1);
+}
+
+static void test_failed_declarations_do_not_cascade(void **state)
+{
+    fixture *fx = *state;
+    /* S's left side is wrong: reads of S stay silent, but an independent
+     * error on the same line as a read is still reported */
+    assert_int_equal(check_text(fx, PRE "S[b, h, q, n] = sum(d: Q * K)\n"
+                                        "T[b, h, m, n] = S[b, m] + exp(S) + Zed\n"
+                                        "output T: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:8:9: error: unknown identifier 'q'");
+    assert_string_equal(message(fx, 1), "t.fp:9:36: error: unknown identifier 'Zed'");
+    assert_int_equal(fx->d.errors, 2);
+}
+
+static void test_inputs_params_and_schedule_are_validated(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan t\n"
+                                    "dim R, C\n"
+                                    "axis r: R, c: C, k: Cx\n"
+                                    "param G: int = 2.5\n"
+                                    "param s: f32 = r + 1\n"
+                                    "input X[r, c / G]: f32\n"
+                                    "input Y[r + c, r]: f32[R, C]\n"
+                                    "input W[c, c]: f32\n"
+                                    "Z[r] = sum(c: X)\n"
+                                    "output Z: f32\n"
+                                    "schedule {\n"
+                                    "  reduce r: rolling\n"
+                                    "  tile c = 48\n"
+                                    "  splits = 2\n"
+                                    "}\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:3:21: error: unknown identifier 'Cx'; did you mean 'C'?");
+    assert_string_equal(message(fx, 1), "t.fp:4:16: error: expected an int as the default of "
+                                        "'G', but found a float");
+    assert_string_equal(message(fx, 2),
+                        "t.fp:5:16: error: the default of 's' cannot depend on axis 'r'");
+    assert_string_equal(message(fx, 3),
+                        "t.fp:6:12: error: index 2 of 'X' is not a plain axis, so its stored "
+                        "extents are needed: write 'X[...]: f32[DIM, ...]'");
+    assert_string_equal(message(fx, 4),
+                        "t.fp:7:9: error: index 1 of 'Y' uses more than one axis");
+    assert_string_equal(message(fx, 5), "t.fp:8:12: error: axis 'c' appears in more than one "
+                                        "index of 'W'");
+    assert_string_equal(message(fx, 6), "t.fp:12:10: error: the schedule reduces over 'r', but "
+                                        "no statement does");
+    assert_string_equal(message(fx, 7), "t.fp:13:8: error: tile size 48 for 'c' must be a "
+                                        "power of two from 1 to 1024");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_every_bundled_plan_checks_and_matches_its_golden_ir,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_causal_hoists_nested_reductions_into_named_statements,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_causal_statements_are_classified, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolution_types_and_axes_of_reads, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_hoisted_name_collision_gets_a_suffix_and_inner_is_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_identifier_suggests_a_close_name, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_number_of_indices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_axis_used_inconsistently_with_its_definition, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_reduction_over_an_axis_its_operand_lacks, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_right_side_depends_on_an_axis_missing_on_the_left,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cycle_between_statements_is_reported_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_output_that_is_never_defined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_that_is_an_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plan_without_outputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_type_errors_say_what_was_expected_and_found, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_definition_points_at_the_first, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_declarations_do_not_cascade, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inputs_params_and_schedule_are_validated, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
