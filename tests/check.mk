@@ -25,3 +25,28 @@ EXTRA_DIST += \
 	tests/golden/ir/softmax.ir \
 	tests/golden/ir/window.ir \
 	$(NULL)
+
+# Semantic-error pairs for tests/run-bad.sh: NAME.fp and the exact stderr
+# of `fusegen --check NAME.fp` in NAME.err.
+EXTRA_DIST += \
+	tests/bad/sem-axis-inconsistent.err \
+	tests/bad/sem-axis-inconsistent.fp \
+	tests/bad/sem-cycle.err \
+	tests/bad/sem-cycle.fp \
+	tests/bad/sem-duplicate.err \
+	tests/bad/sem-duplicate.fp \
+	tests/bad/sem-index-count.err \
+	tests/bad/sem-index-count.fp \
+	tests/bad/sem-output-undefined.err \
+	tests/bad/sem-output-undefined.fp \
+	tests/bad/sem-reduce-axis-missing.err \
+	tests/bad/sem-reduce-axis-missing.fp \
+	tests/bad/sem-several.err \
+	tests/bad/sem-several.fp \
+	tests/bad/sem-stray-axis.err \
+	tests/bad/sem-stray-axis.fp \
+	tests/bad/sem-type.err \
+	tests/bad/sem-type.fp \
+	tests/bad/sem-unknown-identifier.err \
+	tests/bad/sem-unknown-identifier.fp \
+	$(NULL)
