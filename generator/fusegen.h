@@ -491,6 +491,14 @@ double expr_eval(const fg_expr *e, const fg_eval_env *env);
 int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
                       fg_reduce_op op, uint64_t running, int stmt, fg_loc loc,
                       fg_correction *out, fg_diag *d);
+/* The numeric check alone, for a correction built by hand or elsewhere
+ * (kind and factor set): g(r', c) == h(g(r, c)), h(x (+) y) == h(x) (+) h(y)
+ * and a folded row, each at 200 random points in double precision.  Sets
+ * verified and max_rel_err; on a mismatch reports an internal error at loc
+ * and returns -1. */
+int verify_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
+                      fg_reduce_op op, uint64_t running, int stmt, fg_loc loc,
+                      fg_correction *corr, fg_diag *d);
 
 /* ------------------------------------------------------------------ */
 /* masks.c: tile classification from where(cond, x, -inf)              */
