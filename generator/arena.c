@@ -110,12 +110,15 @@ char *arena_strdup(fg_arena *a, const char *s)
 
 char *arena_printf(fg_arena *a, const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0)
         return arena_strdup(a, "");
+    if ((size_t)n < sizeof small)
+        return arena_strndup(a, small, (size_t)n);
     char *p = arena_alloc(a, (size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);

@@ -289,3 +289,198 @@ void expr_print(FILE *f, const fg_plan *p, const fg_expr *e)
     fputs(expr_to_string(a, p, e), f);
     arena_destroy(a);
 }
+
+/* ---- dump_ast: the syntax tree, items in source order --------------- */
+
+typedef enum ast_item_kind {
+    AST_DIM,
+    AST_AXIS,
+    AST_PARAM,
+    AST_TENSOR,
+    AST_OUTPUT,
+    AST_SCHEDULE
+} ast_item_kind;
+
+typedef struct ast_item {
+    fg_loc loc;
+    ast_item_kind kind;
+    int index;
+    int seq; /* keeps items at the same location in table order */
+} ast_item;
+
+static int ast_item_cmp(const void *x, const void *y)
+{
+    const ast_item *a = x, *b = y;
+    if (a->loc.line != b->loc.line)
+        return a->loc.line < b->loc.line ? -1 : 1;
+    if (a->loc.col != b->loc.col)
+        return a->loc.col < b->loc.col ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void put_loc(FILE *f, fg_loc loc)
+{
+    fprintf(f, " @%d:%d\n", loc.line, loc.col);
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void dump_tensor(FILE *f, const fg_plan *p, const fg_tensor *t)
+{
+    if (t->kind == TENSOR_INPUT) {
+        fprintf(f, "  input %s[", t->name);
+        for (int i = 0; i < t->nindex; i++) {
+            if (i)
+                fputs(", ", f);
+            expr_print(f, p, t->index[i]);
+        }
+        fprintf(f, "]: %s", fg_dtype_names[t->dtype]);
+        if (t->extent_names) {
+            fputc('[', f);
+            for (int i = 0; i < t->nindex; i++)
+                fprintf(f, "%s%s", i ? ", " : "", t->extent_names[i]);
+            fputc(']', f);
+        }
+    } else {
+        fprintf(f, "  %s[", t->name);
+        for (int i = 0; i < t->naxes; i++)
+            fprintf(f, "%s%s", i ? ", " : "", t->axis_names[i]);
+        fputs("] = ", f);
+        expr_print(f, p, t->rhs);
+        if (t->hoisted)
+            fputs("  (hoisted)", f);
+    }
+    put_loc(f, t->loc);
+}
+
+static void dump_schedule(FILE *f, const fg_schedule *s)
+{
+    fputs("  schedule", f);
+    put_loc(f, s->loc);
+    if (s->reduce_axis_name) {
+        fprintf(f, "    reduce %s: %s", s->reduce_axis_name, fg_form_names[s->form]);
+        put_loc(f, s->reduce_loc);
+    }
+    for (int i = 0; i < s->ntiles; i++) {
+        fprintf(f, "    tile %s = %d", s->tiles[i].axis_name, s->tiles[i].size);
+        put_loc(f, s->tiles[i].loc);
+    }
+    if (s->warps)
+        fprintf(f, "    warps = %d\n", s->warps);
+    if (s->stages)
+        fprintf(f, "    stages = %d\n", s->stages);
+    if (s->splits)
+        fprintf(f, "    splits = %d\n", s->splits);
+    else if (s->form == FORM_SPLIT)
+        fputs("    splits = auto\n", f);
+    if (s->nknobs > 0) {
+        fputs("    tune\n", f);
+        for (int i = 0; i < s->nknobs; i++) {
+            const fg_tune_knob *k = &s->knobs[i];
+            fprintf(f, "      %s", k->knob);
+            if (k->axis_name)
+                fprintf(f, " %s", k->axis_name);
+            fputs(" = {", f);
+            for (int j = 0; j < k->nvalues; j++)
+                fprintf(f, "%s%d", j ? ", " : "", k->values[j]);
+            fputc('}', f);
+            put_loc(f, k->loc);
+        }
+    }
+    if (s->targets) {
+        fputs("    target", f);
+        static const struct {
+            unsigned bit;
+            const char *name;
+        } targets[] = {{TARGET_CUDA, "cuda"}, {TARGET_HIP, "hip"}, {TARGET_C, "c"}};
+        const char *sep = " ";
+        for (int i = 0; i < 3; i++) {
+            if (s->targets & targets[i].bit) {
+                fprintf(f, "%s%s", sep, targets[i].name);
+                sep = ", ";
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+void dump_ast(FILE *f, const fg_plan *p)
+{
+    fprintf(f, "plan %s", p->name ? p->name : "<unnamed>");
+    put_loc(f, p->name_loc);
+    if (p->doc) {
+        fputs("  doc ", f);
+        put_string(f, p->doc);
+        fputc('\n', f);
+    }
+    int n = p->ndims + p->naxes + p->nparams + 2 * p->ntensors + 1;
+    ast_item *items = calloc((size_t)n, sizeof *items);
+    if (!items)
+        return;
+    int k = 0;
+    for (int i = 0; i < p->ndims; i++, k++)
+        items[k] = (ast_item){p->dims[i].loc, AST_DIM, i, k};
+    for (int i = 0; i < p->naxes; i++, k++)
+        items[k] = (ast_item){p->axes[i].loc, AST_AXIS, i, k};
+    for (int i = 0; i < p->nparams; i++, k++)
+        items[k] = (ast_item){p->params[i].loc, AST_PARAM, i, k};
+    for (int i = 0; i < p->ntensors; i++, k++)
+        items[k] = (ast_item){p->tensors[i].loc, AST_TENSOR, i, k};
+    for (int i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].is_output) {
+            items[k] = (ast_item){p->tensors[i].output_loc, AST_OUTPUT, i, k};
+            k++;
+        }
+    if (p->sched.present) {
+        items[k] = (ast_item){p->sched.loc, AST_SCHEDULE, 0, k};
+        k++;
+    }
+    qsort(items, (size_t)k, sizeof *items, ast_item_cmp);
+    for (int i = 0; i < k; i++) {
+        const ast_item *it = &items[i];
+        switch (it->kind) {
+        case AST_DIM:
+            fprintf(f, "  dim %s", p->dims[it->index].name);
+            put_loc(f, it->loc);
+            break;
+        case AST_AXIS:
+            fprintf(f, "  axis %s: %s", p->axes[it->index].name, p->axes[it->index].dim_name);
+            put_loc(f, it->loc);
+            break;
+        case AST_PARAM: {
+            const fg_param *pa = &p->params[it->index];
+            fprintf(f, "  param %s", pa->name);
+            if (pa->index_name)
+                fprintf(f, "[%s]", pa->index_name);
+            fprintf(f, ": %s", fg_dtype_names[pa->dtype]);
+            if (pa->deflt) {
+                fputs(" = ", f);
+                expr_print(f, p, pa->deflt);
+            }
+            put_loc(f, it->loc);
+            break;
+        }
+        case AST_TENSOR:
+            dump_tensor(f, p, &p->tensors[it->index]);
+            break;
+        case AST_OUTPUT:
+            fprintf(f, "  output %s: %s", p->tensors[it->index].name,
+                    fg_dtype_names[p->tensors[it->index].out_dtype]);
+            put_loc(f, it->loc);
+            break;
+        case AST_SCHEDULE:
+            dump_schedule(f, &p->sched);
+            break;
+        }
+    }
+    free(items);
+}

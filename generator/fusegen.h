@@ -180,6 +180,22 @@ typedef struct fg_token {
 int lex_source(fg_arena *a, const fg_source *src, fg_diag *d, fg_token **out,
                int *ntokens);
 
+/* The same lexer one token at a time (the parser's way: memory stays
+ * bounded on huge inputs).  Runs of blank lines give one TK_NEWLINE; after
+ * TK_EOF it keeps returning TK_EOF.  A TK_EOF after a final newline is
+ * located at that newline.  lex_next returns 0, or -1 if it reported a
+ * lexical error while producing this token. */
+typedef struct fg_lexer {
+    fg_arena *arena;
+    const fg_source *src;
+    fg_diag *diag;
+    size_t pos, line_start;
+    int line;
+    bool newline_pending; /* the last token returned was TK_NEWLINE */
+} fg_lexer;
+void lexer_init(fg_lexer *lx, fg_arena *a, const fg_source *src, fg_diag *d);
+int lex_next(fg_lexer *lx, fg_token *out);
+
 /* ------------------------------------------------------------------ */
 /* Expressions (shared by every phase)                                 */
 /* ------------------------------------------------------------------ */
@@ -530,6 +546,10 @@ typedef struct fg_mask {
     const fg_expr *cond;
     int row_axis, col_axis; /* e.g. m and n */
     fg_mask_node *root;
+    /* Additions of masks.c: */
+    fg_loc loc;          /* the (first) where */
+    int nwheres;         /* masking wheres found; their conditions AND together */
+    fg_expr *col_extent; /* E_DIM: the extent of col_axis (the key count) */
 } fg_mask;
 
 int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis,
@@ -538,34 +558,6 @@ int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis,
  * params (through env); used by the C backend's tests and the emitters. */
 fg_tile_state mask_classify(const fg_mask *m, long r0, long r1, long c0, long c1,
                             const fg_eval_env *env);
-
-/* ------------------------------------------------------------------ */
-/* fuse.c: the fused schedule                                          */
-/* ------------------------------------------------------------------ */
-
-typedef enum fg_role {
-    ROLE_INPUT,    /* an input tensor */
-    ROLE_PROLOGUE, /* does not depend on the reduced axis nor on running values */
-    ROLE_TILE,     /* carries the reduced axis: evaluated per tile element */
-    ROLE_RUNNING,  /* a reduction over the reduced axis: running state */
-    ROLE_EPILOGUE  /* after the loop: reads final running values */
-} fg_role;
-extern const char *const fg_role_names[5];
-
-typedef struct fg_running {
-    int tensor;          /* the REDUCTION/CONTRACTION statement */
-    /* Additions of masks.c: */
-    fg_loc loc;          /* the (first) where */
-    int nwheres;         /* masking wheres found; their conditions AND together */
-    fg_expr *col_extent; /* E_DIM: the extent of col_axis (the key count) */
-    fg_reduce_op op;
-    fg_expr *body_inlined; /* body with tile statements inlined */
-    fg_correction corr;
-    double identity;     /* 0 for sum, -inf for max, +inf for min */
-} fg_running;
-
-typedef struct fg_fused {
-    const fg_plan *plan;
 /* The keys [*lo, *hi) that rows [r0, r1) can see (the union over the rows
  * of each row's visible interval); *lo == *hi == 0 when none.  Exact when
  * each row sees an interval (causal, window, prefix-LM and conjunctions). */
@@ -586,6 +578,33 @@ char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
 /* An atom in plan syntax over the axis names: "n - m + M - N <= 0". */
 char *mask_atom_to_string(fg_arena *a, const fg_plan *p, const fg_mask *m,
                           const fg_mask_atom *at);
+/* When a tile rows [r0, r1) x keys [c0, c1) is skipped and when it needs
+ * no mask code, in plan syntax (--dump=fused). */
+char *mask_describe_tiles(fg_arena *a, const fg_plan *p, const fg_mask *m);
+
+/* ------------------------------------------------------------------ */
+/* fuse.c: the fused schedule                                          */
+/* ------------------------------------------------------------------ */
+
+typedef enum fg_role {
+    ROLE_INPUT,    /* an input tensor */
+    ROLE_PROLOGUE, /* does not depend on the reduced axis nor on running values */
+    ROLE_TILE,     /* carries the reduced axis: evaluated per tile element */
+    ROLE_RUNNING,  /* a reduction over the reduced axis: running state */
+    ROLE_EPILOGUE  /* after the loop: reads final running values */
+} fg_role;
+extern const char *const fg_role_names[5];
+
+typedef struct fg_running {
+    int tensor;          /* the REDUCTION/CONTRACTION statement */
+    fg_reduce_op op;
+    fg_expr *body_inlined; /* body with tile statements inlined */
+    fg_correction corr;
+    double identity;     /* 0 for sum, -inf for max, +inf for min */
+} fg_running;
+
+typedef struct fg_fused {
+    const fg_plan *plan;
     int axis;        /* the reduced axis */
     fg_form form;
     uint32_t row_axes; /* axes of the running state that stay fixed per row */
@@ -633,14 +652,77 @@ typedef struct fg_emit_options {
     unsigned targets;        /* TARGET_* bits */
 } fg_emit_options;
 
+/* The m4 interface (emit.c).  C computes every value; the templates only
+ * select and format.  Every value goes through m4_escape ('@' -> "@@",
+ * '[' -> "@{", ']' -> "@}", "fg_" -> "fg@&_", "m4_" -> "m4@&_"), so no text
+ * can close a quote ([[[ ]]]) or name a macro; emit decodes the output
+ * after m4.  templates/README.md lists every definition. */
+typedef struct fg_defs fg_defs;
+fg_defs *defs_create(fg_arena *a);
+void fg_def_int(fg_defs *d, const char *name, long v);
+void fg_def_str(fg_defs *d, const char *name, const char *text); /* newlines become spaces */
+void fg_def_code(fg_defs *d, const char *name, const char *code); /* any text */
+/* fg_NAME (0 or 1) and fg_NAME_if(THEN, ELSE), which stops m4 with an
+ * error when the value is anything but 0 or 1. */
+void fg_def_bool(fg_defs *d, const char *name, int v);
+const char *defs_text(const fg_defs *d);
+char *m4_escape(fg_arena *a, const char *text);
+
+/* Run m4 -P over templates_dir/template_rel after the definitions, then
+ * decode the escapes and check the output: a leftover fg_ or m4_ token that
+ * is not a runtime API name or fg_<plan>[_args|_cpu] of a plan in `plans`
+ * (NULL-terminated, may be NULL) is an error located in the output, named
+ * out_name.  Returns 0 and the text in *out, or -1 after reporting. */
+int emit_render(fg_arena *a, const fg_emit_options *o, const fg_defs *defs,
+                const char *template_rel, const char *out_name,
+                const char *const *plans, char **out, fg_diag *d);
+
+/* Write dir/name only when its content differs (through a temporary file
+ * in dir and a rename), so an unchanged file keeps its mtime. */
+int emit_write_file(const char *dir, const char *name, const char *text, fg_diag *d);
+
 typedef struct fg_backend {
     const char *name;   /* "c", "cuda", "hip" */
     unsigned target;    /* TARGET_* */
     const char *ext;    /* ".c", ".cu", ".hip" */
     const char *prelude; /* template file of the backend's prelude */
+    /* Additions of emit.c: */
+    const char *suffix;      /* per-plan kernel file NAME<suffix><ext>: "_cpu" */
+    const char *sources_var; /* kernels.mk variable: "FG_CPU_SOURCES" */
+    /* Computes the plan's definitions and picks the template (relative to
+     * the templates dir); NULL while a backend has no lowering yet. */
+    int (*lower)(fg_arena *a, const fg_fused *fz, fg_defs *defs,
+                 const char **template_rel, fg_diag *d);
 } fg_backend;
 extern const fg_backend fg_backends[3];
 
+/* lower.c */
+/* Definitions every backend and the API header share: names, hash, doc,
+ * the summary, the argument struct (see templates/README.md). */
+int lower_common(fg_arena *a, const fg_fused *fz, fg_defs *defs, fg_diag *d);
+/* The C backend: the fused schedule as portable C. */
+int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **template_rel,
+            fg_diag *d);
+/* The plan's registry entry (static tables and the generic cpu wrapper)
+ * and the name of its fg_plan_info object, for fusegen_plans.c. */
+int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **info_name,
+                         fg_diag *d);
+
+/* A run: every plan of one fusegen invocation.  Files are rendered into
+ * memory and written by emit_run_finish, only if no plan of the run
+ * failed (emit_run_plan returned -1 or emit_run_mark_failed was called):
+ * a run that fails writes nothing.  Per plan NAME: fusegen_NAME.h and one
+ * kernel source per backend; per run: fusegen_plans.h, fusegen_plans.c
+ * and kernels.mk.  With o->command_line NULL, the recorded command is the
+ * canonical "fusegen [--target=...] -o generated plans/FILE.fp ...". */
+typedef struct fg_emit_run fg_emit_run;
+int emit_run_begin(const fg_emit_options *o, fg_emit_run **out, fg_diag *d);
+int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d);
+void emit_run_mark_failed(fg_emit_run *r);
+int emit_run_finish(fg_emit_run *r, fg_diag *d); /* writes, and frees r */
+void emit_run_free(fg_emit_run *r);              /* frees r, writes nothing */
+
+/* One plan as a run of its own. */
 int emit_plan(fg_arena *a, const fg_fused *fz, const fg_emit_options *o, fg_diag *d);
 
 #endif /* FUSEGEN_H */
