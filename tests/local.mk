@@ -5,3 +5,4 @@ include tests/check.mk
 include tests/algebra.mk
 include tests/fuse.mk
 include tests/emit.mk
+include tests/interp.mk
