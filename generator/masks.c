@@ -605,6 +605,17 @@ int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval
 /* Code for the backends                                               */
 /* ------------------------------------------------------------------ */
 
+typedef struct describe_ctx {
+    fg_arena *a;
+    const fg_plan *p;
+} describe_ctx;
+
+static char *print_plan_syntax(void *ctx, const fg_expr *e)
+{
+    describe_ctx *dc = ctx;
+    return expr_to_string(dc->a, dc->p, e);
+}
+
 typedef struct emitter {
     fg_arena *a;
     char *s;
@@ -612,6 +623,7 @@ typedef struct emitter {
     fg_mask_print_fn print;
     void *ctx;
     int ntemps;
+    bool plan_syntax; /* --dump=fused: no casts, plan operators */
 } emitter;
 
 static void emit_put(emitter *em, const char *s)
@@ -662,7 +674,16 @@ static void emit_scaled(emitter *em, long coef, const char *var, bool *first)
 static void emit_constant(emitter *em, const fg_expr *c, long extra, bool *first)
 {
     bool zero = c->kind == E_NUM && c->num == 0;
-    if (!zero) {
+    if (!zero && em->plan_syntax) {
+        const char *text = em->print(em->ctx, c);
+        if (*first)
+            emit_put(em, text);
+        else if (text[0] == '-')
+            emit_fmt(em, " - %s", text + 1);
+        else
+            emit_fmt(em, " + %s", text);
+        *first = false;
+    } else if (!zero) {
         if (!*first)
             emit_put(em, " + ");
         emit_fmt(em, "(long)(%s)", em->print(em->ctx, c));
@@ -724,7 +745,7 @@ static int emit_state_node(emitter *em, const fg_mask_node *n)
 
 char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
 {
-    emitter em = {a, NULL, 0, 0, print, ctx, 0};
+    emitter em = {.a = a, .print = print, .ctx = ctx};
     emit_put(&em, "    /* 0: no element visible (skip), 1: some (mask), 2: all (no mask) */\n");
     emit_put(&em, "    if (r1 <= r0 || c1 <= c0)\n        return 0;\n");
     if (!m->present || !m->root) {
@@ -798,7 +819,7 @@ static int emit_range_node(emitter *em, const fg_mask_node *n)
 
 char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
 {
-    emitter em = {a, NULL, 0, 0, print, ctx, 0};
+    emitter em = {.a = a, .print = print, .ctx = ctx};
     emit_put(&em, "    /* [c_lo, c_hi): the keys that rows [r0, r1) can see (empty: 0, 0) */\n");
     if (!m->present || !m->root || !m->col_extent) {
         emit_put(&em, "    c_lo = 0;\n");
@@ -819,27 +840,79 @@ char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
     return em.s;
 }
 
-/* A linear atom in plan syntax, for --dump=fused: "n - m + M - N <= 0". */
+/* A linear atom in plan syntax, for --dump=fused: "-m + n + M - N <= 0". */
 char *mask_atom_to_string(fg_arena *a, const fg_plan *p, const fg_mask *m,
                           const fg_mask_atom *at)
 {
     const char *rn = m->row_axis >= 0 && m->row_axis < p->naxes ? p->axes[m->row_axis].name : "row";
     const char *cn = m->col_axis >= 0 && m->col_axis < p->naxes ? p->axes[m->col_axis].name : "col";
-    fg_arena *scratch = a;
-    emitter em = {scratch, NULL, 0, 0, NULL, NULL, 0};
-    bool first = true;
-    emit_scaled(&em, at->a_row, rn, &first);
-    emit_scaled(&em, at->a_col, cn, &first);
-    bool zero = at->c->kind == E_NUM && at->c->num == 0;
-    if (!zero || first) {
-        char *c = expr_to_string(a, p, at->c);
-        if (first)
-            emit_put(&em, c);
-        else if (c[0] == '-')
-            emit_fmt(&em, " - %s", c + 1);
-        else
-            emit_fmt(&em, " + %s", c);
-    }
+    describe_ctx dc = {a, p};
+    emitter em = {.a = a, .print = print_plan_syntax, .ctx = &dc, .plan_syntax = true};
+    emit_linear(&em, at, rn, cn);
     emit_fmt(&em, " %s 0", at->strict ? "<" : "<=");
     return em.s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Describing the tile classification (--dump=fused)                   */
+/* ------------------------------------------------------------------ */
+
+static const char ALWAYS[] = "always";
+
+/* The condition, on r0, r1, c0, c1, under which the node is never true on
+ * the box (want_full: always true); NULL when that cannot be told. */
+static const char *describe_node(emitter *em, const fg_mask_node *n, bool want_full)
+{
+    const char *x, *y;
+    switch (n->op) {
+    case MASK_TRUE:
+        return want_full ? ALWAYS : NULL;
+    case MASK_ATOM: {
+        const fg_mask_atom *at = &n->atom;
+        emitter sub = {.a = em->a, .print = em->print, .ctx = em->ctx, .plan_syntax = true};
+        bool hi = want_full;
+        emit_linear(&sub, at, (at->a_row > 0) == hi ? "(r1 - 1)" : "r0",
+                    (at->a_col > 0) == hi ? "(c1 - 1)" : "c0");
+        if (want_full)
+            emit_put(&sub, at->strict ? " < 0" : " <= 0");
+        else
+            emit_put(&sub, at->strict ? " >= 0" : " > 0");
+        return sub.s;
+    }
+    case MASK_AND:
+    case MASK_OR: {
+        x = describe_node(em, n->lhs, want_full);
+        y = describe_node(em, n->rhs, want_full);
+        /* skip of AND and full of OR need one side; the others need both */
+        bool any = (n->op == MASK_AND) != want_full;
+        if (any) {
+            if (!x || !y)
+                return x ? x : y;
+            if (x == ALWAYS || y == ALWAYS)
+                return ALWAYS;
+            return arena_printf(em->a, "(%s) || (%s)", x, y);
+        }
+        if (!x || !y)
+            return NULL;
+        if (x == ALWAYS)
+            return y;
+        if (y == ALWAYS)
+            return x;
+        return arena_printf(em->a, "(%s) && (%s)", x, y);
+    }
+    default: /* OPAQUE, NOT(OPAQUE) */
+        return NULL;
+    }
+}
+
+char *mask_describe_tiles(fg_arena *a, const fg_plan *p, const fg_mask *m)
+{
+    describe_ctx dc = {a, p};
+    emitter em = {.a = a, .print = print_plan_syntax, .ctx = &dc, .plan_syntax = true};
+    if (!m->present || !m->root)
+        return arena_strdup(a, "every tile is full");
+    const char *skip = describe_node(&em, m->root, false);
+    const char *full = describe_node(&em, m->root, true);
+    return arena_printf(a, "tile rows [r0, r1) x keys [c0, c1): skip when %s; no mask code when %s",
+                        skip ? skip : "never", full ? full : "never");
 }

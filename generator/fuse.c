@@ -1,0 +1,541 @@
+/* fuse.c - the fused schedule: break the dependencies between the
+ * reductions over the plan's reduced axis.
+ *
+ * Every statement gets a role (input, prologue, per-tile, running state,
+ * epilogue).  Each running reduction's body is rewritten with the statements
+ * that read running values inlined, so that the algebra sees the whole
+ * function of the running values it accumulates, and derive_correction finds
+ * the correction that repairs the state when those values move (rolling
+ * form) or when partial states of splits are merged (split form: the same
+ * correction with E_PREV meaning a split's partial value and E_TENSOR the
+ * combined one).  Masks come from masks.c. */
+#include "fusegen.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct fuser {
+    fg_arena *a;
+    const fg_plan *p;
+    fg_diag *d;
+    fg_fused *fz;
+    int axis;
+    bool *dep_running; /* per tensor: depends (transitively) on running values */
+    bool *feeds;       /* per tensor: read (through per-tile statements) by a running reduction */
+    uint64_t running_bits;
+} fuser;
+
+static uint32_t bit(int i)
+{
+    return 1u << i;
+}
+
+static bool is_stmt(const fg_plan *p, int t)
+{
+    return t >= 0 && t < p->ntensors && p->tensors[t].kind == TENSOR_STMT;
+}
+
+static bool is_reduction(const fg_tensor *t)
+{
+    return t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION;
+}
+
+static uint32_t tensor_axes(const fg_tensor *t)
+{
+    uint32_t m = t->axis_mask;
+    for (int i = 0; i < t->naxes && t->axes; i++)
+        if (t->axes[i] >= 0)
+            m |= bit(t->axes[i]);
+    return m;
+}
+
+static bool carries(const fuser *fu, int t)
+{
+    return (tensor_axes(&fu->p->tensors[t]) & bit(fu->axis)) != 0;
+}
+
+/* Does e read a tensor for which pred[t] holds (or any running one)? */
+static bool reads_marked(const fuser *fu, const fg_expr *e, const bool *mark, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < fu->p->ntensors) {
+        if (fu->fz->role[e->ref] == ROLE_RUNNING || (mark && mark[e->ref]))
+            return true;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_marked(fu, e->args[i], mark, depth + 1))
+            return true;
+    return false;
+}
+
+static bool reads_tensor(const fg_expr *e, int t, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (e->kind == E_TENSOR && e->ref == t)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_tensor(e->args[i], t, depth + 1))
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Roles                                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *axis_name(const fg_plan *p, int axis)
+{
+    return axis >= 0 && axis < p->naxes ? p->axes[axis].name : "?";
+}
+
+static fg_loc stmt_loc(const fg_tensor *t)
+{
+    return t->rhs && t->rhs->loc.line ? t->rhs->loc : t->loc;
+}
+
+static bool axis_is_tiled(const fg_plan *p, int axis)
+{
+    for (int i = 0; i < p->sched.ntiles; i++)
+        if (p->sched.tiles[i].axis == axis)
+            return true;
+    return false;
+}
+
+static void assign_roles(fuser *fu)
+{
+    const fg_plan *p = fu->p;
+    fg_fused *fz = fu->fz;
+    for (int t = 0; t < p->ntensors; t++) {
+        const fg_tensor *ts = &p->tensors[t];
+        if (ts->kind == TENSOR_INPUT)
+            fz->role[t] = ROLE_INPUT;
+        else if (is_reduction(ts) && ts->red_axis == fu->axis)
+            fz->role[t] = ROLE_RUNNING;
+        else
+            fz->role[t] = ROLE_PROLOGUE; /* settled below */
+    }
+    /* Dependence on running values, producers first. */
+    for (int i = 0; i < p->norder; i++) {
+        int t = p->order[i];
+        if (is_stmt(p, t) && fz->role[t] != ROLE_RUNNING)
+            fu->dep_running[t] = reads_marked(fu, p->tensors[t].rhs, fu->dep_running, 0);
+        if (fz->role[t] == ROLE_RUNNING)
+            fu->running_bits |= t < 64 ? (uint64_t)1 << t : 0;
+    }
+    /* What feeds a running reduction, consumers first. */
+    for (int i = p->norder - 1; i >= 0; i--) {
+        int t = p->order[i];
+        if (!is_stmt(p, t) || fz->role[t] == ROLE_RUNNING)
+            continue;
+        for (int k = i + 1; k < p->norder && !fu->feeds[t]; k++) {
+            int u = p->order[k];
+            if (!is_stmt(p, u) || !reads_tensor(p->tensors[u].rhs, t, 0))
+                continue;
+            if (fz->role[u] == ROLE_RUNNING || (carries(fu, u) && fu->feeds[u]))
+                fu->feeds[t] = true;
+        }
+    }
+    for (int i = 0; i < p->norder; i++) {
+        int t = p->order[i];
+        if (!is_stmt(p, t) || fz->role[t] == ROLE_RUNNING)
+            continue;
+        if (carries(fu, t))
+            fz->role[t] = fu->dep_running[t] && !fu->feeds[t] ? ROLE_EPILOGUE : ROLE_TILE;
+        else
+            fz->role[t] = fu->dep_running[t] ? ROLE_EPILOGUE : ROLE_PROLOGUE;
+    }
+}
+
+/* The plan shapes fusion cannot take; located errors, several per run. */
+static int check_shapes(fuser *fu)
+{
+    const fg_plan *p = fu->p;
+    fg_fused *fz = fu->fz;
+    int errors = 0;
+    for (int i = 0; i < p->norder; i++) {
+        int t = p->order[i];
+        const fg_tensor *ts = &p->tensors[t];
+        if (!is_stmt(p, t))
+            continue;
+        if (is_reduction(ts) && ts->red_axis != fu->axis && axis_is_tiled(p, ts->red_axis)) {
+            diag_error(fu->d, stmt_loc(ts),
+                       "cannot fuse '%s': it reduces over the tiled axis '%s' while the plan "
+                       "fuses over '%s'; fusing two axes at once is not supported",
+                       ts->name, axis_name(p, ts->red_axis), axis_name(p, fu->axis));
+            errors++;
+        }
+        if (fz->role[t] == ROLE_RUNNING && t >= 64) {
+            diag_error(fu->d, stmt_loc(ts),
+                       "cannot fuse '%s': a plan may have at most 64 statements before its "
+                       "last running reduction",
+                       ts->name);
+            errors++;
+        }
+        if (fz->role[t] == ROLE_TILE && fu->dep_running[t] && ts->is_output) {
+            diag_error(fu->d, ts->output_loc.line ? ts->output_loc : ts->loc,
+                       "cannot fuse output '%s': it carries '%s' and reads running values "
+                       "that are final only after the last tile, but it also feeds a running "
+                       "reduction; compute the output in a statement of its own",
+                       ts->name, axis_name(p, fu->axis));
+            errors++;
+        }
+        if (fz->role[t] == ROLE_RUNNING && ts->cls == CLASS_CONTRACTION) {
+            /* Operands: the product's factors that carry the axis. */
+            const fg_expr *stack[64];
+            const fg_expr *ops[8];
+            int nstack = 0, nops = 0;
+            stack[nstack++] = ts->body;
+            while (nstack > 0) {
+                const fg_expr *e = stack[--nstack];
+                if (e->kind == E_MUL && nstack < 62) {
+                    stack[nstack++] = e->args[1];
+                    stack[nstack++] = e->args[0];
+                } else if ((e->axes & bit(fu->axis)) ||
+                           (e->kind == E_TENSOR && carries(fu, e->ref))) {
+                    if (nops < 8)
+                        ops[nops] = e;
+                    nops++;
+                }
+            }
+            int inputs = 0, tiles = 0;
+            for (int k = 0; k < nops && k < 8; k++) {
+                if (ops[k]->kind == E_TENSOR && fz->role[ops[k]->ref] == ROLE_INPUT)
+                    inputs++;
+                else
+                    tiles++;
+            }
+            if (nops != 2 || inputs != 1 || tiles != 1) {
+                const char *why =
+                    nops != 2   ? arena_printf(fu->a, "it multiplies %d values that carry '%s'",
+                                               nops, axis_name(p, fu->axis))
+                    : inputs == 2 ? "both operands are inputs"
+                                  : "neither operand is an input";
+                diag_error(fu->d, stmt_loc(ts),
+                           "cannot fuse the contraction '%s' over '%s': %s; a contraction over "
+                           "the fused axis must be (a per-tile value) * (an input)",
+                           ts->name, axis_name(p, fu->axis), why);
+                errors++;
+            }
+        }
+    }
+    return errors ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running state                                                       */
+/* ------------------------------------------------------------------ */
+
+/* e with every read of a (non-running) statement that depends on running
+ * values replaced by that statement's right side, recursively. */
+static fg_expr *inline_running(fuser *fu, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return expr_clone(fu->a, e);
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < fu->p->ntensors &&
+        fu->fz->role[e->ref] != ROLE_RUNNING && fu->dep_running[e->ref] &&
+        fu->p->tensors[e->ref].rhs)
+        return inline_running(fu, fu->p->tensors[e->ref].rhs, depth + 1);
+    fg_expr *c = expr_clone(fu->a, e);
+    for (int i = 0; i < c->nargs; i++)
+        c->args[i] = inline_running(fu, e->args[i], depth + 1);
+    return c;
+}
+
+/* The statement whose definition brought the running values into a body:
+ * the first read of a statement that depends on them, else the reduction. */
+static int find_origin(const fuser *fu, const fg_expr *e, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return -1;
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < fu->p->ntensors &&
+        fu->fz->role[e->ref] != ROLE_RUNNING && fu->dep_running[e->ref])
+        return e->ref;
+    for (int i = 0; i < e->nargs; i++) {
+        int o = find_origin(fu, e->args[i], depth + 1);
+        if (o >= 0)
+            return o;
+    }
+    return -1;
+}
+
+static int derive_running(fuser *fu)
+{
+    const fg_plan *p = fu->p;
+    fg_fused *fz = fu->fz;
+    uint64_t before = 0;
+    int status = 0;
+    for (int k = 0; k < fz->nrunning; k++) {
+        fg_running *r = &fz->running[k];
+        const fg_tensor *t = &p->tensors[r->tensor];
+        r->op = t->op;
+        r->identity = t->op == R_SUM ? 0.0 : t->op == R_MAX ? -INFINITY : INFINITY;
+        r->body_inlined = inline_running(fu, t->body, 0);
+        if (derive_correction(fu->a, p, r->body_inlined, t->op, before, r->tensor, stmt_loc(t),
+                              &r->corr, fu->d) != 0) {
+            status = -1;
+        } else {
+            int origin = find_origin(fu, t->body, 0);
+            r->corr.origin = origin >= 0 ? origin : r->tensor;
+        }
+        before |= r->tensor < 64 ? (uint64_t)1 << r->tensor : 0;
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* The phase                                                           */
+/* ------------------------------------------------------------------ */
+
+static int *list_of_role(fuser *fu, fg_role role, int *n)
+{
+    const fg_plan *p = fu->p;
+    int *v = ARENA_ARRAY(fu->a, int, p->norder + 1);
+    *n = 0;
+    for (int i = 0; i < p->norder; i++)
+        if (is_stmt(p, p->order[i]) && fu->fz->role[p->order[i]] == role)
+            v[(*n)++] = p->order[i];
+    return v;
+}
+
+int fuse_plan(fg_arena *a, const fg_plan *p, fg_diag *d, fg_fused **out)
+{
+    *out = NULL;
+    int axis = p->sched.reduce_axis;
+    if (axis < 0 || axis >= p->naxes) {
+        diag_error(d, p->sched.present ? p->sched.reduce_loc : p->name_loc,
+                   "plan '%s' has no reduction to fuse", p->name);
+        return -1;
+    }
+    fg_fused *fz = ARENA_NEW(a, fg_fused);
+    fz->plan = p;
+    fz->axis = axis;
+    fz->form = p->sched.form;
+    fz->role = ARENA_ARRAY(a, fg_role, p->ntensors + 1);
+    fuser fu = {a, p, d, fz, axis, ARENA_ARRAY(a, bool, p->ntensors + 1),
+                ARENA_ARRAY(a, bool, p->ntensors + 1), 0};
+    assign_roles(&fu);
+
+    fz->prologue = list_of_role(&fu, ROLE_PROLOGUE, &fz->nprologue);
+    fz->tile = list_of_role(&fu, ROLE_TILE, &fz->ntile);
+    fz->epilogue = list_of_role(&fu, ROLE_EPILOGUE, &fz->nepilogue);
+    int nrun;
+    int *run = list_of_role(&fu, ROLE_RUNNING, &nrun);
+    fz->nrunning = nrun;
+    fz->running = ARENA_ARRAY(a, fg_running, nrun + 1);
+    fz->row_axes = nrun ? ~0u : 0;
+    for (int k = 0; k < nrun; k++) {
+        fz->running[k].tensor = run[k];
+        fz->row_axes &= tensor_axes(&p->tensors[run[k]]);
+    }
+    fz->row_axes &= ~bit(axis);
+
+    if (check_shapes(&fu) != 0)
+        return -1;
+    if (derive_running(&fu) != 0)
+        return -1;
+
+    int row_axis = -1;
+    for (int i = 0; i < p->sched.ntiles; i++)
+        if (p->sched.tiles[i].axis >= 0 && p->sched.tiles[i].axis != axis && row_axis < 0)
+            row_axis = p->sched.tiles[i].axis;
+    if (mask_analyse(a, p, row_axis, axis, &fz->mask, d) != 0)
+        return -1;
+    *out = fz;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* --dump=fused                                                        */
+/* ------------------------------------------------------------------ */
+
+static void dump_axes(FILE *f, const fg_plan *p, uint32_t axes)
+{
+    fputc('[', f);
+    bool first = true;
+    for (int i = 0; i < p->naxes; i++)
+        if (axes & bit(i)) {
+            fprintf(f, "%s%s", first ? "" : ", ", p->axes[i].name);
+            first = false;
+        }
+    fputc(']', f);
+}
+
+static void dump_lhs(FILE *f, const fg_plan *p, const fg_tensor *t)
+{
+    fputs(t->name, f);
+    if (t->naxes > 0 && t->axes) {
+        fputc('[', f);
+        for (int i = 0; i < t->naxes; i++)
+            fprintf(f, "%s%s", i ? ", " : "", axis_name(p, t->axes[i]));
+        fputc(']', f);
+    } else {
+        dump_axes(f, p, t->axis_mask);
+    }
+}
+
+static void dump_statement(FILE *f, const fg_fused *fz, int t, fg_arena *a)
+{
+    const fg_plan *p = fz->plan;
+    const fg_tensor *ts = &p->tensors[t];
+    fputs("  ", f);
+    dump_lhs(f, p, ts);
+    fprintf(f, " = %s  #", expr_to_string(a, p, ts->rhs));
+    if (is_reduction(ts))
+        fprintf(f, " %s over %s,", ts->cls == CLASS_CONTRACTION ? "contraction" : "reduction",
+                axis_name(p, ts->red_axis));
+    if (fz->mask.present && fz->mask.stmt == t)
+        fputs(" mask,", f);
+    bool reads_running = false;
+    for (int k = 0; k < fz->nrunning; k++)
+        if (reads_tensor(ts->rhs, fz->running[k].tensor, 0)) {
+            fprintf(f, "%s %s", reads_running ? "," : " reads", p->tensors[fz->running[k].tensor].name);
+            reads_running = true;
+        }
+    if (reads_running)
+        fputc(',', f);
+    fprintf(f, " line %d%s\n", ts->loc.line, ts->hoisted ? " (hoisted)" : "");
+}
+
+/* A correction factor with E_PREV(r) printed as r_s: a split's partial. */
+static fg_expr *split_names(fg_arena *a, const fg_plan *p, const fg_expr *e)
+{
+    fg_expr *c = expr_clone(a, e);
+    if (c->kind == E_PREV) {
+        fg_expr *n = expr_ref(a, E_NAME, -1,
+                              arena_printf(a, "%s_s", p->tensors[c->ref].name));
+        n->nargs = 0;
+        return n;
+    }
+    for (int i = 0; i < c->nargs; i++)
+        c->args[i] = split_names(a, p, e->args[i]);
+    return c;
+}
+
+static void dump_running(FILE *f, const fg_fused *fz, const fg_running *r, fg_arena *a)
+{
+    const fg_plan *p = fz->plan;
+    const fg_tensor *t = &p->tensors[r->tensor];
+    const char *name = t->name;
+    const char *body = expr_to_string(a, p, r->body_inlined);
+    fputs("  ", f);
+    dump_lhs(f, p, t);
+    fprintf(f, ": %s over %s, from %s", fg_reduce_names[r->op], axis_name(p, fz->axis),
+            r->op == R_SUM ? "0" : r->op == R_MAX ? "-inf" : "inf");
+    if (r->corr.kind == CORR_SCALE)
+        fprintf(f, "; before adding a tile: %s = %s * %s", name, name,
+                expr_to_string(a, p, r->corr.factor));
+    else if (r->corr.kind == CORR_SHIFT)
+        fprintf(f, "; before adding a tile: %s = %s + %s", name, name,
+                expr_to_string(a, p, r->corr.factor));
+    if (r->op == R_SUM)
+        fprintf(f, "; update %s = %s + %s", name, name, body);
+    else
+        fprintf(f, "; update %s = %s(%s, %s)", name, fg_reduce_names[r->op], name, body);
+    fprintf(f, "  # line %d", t->loc.line);
+    if (t->cls == CLASS_CONTRACTION)
+        fprintf(f, ", contraction over %s", axis_name(p, fz->axis));
+    if (r->corr.kind == CORR_NONE) {
+        fputs(", no correction\n", f);
+        return;
+    }
+    const fg_tensor *o = &p->tensors[r->corr.origin];
+    fprintf(f, "\n      # correction from %s = %s, line %d: %s; ", o->name,
+            expr_to_string(a, p, o == t ? t->body : o->rhs), o->loc.line,
+            r->corr.why ? r->corr.why : "");
+    if (!r->corr.verified)
+        fputs("not verified numerically\n", f);
+    else if (r->corr.max_rel_err < 1e-12)
+        fputs("verified numerically, max rel err below 1e-12\n", f);
+    else
+        fprintf(f, "verified numerically, max rel err %.1e\n", r->corr.max_rel_err);
+}
+
+static void dump_combine(FILE *f, const fg_fused *fz, fg_arena *a)
+{
+    const fg_plan *p = fz->plan;
+    fputs("combine (split form), the partial states r_s of the splits s:\n", f);
+    for (int k = 0; k < fz->nrunning; k++) {
+        const fg_running *r = &fz->running[k];
+        const char *name = p->tensors[r->tensor].name;
+        const char *verb = r->op == R_SUM ? "sum" : fg_reduce_names[r->op];
+        fprintf(f, "  %s = %s over s of %s_s", name, verb, name);
+        if (r->corr.kind == CORR_SCALE)
+            fprintf(f, " * %s", expr_to_string(a, p, split_names(a, p, r->corr.factor)));
+        else if (r->corr.kind == CORR_SHIFT)
+            fprintf(f, " + %s", expr_to_string(a, p, split_names(a, p, r->corr.factor)));
+        fputc('\n', f);
+    }
+}
+
+static void dump_mask(FILE *f, const fg_fused *fz, fg_arena *a)
+{
+    const fg_plan *p = fz->plan;
+    const fg_mask *m = &fz->mask;
+    if (!m->present) {
+        fputs("mask: none (every tile is full)\n", f);
+        return;
+    }
+    fprintf(f, "mask (%s, line %d): visible when %s; rows %s, keys %s\n",
+            p->tensors[m->stmt].name, m->loc.line, expr_to_string(a, p, m->cond),
+            axis_name(p, m->row_axis), axis_name(p, m->col_axis));
+    fprintf(f, "  %s\n", mask_describe_tiles(a, p, m));
+}
+
+void dump_fused(FILE *f, const fg_fused *fz)
+{
+    const fg_plan *p = fz->plan;
+    fg_arena *a = arena_create();
+    fprintf(f, "fused %s: reduce %s (%s)", p->name, axis_name(p, fz->axis),
+            fg_form_names[fz->form]);
+    if (p->sched.ntiles > 0) {
+        fputs(", tiles", f);
+        for (int i = 0; i < p->sched.ntiles; i++)
+            fprintf(f, " %s=%d", p->sched.tiles[i].axis_name, p->sched.tiles[i].size);
+    }
+    if (fz->form == FORM_SPLIT) {
+        if (p->sched.splits > 0)
+            fprintf(f, ", splits %d", p->sched.splits);
+        else
+            fputs(", splits auto", f);
+    }
+    fputc('\n', f);
+    if (fz->nprologue > 0) {
+        fputs("prologue (once per row block):\n", f);
+        for (int i = 0; i < fz->nprologue; i++)
+            dump_statement(f, fz, fz->prologue[i], a);
+    }
+    fprintf(f, "per tile of %s:\n", axis_name(p, fz->axis));
+    for (int i = 0; i < fz->ntile; i++)
+        dump_statement(f, fz, fz->tile[i], a);
+    fputs("running state per row ", f);
+    dump_axes(f, p, fz->row_axes);
+    fputs(":\n", f);
+    for (int k = 0; k < fz->nrunning; k++)
+        dump_running(f, fz, &fz->running[k], a);
+    bool rows = false, pass = false;
+    for (int i = 0; i < fz->nepilogue; i++) {
+        bool second = (tensor_axes(&p->tensors[fz->epilogue[i]]) & bit(fz->axis)) != 0;
+        rows |= !second;
+        pass |= second;
+    }
+    for (int which = 0; which < 2; which++) {
+        if (which == 0 ? !rows : !pass)
+            continue;
+        if (which == 0)
+            fputs("epilogue (after the last tile):\n", f);
+        else
+            fprintf(f, "epilogue, second pass over the tiles of %s (final running values):\n",
+                    axis_name(p, fz->axis));
+        for (int i = 0; i < fz->nepilogue; i++) {
+            bool second = (tensor_axes(&p->tensors[fz->epilogue[i]]) & bit(fz->axis)) != 0;
+            if (second == (which == 1))
+                dump_statement(f, fz, fz->epilogue[i], a);
+        }
+    }
+    if (fz->form == FORM_SPLIT)
+        dump_combine(f, fz, a);
+    dump_mask(f, fz, a);
+    arena_destroy(a);
+}
