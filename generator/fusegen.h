@@ -550,34 +550,10 @@ typedef struct fg_mask {
     fg_loc loc;          /* the (first) where */
     int nwheres;         /* masking wheres found; their conditions AND together */
     fg_expr *col_extent; /* E_DIM: the extent of col_axis (the key count) */
-    /* Additions of masks.c: */
-    fg_loc loc;          /* the (first) where */
-    int nwheres;         /* masking wheres found; their conditions AND together */
-    fg_expr *col_extent; /* E_DIM: the extent of col_axis (the key count) */
 } fg_mask;
 
 int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis,
                  fg_mask *out, fg_diag *d);
-/* The keys [*lo, *hi) that rows [r0, r1) can see (the union over the rows
- * of each row's visible interval); *lo == *hi == 0 when none.  Exact when
- * each row sees an interval (causal, window, prefix-LM and conjunctions). */
-int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval_env *env,
-                   long *lo, long *hi);
-
-/* Code for the backends.  print returns the backend's text (an arena
- * string) for an int expression of dims and params (E_NUM, E_DIM, E_PARAM,
- * + - * /, min, max, abs); the emitted code uses `long` arithmetic. */
-typedef char *(*fg_mask_print_fn)(void *ctx, const fg_expr *e);
-/* Statements: the body of
- *   int tile_state(long r0, long r1, long c0, long c1)
- * returning 0 (skip), 1 (partial: apply the mask), 2 (full: no mask code). */
-char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
-/* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to
- * the keys rows [r0, r1) can see, as mask_key_range; empty: 0 and 0. */
-char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
-/* An atom in plan syntax over the axis names: "n - m + M - N <= 0". */
-char *mask_atom_to_string(fg_arena *a, const fg_plan *p, const fg_mask *m,
-                          const fg_mask_atom *at);
 /* Classify the tile rows [r0, r1) x cols [c0, c1) given values of dims and
  * params (through env); used by the C backend's tests and the emitters. */
 fg_tile_state mask_classify(const fg_mask *m, long r0, long r1, long c0, long c1,
