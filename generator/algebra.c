@@ -386,16 +386,17 @@ static fg_expr *mk_num(alg *g, double v)
 
 enum { VAL_NEW, VAL_PREV };
 
-/* A copy of e; with VAL_PREV, each read of a running value r becomes
- * E_PREV(r), the value r had before it moved. */
+/* A copy of e; each read of a running value r becomes E_PREV(r), the value
+ * r had before it moved (VAL_PREV), or E_TENSOR(r), its new value. */
 static fg_expr *subst(alg *g, const fg_expr *e, int which)
 {
     if (!e)
         return NULL;
-    if (e->kind == E_TENSOR && is_running(g, e->ref) && which == VAL_PREV) {
+    if (e->kind == E_TENSOR && is_running(g, e->ref)) {
+        /* A running value is per row: read without its index list. */
         fg_expr *c = ARENA_NEW(g->a, fg_expr);
         *c = *e;
-        c->kind = E_PREV;
+        c->kind = which == VAL_PREV ? E_PREV : E_TENSOR;
         c->nargs = 0;
         c->args = NULL;
         c->bracketed = false;
@@ -1289,9 +1290,32 @@ int verify_correction(fg_arena *a, const fg_plan *p, const fg_expr *body, fg_red
 /* Derivation                                                          */
 /* ------------------------------------------------------------------ */
 
+/* A copy for messages: tensors and params without their index lists (a
+ * read is always at the declared indices), so 'S - Mx' rather than
+ * 'S[b, h, m, n] - Mx[b, h, m]'. */
+static fg_expr *plain(alg *g, const fg_expr *e)
+{
+    if (!e)
+        return NULL;
+    fg_expr *c = ARENA_NEW(g->a, fg_expr);
+    *c = *e;
+    if ((e->kind == E_TENSOR || e->kind == E_PARAM) && e->bracketed) {
+        c->bracketed = false;
+        c->nargs = 0;
+        c->args = NULL;
+        return c;
+    }
+    if (e->nargs > 0) {
+        c->args = ARENA_ARRAY(g->a, fg_expr *, e->nargs);
+        for (int i = 0; i < e->nargs; i++)
+            c->args[i] = plain(g, e->args[i]);
+    }
+    return c;
+}
+
 static const char *str(alg *g, const fg_expr *e)
 {
-    return expr_to_string(g->a, g->p, e);
+    return expr_to_string(g->a, g->p, plain(g, e));
 }
 
 int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,

@@ -740,6 +740,169 @@ static void test_numeric_check_accepts_the_right_factor(void **state)
     assert_int_equal(f->d.errors, 0);
 }
 
+/* ---- the bundled plans, through the parser and the checker ---- */
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+/* A parsed and checked plan with the bodies of its running reductions
+ * inlined the way the fusion phase does: every statement that reads a
+ * running value (directly or through others) is replaced by its right
+ * side. */
+typedef struct plan_run {
+    fg_plan *p;
+    int axis, n;
+    int tensor[16];
+    uint64_t before[16]; /* the running reductions ordered before it */
+    fg_expr *body[16];
+} plan_run;
+
+static fg_expr *inline_dependent(fixture *f, const fg_plan *p, const bool *dep,
+                                 const fg_expr *e)
+{
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors && dep[e->ref])
+        return inline_dependent(f, p, dep, p->tensors[e->ref].rhs);
+    fg_expr *c = expr_clone(f->a, e);
+    for (int i = 0; i < c->nargs; i++)
+        c->args[i] = inline_dependent(f, p, dep, e->args[i]);
+    return c;
+}
+
+static bool reads_any(const fg_expr *e, const bool *mark)
+{
+    if (e->kind == E_TENSOR && e->ref >= 0 && mark[e->ref])
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_any(e->args[i], mark))
+            return true;
+    return false;
+}
+
+static void load_plan(fixture *f, const char *path, const char *text, plan_run *pr)
+{
+    fg_source *src = ARENA_NEW(f->a, fg_source);
+    if (path)
+        assert_int_equal(source_read(f->a, path, src, &f->d), 0);
+    else
+        source_from_string(src, "v.fp", text);
+    f->d.src = src;
+    assert_int_equal(parse_plan(f->a, src, &f->d, &pr->p), 0);
+    assert_int_equal(check_plan(pr->p, &f->d), 0);
+    fg_plan *p = pr->p;
+    f->p = p;
+    pr->axis = p->sched.reduce_axis;
+    assert_true(pr->axis >= 0 && pr->axis < p->naxes);
+    bool *running = ARENA_ARRAY(f->a, bool, p->ntensors);
+    bool *dep = ARENA_ARRAY(f->a, bool, p->ntensors);
+    uint64_t before = 0;
+    pr->n = 0;
+    for (int i = 0; i < p->norder; i++) {
+        int t = p->order[i];
+        const fg_tensor *ts = &p->tensors[t];
+        if ((ts->cls == CLASS_REDUCTION || ts->cls == CLASS_CONTRACTION) &&
+            ts->red_axis == pr->axis) {
+            assert_true(pr->n < 16 && t < 64);
+            pr->tensor[pr->n] = t;
+            pr->before[pr->n] = before;
+            pr->body[pr->n] = inline_dependent(f, p, dep, ts->body);
+            pr->n++;
+            running[t] = true;
+            before |= BIT(t);
+        } else if (ts->kind == TENSOR_STMT) {
+            dep[t] = reads_any(ts->rhs, running) || reads_any(ts->rhs, dep);
+        }
+    }
+}
+
+static const char *const bundled[] = {
+    "alibi",  "alibi_decode", "causal",         "causal_decode", "global",
+    "gqa",    "gqa_decode",   "logsoftmax",     "logsumexp",     "softcap",
+    "softcap_decode", "softmax", "window",
+};
+
+static void test_bundled_plans_derive_the_online_softmax(void **state)
+{
+    fixture *f = *state;
+    for (size_t i = 0; i < sizeof bundled / sizeof bundled[0]; i++) {
+        plan_run pr;
+        load_plan(f, arena_printf(f->a, "%s/plans/%s.fp", srcdir(), bundled[i]), NULL, &pr);
+        const fg_plan *p = pr.p;
+        int seen_l = 0;
+        for (int k = 0; k < pr.n; k++) {
+            const fg_tensor *t = &p->tensors[pr.tensor[k]];
+            fg_correction c = derive_ok(f, pr.body[k], t->op, pr.before[k], pr.tensor[k]);
+            if (strcmp(t->name, "Mx") == 0) {
+                assert_int_equal(c.kind, CORR_NONE);
+                continue;
+            }
+            /* L = sum(exp(X - Mx)) and O_sum = sum(exp(T - Mx) * V). */
+            assert_true(strcmp(t->name, "L") == 0 || strcmp(t->name, "O_sum") == 0);
+            seen_l += strcmp(t->name, "L") == 0;
+            assert_int_equal(c.kind, CORR_SCALE);
+            assert_int_equal(c.producers, BIT(plan_find_tensor(p, "Mx")));
+            assert_string_equal(str(f, c.factor), "exp(Mx_prev - Mx)");
+        }
+        assert_int_equal(seen_l, 1);
+    }
+}
+
+static void test_bundled_plan_why_names_the_parts(void **state)
+{
+    fixture *f = *state;
+    plan_run pr;
+    load_plan(f, arena_printf(f->a, "%s/plans/global.fp", srcdir()), NULL, &pr);
+    int l = plan_find_tensor(pr.p, "L"), k = 0;
+    while (k < pr.n && pr.tensor[k] != l)
+        k++;
+    assert_true(k < pr.n);
+    fg_correction c = derive_ok(f, pr.body[k], R_SUM, pr.before[k], l);
+    assert_string_equal(c.why, "exp(S - Mx) separates into exp(S) * exp(-Mx); under sum the "
+                               "factor exp(-Mx) rescales by exp(Mx_prev - Mx)");
+}
+
+static const char *const variance_plan =
+    "plan var\n"
+    "dim R, C\n"
+    "axis r: R, c: C\n"
+    "input X[r, c]: f32\n"
+    "Mean[r] = sum(c: X) / C\n"
+    "Var[r] = sum(c: (X - Mean) ^ 2) / C\n"
+    "output Var: f32\n"
+    "schedule {\n"
+    "  reduce c: rolling\n"
+    "  tile r = 4, c = 256\n"
+    "  target c\n"
+    "}\n";
+
+static void test_plan_with_variance_is_rejected_with_its_line(void **state)
+{
+    fixture *f = *state;
+    plan_run pr;
+    load_plan(f, NULL, variance_plan, &pr);
+    const fg_plan *p = pr.p;
+    int k = 0;
+    while (k < pr.n && strcmp(p->tensors[pr.tensor[k]].name, "Var_sum") != 0)
+        k++;
+    assert_true(k < pr.n);
+    int var_sum = pr.tensor[k];
+    const fg_tensor *t = &p->tensors[var_sum];
+    fg_correction c;
+    int rc = derive_correction(f->a, p, pr.body[k], t->op, pr.before[k], var_sum, t->loc, &c,
+                               &f->d);
+    assert_int_equal(rc, -1);
+    assert_int_equal(f->d.errors, 1);
+    /* Mean = Mean_sum / C reads the running sum, so fusion inlines it. */
+    assert_string_equal(diag_text(f),
+                        "v.fp:6:10: error: cannot fuse 'Var_sum' over 'c': its body reads the "
+                        "running sum 'Mean_sum' inside '(X - Mean_sum / C) ^ 2'; mean/variance "
+                        "corrections (Welford) are not supported yet\n"
+                        "Var[r] = sum(c: (X - Mean) ^ 2) / C\n"
+                        "         ^\n");
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -769,6 +932,9 @@ int main(void)
         T(test_numeric_check_catches_a_factor_that_varies_along_the_axis),
         T(test_numeric_check_accepts_the_right_factor),
         T(test_reject_running_value_times_a_varying_value),
+        T(test_bundled_plans_derive_the_online_softmax),
+        T(test_bundled_plan_why_names_the_parts),
+        T(test_plan_with_variance_is_rejected_with_its_line),
     };
     return cmocka_run_group_tests_name("algebra", tests, NULL, NULL);
 }
