@@ -103,10 +103,11 @@ static bool is_minmax_reduction(const fg_tensor *t)
     return t->kind == TENSOR_STMT && t->rhs && t->rhs->kind == E_REDUCE && t->rhs->op != R_SUM;
 }
 
-/* True when e reads no input and no elementwise value except through
- * reductions (statements defined by a reduction, nested reductions, or
- * elementwise statements of those), and reads at least one: the
- * denominators that the masked-row rule covers. */
+/* True when e reads no input and no elementwise statement except ones made
+ * of reductions (statements defined by a reduction, nested reductions, or
+ * elementwise statements of those; dims, params, axes and numbers may mix
+ * in), and reads at least one reduction: the denominators that the
+ * masked-row rule covers. */
 static bool reads_only_reductions(const fg_plan *p, const fg_expr *e, bool *found, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH + p->ntensors)
@@ -125,8 +126,6 @@ static bool reads_only_reductions(const fg_plan *p, const fg_expr *e, bool *foun
         }
         return reads_only_reductions(p, t->rhs, found, depth + 1);
     }
-    case E_AXIS:
-        return false; /* varies along the row: not a reduction's value */
     default:
         for (int i = 0; i < e->nargs; i++)
             if (!reads_only_reductions(p, e->args[i], found, depth + 1))

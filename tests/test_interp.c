@@ -434,6 +434,47 @@ static void test_window_attention_with_window_of_three_keys(void **state)
     assert_int_equal(check_attention(fx, c), 2 * 8 * 6);
 }
 
+/* The split (decode) plans state the same computation as the rolling ones. */
+static void test_causal_decode_attention_matches_reference(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "causal_decode");
+    attn_case c = {.B = 2, .Hq = 3, .Hkv = 3, .M = 3, .N = 13, .D = 5, .causal = true,
+                   .scale = 1 / sqrt(5.0)};
+    assert_int_equal(check_attention(fx, c), 0);
+}
+
+static void test_gqa_decode_attention_matches_reference(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "gqa_decode");
+    attn_case c = {.B = 2, .Hq = 8, .Hkv = 2, .M = 1, .N = 13, .D = 5, .causal = true,
+                   .scale = 1 / sqrt(5.0)};
+    assert_int_equal(check_attention(fx, c), 0);
+}
+
+static void test_alibi_decode_attention_matches_reference(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "alibi_decode");
+    double slopes[3];
+    for (int h = 0; h < 3; h++)
+        slopes[h] = pow(2.0, -8.0 * (h + 1) / 3.0);
+    attn_case c = {.B = 2, .Hq = 3, .Hkv = 3, .M = 9, .N = 7, .D = 5, .causal = true,
+                   .slopes = slopes, .scale = 1 / sqrt(5.0)};
+    assert_int_equal(check_attention(fx, c), 2 * 3 * 2);
+}
+
+static void test_softcap_decode_attention_matches_reference(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "softcap_decode");
+    set_param(fx, "cap", 3.0);
+    attn_case c = {.B = 2, .Hq = 4, .Hkv = 1, .M = 2, .N = 13, .D = 5, .causal = true,
+                   .cap = 3.0, .scale = 1 / sqrt(5.0)};
+    assert_int_equal(check_attention(fx, c), 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Row reductions                                                      */
 /* ------------------------------------------------------------------ */
@@ -733,6 +774,66 @@ static void test_tensor_sizes_follow_axes_and_stored_extents(void **state)
     assert_true(interp_tensor_size(p, plan_find_tensor(p, "S"), fx->dims) == SIZE_MAX);
 }
 
+/* Every bundled plan parses, checks and runs at odd sizes without a NaN
+ * in any output (masked rows included: M > N). */
+static void test_every_bundled_plan_runs_without_nan(void **state)
+{
+    (void)state;
+    static const char *const plans[] = {
+        "global", "causal", "causal_decode", "gqa", "gqa_decode", "alibi", "alibi_decode",
+        "softcap", "softcap_decode", "window", "softmax", "logsoftmax", "logsumexp",
+    };
+    static const struct {
+        const char *name;
+        long v;
+    } dims[] = {{"B", 2}, {"H", 3}, {"Hq", 4}, {"Hkv", 2}, {"M", 11}, {"N", 7},
+                {"D", 5}, {"R", 7}, {"C", 13}};
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        void *st;
+        setup(&st);
+        fixture *fx = st;
+        load_plan(fx, plans[i]);
+        for (int d = 0; d < fx->p->ndims; d++) {
+            fx->dims[d] = -1;
+            for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++)
+                if (strcmp(dims[k].name, fx->p->dims[d].name) == 0)
+                    fx->dims[d] = dims[k].v;
+            if (fx->dims[d] < 0)
+                fail_msg("%s: no test extent for dim %s", plans[i], fx->p->dims[d].name);
+        }
+        int nout = 0;
+        for (int t = 0; t < fx->p->ntensors; t++) {
+            const fg_tensor *ts = &fx->p->tensors[t];
+            if (ts->kind == TENSOR_INPUT)
+                random_input(fx, ts->name, 2.0);
+            else if (ts->is_output && ++nout)
+                output(fx, ts->name, NULL);
+        }
+        assert_true(nout > 0);
+        run_ok(fx);
+        for (int t = 0; t < fx->p->ntensors; t++) {
+            if (!fx->out[t])
+                continue;
+            size_t n = interp_tensor_size(fx->p, t, fx->dims);
+            for (size_t k = 0; k < n; k++)
+                if (isnan(fx->out[t][k]))
+                    fail_msg("%s: output %s[%zu] is NaN", plans[i], fx->p->tensors[t].name, k);
+        }
+        teardown(&st);
+    }
+}
+
+static void test_refuses_an_unchecked_plan(void **state)
+{
+    fixture *fx = *state;
+    source_from_string(fx->src, "raw.fp", "plan raw\ndim R\naxis r: R\nY[r] = r\noutput Y: f32\n");
+    diag_init(&fx->d, fx->src, fx->diag_out);
+    assert_int_equal(parse_plan(fx->a, fx->src, &fx->d, &fx->p), 0);
+    fx->dims[0] = 3;
+    assert_int_equal(interp_run(fx->p, &fx->b, &fx->d), -1);
+    assert_non_null(strstr(diag_text(fx), "reference interpreter: plan has not been checked"));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -748,6 +849,10 @@ int main(void)
         T(test_softcap_attention_with_small_cap),
         T(test_window_attention_with_default_window),
         T(test_window_attention_with_window_of_three_keys),
+        T(test_causal_decode_attention_matches_reference),
+        T(test_gqa_decode_attention_matches_reference),
+        T(test_alibi_decode_attention_matches_reference),
+        T(test_softcap_decode_attention_matches_reference),
         T(test_softmax_matches_reference),
         T(test_logsoftmax_matches_reference),
         T(test_logsumexp_matches_reference),
@@ -760,6 +865,8 @@ int main(void)
         T(test_reports_missing_param_value),
         T(test_reports_index_outside_stored_extent),
         T(test_tensor_sizes_follow_axes_and_stored_extents),
+        cmocka_unit_test(test_every_bundled_plan_runs_without_nan),
+        T(test_refuses_an_unchecked_plan),
     };
     return cmocka_run_group_tests_name("interp", tests, NULL, NULL);
 }
