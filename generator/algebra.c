@@ -870,36 +870,50 @@ static fg_expr *product_expr(alg *g, const alg_product *pr, int cls, int which)
  * common complete multiplier are factored out:  (Mx_prev - Mx) * 1.44. */
 static fg_expr *terms_diff(alg *g, const alg_terms *ts)
 {
-    const alg_term *run[64];
+    alg_term run[64];
     int n = 0;
-    bool common = true;
     for (int i = 0; i < ts->n; i++) {
         const alg_term *t = &ts->v[i];
         if (classify(g, t->e, t->ops) != PART_RUNNING)
             continue;
+        /* Like terms combine: exp(S - Mx) * exp(S - Mx) shifts by 2 Mx. */
+        int j = 0;
+        while (j < n && !(expr_equal(run[j].e, t->e) && ops_equal(run[j].ops, t->ops)))
+            j++;
+        if (j < n) {
+            run[j].coef += t->coef;
+            continue;
+        }
         if (n == 64)
             return NULL;
-        if (n && (fabs(t->coef) != fabs(run[0]->coef) || !ops_equal(t->ops, run[0]->ops)))
-            common = false;
-        run[n++] = t;
+        run[n++] = *t;
     }
+    int live = 0;
+    for (int i = 0; i < n; i++)
+        if (run[i].coef != 0)
+            run[live++] = run[i];
+    n = live;
     if (!n)
         return NULL;
+    bool common = true;
+    for (int i = 1; i < n; i++)
+        if (fabs(run[i].coef) != fabs(run[0].coef) || !ops_equal(run[i].ops, run[0].ops))
+            common = false;
     alg_sum s = {0};
     for (int which = VAL_PREV, pass = 0; pass < 2; pass++, which = VAL_NEW) {
         for (int i = 0; i < n; i++) {
-            double k = which == VAL_PREV ? -run[i]->coef : run[i]->coef;
-            fg_expr *x = subst(g, run[i]->e, which);
+            double k = which == VAL_PREV ? -run[i].coef : run[i].coef;
+            fg_expr *x = subst(g, run[i].e, which);
             if (common)
                 sum_push(g, &s, k > 0 ? 1 : -1, x);
             else
-                sum_push(g, &s, k, apply_ops(g, x, run[i]->ops));
+                sum_push(g, &s, k, apply_ops(g, x, run[i].ops));
         }
     }
     fg_expr *d = sum_expr(g, &s);
     if (common) {
-        d = apply_ops(g, d, run[0]->ops);
-        d = scaled(g, fabs(run[0]->coef), d);
+        d = apply_ops(g, d, run[0].ops);
+        d = scaled(g, fabs(run[0].coef), d);
     }
     return d;
 }
@@ -1029,9 +1043,51 @@ typedef struct alg_mixed {
     double pow;
 } alg_mixed;
 
-static void consider_mixed(alg_mixed *best, const fg_expr *src, const fg_expr *base, double pw)
+static bool product_mixed(const alg *g, const alg_product *pr)
 {
-    if (!best->src || expr_size(src) < expr_size(best->src))
+    for (int i = 0; i < pr->nf; i++)
+        if (classify(g, pr->f[i].base, NULL) == PART_MIXED)
+            return true;
+    const alg_terms *lists[2] = {&pr->exps, &pr->exp2s};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < lists[l]->n; i++)
+            if (classify(g, lists[l]->v[i].e, lists[l]->v[i].ops) == PART_MIXED)
+                return true;
+    return false;
+}
+
+static bool terms_mixed(const alg *g, const alg_terms *ts)
+{
+    for (int i = 0; i < ts->n; i++)
+        if (classify(g, ts->v[i].e, ts->v[i].ops) == PART_MIXED)
+            return true;
+    return false;
+}
+
+/* Would this part, taken alone, separate one way or the other?  Then it is
+ * not where the body stops separating (exp(S - Mx) in exp(S - Mx) + 1). */
+static bool separates_alone(alg *g, const fg_expr *src, const fg_expr *base, double pw)
+{
+    alg_product pr = {.coef = 1};
+    if (base && src == base && pw != 1) {
+        /* x * x: a power of x, which separates only as a product. */
+        mul_flatten(g, base, 1, &pr);
+        return !product_mixed(g, &pr);
+    }
+    mul_flatten(g, src, 1, &pr);
+    if (!product_mixed(g, &pr))
+        return true;
+    alg_terms ts = {0};
+    add_flatten(g, src, 1, NULL, NULL, &ts);
+    return !terms_mixed(g, &ts);
+}
+
+static void consider_mixed(alg *g, alg_mixed *best, const fg_expr *src, const fg_expr *base,
+                           double pw)
+{
+    if (best->src && expr_size(src) >= expr_size(best->src))
+        return;
+    if (!separates_alone(g, src, base, pw))
         *best = (alg_mixed){src, base, pw};
 }
 
@@ -1040,12 +1096,12 @@ static alg_mixed smallest_mixed(alg *g, const alg_product *pr, const alg_terms *
     alg_mixed best = {NULL, NULL, 1};
     for (int i = 0; i < pr->nf; i++)
         if (classify(g, pr->f[i].base, NULL) == PART_MIXED)
-            consider_mixed(&best, pr->f[i].src, pr->f[i].base, pr->f[i].pow);
+            consider_mixed(g, &best, pr->f[i].src, pr->f[i].base, pr->f[i].pow);
     const alg_terms *lists[3] = {&pr->exps, &pr->exp2s, ts};
     for (int l = 0; l < 3; l++)
         for (int i = 0; i < lists[l]->n; i++)
             if (classify(g, lists[l]->v[i].e, lists[l]->v[i].ops) == PART_MIXED)
-                consider_mixed(&best, lists[l]->v[i].src, NULL, 1);
+                consider_mixed(g, &best, lists[l]->v[i].src, NULL, 1);
     return best;
 }
 
@@ -1345,15 +1401,8 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     /* A product F(c) * G(r): t rescales by G(r') / G(r). */
     alg_product pr = {.coef = 1};
     mul_flatten(&g, body, 1, &pr);
-    bool pr_mixed = false;
-    for (int i = 0; i < pr.nf; i++)
-        pr_mixed |= classify(&g, pr.f[i].base, NULL) == PART_MIXED;
-    for (int i = 0; i < pr.exps.n; i++)
-        pr_mixed |= classify(&g, pr.exps.v[i].e, pr.exps.v[i].ops) == PART_MIXED;
-    for (int i = 0; i < pr.exp2s.n; i++)
-        pr_mixed |= classify(&g, pr.exp2s.v[i].e, pr.exp2s.v[i].ops) == PART_MIXED;
     const fg_expr *bad_sign = NULL;
-    if (!pr_mixed && product_has_running(&g, &pr)) {
+    if (!product_mixed(&g, &pr) && product_has_running(&g, &pr)) {
         fg_expr *factor = product_ratio(&g, &pr);
         fg_expr *run = product_expr(&g, &pr, PART_RUNNING, VAL_NEW);
         if (op == R_SUM || nonneg(p, factor, 0)) {
@@ -1372,12 +1421,9 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     /* A sum F(c) + G(r): t shifts by G(r') - G(r). */
     alg_terms ts = {0};
     add_flatten(&g, body, 1, NULL, NULL, &ts);
-    bool ts_mixed = false, ts_running = false;
-    for (int i = 0; i < ts.n; i++) {
-        int cls = classify(&g, ts.v[i].e, ts.v[i].ops);
-        ts_mixed |= cls == PART_MIXED;
-        ts_running |= cls == PART_RUNNING;
-    }
+    bool ts_mixed = terms_mixed(&g, &ts), ts_running = false;
+    for (int i = 0; i < ts.n; i++)
+        ts_running |= classify(&g, ts.v[i].e, ts.v[i].ops) == PART_RUNNING;
     const char *producer = tensor_name(p, lowest_bit(prod));
     const char *noun = running_noun(p, lowest_bit(prod));
     if (!ts_mixed && ts_running) {
@@ -1412,7 +1458,9 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     }
 
     alg_mixed mx = smallest_mixed(&g, &pr, &ts);
-    const fg_expr *mixed = mx.src ? mx.src : body;
+    if (!mx.src)
+        mx = (alg_mixed){body, NULL, 1};
+    const fg_expr *mixed = mx.src;
     uint64_t mixed_reads = reads(&g, mixed);
     int r = lowest_bit(mixed_reads ? mixed_reads : prod);
     producer = tensor_name(p, r);

@@ -618,6 +618,65 @@ static void test_per_row_complete_value_may_join_the_factor(void **state)
     assert_near(eval_at(c.factor, &pt), exp(-3.0), 1e-16);
 }
 
+static void test_powers_and_like_terms_combine(void **state)
+{
+    fixture *f = *state;
+    point pt = {0};
+    pt.prev[TMX] = 0.5;
+    pt.tensor[TMX] = 2;
+    pt.prev[TL] = 4;
+    pt.tensor[TL] = 9;
+    /* exp(S - Mx) * exp(S - Mx): the two -Mx terms combine. */
+    fg_expr *sq = bin(f, E_MUL, exp_of_diff(f, TS, TMX), exp_of_diff(f, TS, TMX));
+    fg_correction c = derive_ok(f, sq, R_SUM, BIT(TMX), TL);
+    assert_string_equal(str(f, c.factor), "exp((Mx_prev - Mx) * 2)");
+    assert_near(eval_at(c.factor, &pt), exp(-3.0), 1e-16);
+    /* sqrt(exp(S - Mx)): a power of an exp is an exp of a multiple. */
+    fg_expr *root = call1(f, F_SQRT, exp_of_diff(f, TS, TMX));
+    c = derive_ok(f, root, R_SUM, BIT(TMX), TL);
+    assert_string_equal(str(f, c.factor), "exp((Mx_prev - Mx) * 0.5)");
+    assert_near(eval_at(c.factor, &pt), exp(-0.75), 1e-16);
+    /* S * rsqrt(L) under sum: (L / L_prev) ^ -0.5. */
+    fg_expr *norm = bin(f, E_MUL, tn(f, TS), call1(f, F_RSQRT, tn(f, TL)));
+    c = derive_ok(f, norm, R_SUM, BIT(TL), TR);
+    assert_int_equal(c.kind, CORR_SCALE);
+    assert_string_equal(str(f, c.factor), "sqrt(L_prev) / sqrt(L)");
+    assert_near(eval_at(c.factor, &pt), 2.0 / 3.0, 1e-16);
+    /* exp(S) / exp(Mx) is exp(S - Mx). */
+    fg_expr *ratio = bin(f, E_DIV, call1(f, F_EXP, tn(f, TS)), call1(f, F_EXP, tn(f, TMX)));
+    c = derive_ok(f, ratio, R_MAX, BIT(TMX), TR);
+    assert_string_equal(str(f, c.factor), "exp(Mx_prev - Mx)");
+    /* -exp(S - Mx) under max: a negative constant stays with S. */
+    c = derive_ok(f, expr_unary(f->a, E_NEG, exp_of_diff(f, TS, TMX)), R_MAX, BIT(TMX), TR);
+    assert_int_equal(c.kind, CORR_SCALE);
+    assert_string_equal(c.why, "-exp(S - Mx) separates into -exp(S) * exp(-Mx); under max the "
+                               "factor exp(-Mx) rescales by exp(Mx_prev - Mx)");
+}
+
+static void test_masked_max_of_difference_shifts(void **state)
+{
+    fixture *f = *state;
+    fg_expr *ninf = expr_unary(f->a, E_NEG, expr_new(f->a, E_INF, (fg_loc){0, 0}, 0));
+    fg_expr *cond = bin(f, E_LE, axis_ref(f, AX_N), axis_ref(f, AX_M));
+    fg_expr *body = where(f, cond, bin(f, E_SUB, tn(f, TS), tn(f, TMX)), ninf);
+    fg_correction c = derive_ok(f, body, R_MAX, BIT(TMX), TR);
+    assert_int_equal(c.kind, CORR_SHIFT);
+    assert_string_equal(str(f, c.factor), "Mx_prev - Mx");
+    assert_string_equal(c.why, "where(n <= m, S - Mx, -inf) separates into where(n <= m, S, "
+                               "-inf) + -Mx; under max the term -Mx shifts by Mx_prev - Mx");
+}
+
+static void test_reject_names_the_whole_sum_when_its_parts_separate(void **state)
+{
+    fixture *f = *state;
+    /* exp(S - Mx) separates alone; exp(S - Mx) + 1 does not. */
+    fg_expr *body = bin(f, E_ADD, exp_of_diff(f, TS, TMX), num(f, 1));
+    derive_fails(f, body, R_SUM, BIT(TMX), TR,
+                 "t.fp:4:1: error: cannot fuse 'R' over 'n': its body reads the running "
+                 "maximum 'Mx' inside 'exp(S - Mx) + 1', which does not separate into a "
+                 "factor or a term of 'Mx' alone");
+}
+
 /* ---- rejections ---- */
 
 static void test_reject_square_of_difference_with_max(void **state)
@@ -723,7 +782,7 @@ static void test_reject_running_value_times_a_varying_value(void **state)
         call1(f, F_EXP, bin(f, E_SUB, tn(f, TS), bin(f, E_MUL, tn(f, TMX), tn(f, TV))));
     derive_fails(f, body, R_SUM, BIT(TMX), TR,
                  "t.fp:4:1: error: cannot fuse 'R' over 'n': its body reads the running "
-                 "maximum 'Mx' inside 'Mx * V', which does not separate into a factor "
+                 "maximum 'Mx' inside 'exp(S - Mx * V)', which does not separate into a factor "
                  "or a term of 'Mx' alone");
 }
 
@@ -922,6 +981,9 @@ int main(void)
         T(test_max_under_nonnegative_scale),
         T(test_no_running_value_needs_no_correction),
         T(test_per_row_complete_value_may_join_the_factor),
+        T(test_powers_and_like_terms_combine),
+        T(test_masked_max_of_difference_shifts),
+        T(test_reject_names_the_whole_sum_when_its_parts_separate),
         T(test_reject_square_of_difference_with_max),
         T(test_reject_tanh_of_difference),
         T(test_reject_possibly_negative_scale_under_max),
