@@ -630,14 +630,22 @@ void dump_fused(FILE *f, const fg_fused *fz);
 typedef struct fg_interp_binding {
     long *dims;        /* per plan dim */
     double *params;    /* per scalar param (NAN = use default) */
-    double **param_vectors; /* per param: for param NAME[AXIS] without default */
+    double **param_vectors; /* per param NAME[AXIS]: values over AXIS, or NULL
+                               (then its default at each index); may be NULL */
     double **inputs;   /* per tensor (inputs only): dense, row-major over the
                           stored extents, in declared index order */
     double **outputs;  /* per tensor (outputs only): dense over its axes;
-                          allocated by the caller (interp_output_size) */
+                          allocated by the caller (interp_tensor_size) */
 } fg_interp_binding;
 
+/* Elements of tensor `tensor` at these dims: inputs over their stored
+ * extents, statements over their axes.  0 for a tensor index out of range,
+ * SIZE_MAX when a dim is negative or the count overflows. */
 size_t interp_tensor_size(const fg_plan *p, int tensor, const long *dims);
+/* Evaluates a checked plan and writes its outputs (the masked-row rules of
+ * docs/plan-language.md apply).  Returns 0, or -1 after reporting through d
+ * (missing data, an index outside a stored extent, intermediates over
+ * 2 GiB). */
 int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d);
 
 /* ------------------------------------------------------------------ */
