@@ -17,6 +17,7 @@
 #include "fusegen.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,11 +38,18 @@ typedef struct interp {
 } interp;
 
 /* Reports the first error of a run only: later ones are consequences. */
-static double fail_at(interp *it, fg_loc loc, const char *what, const char *name)
+static double fail_at(interp *it, fg_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static double fail_at(interp *it, fg_loc loc, const char *fmt, ...)
 {
-    if (!it->failed)
-        diag_error(it->d, loc, "reference interpreter: %s%s%s%s", what, name ? " '" : "",
-                   name ? name : "", name ? "'" : "");
+    if (!it->failed) {
+        char msg[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        diag_error(it->d, loc, "reference interpreter: %s", msg);
+    }
     it->failed = true;
     return NAN;
 }
@@ -136,14 +144,16 @@ static bool reads_only_reductions(const fg_plan *p, const fg_expr *e, bool *foun
 
 static double eval(interp *it, const fg_expr *e);
 
-/* An int-valued expression (an index): the value must be integral. */
-static bool eval_index(interp *it, const fg_expr *e, long extent, long *out)
+/* Position k of a read of `name`: an int value inside [0, extent). */
+static bool eval_index(interp *it, const fg_expr *e, const char *name, int k, long extent,
+                       long *out)
 {
     double v = eval(it, e);
     if (it->failed)
         return false;
     if (v != floor(v) || v < 0 || v >= (double)extent) {
-        fail_at(it, e->loc, "index out of the tensor's extent", NULL);
+        fail_at(it, e->loc, "index %d of '%s' is %g, outside its extent %ld", k + 1, name, v,
+                extent);
         return false;
     }
     *out = (long)v;
@@ -161,7 +171,7 @@ static double eval_tensor(interp *it, const fg_expr *e)
     size_t off = 0;
     for (int k = 0; k < rank; k++) {
         long ext = tensor_extent(p, t, k, dims), i;
-        if (!eval_index(it, e->args[k], ext, &i))
+        if (!eval_index(it, e->args[k], t->name, k, ext, &i))
             return NAN;
         off = off * (size_t)ext + (size_t)i;
     }
@@ -182,7 +192,7 @@ static double eval_param(interp *it, const fg_expr *e)
         return it->scalar[e->ref];
     long i, ext = axis_extent(it->p, it->b->dims, pa->index_axis);
     if (e->nargs == 1) {
-        if (!eval_index(it, e->args[0], ext, &i))
+        if (!eval_index(it, e->args[0], pa->name, 0, ext, &i))
             return NAN;
     } else if (it->bound & (1u << pa->index_axis)) {
         i = it->idx[pa->index_axis];
@@ -255,7 +265,7 @@ static double eval_div(interp *it, const fg_expr *e)
     double y = eval(it, e->args[1]);
     if (e->args[0]->type == T_INT && e->args[1]->type == T_INT) {
         if (y == 0)
-            return fail_at(it, e->loc, "integer division by zero", NULL);
+            return fail_at(it, e->loc, "integer division by zero");
         return (double)((long long)x / (long long)y); /* truncates, as in C */
     }
     if (y == 0) {
@@ -323,14 +333,15 @@ static void bind_params(interp *it)
             double v = b->params ? b->params[i] : NAN;
             if (isnan(v)) {
                 if (!pa->deflt) {
-                    fail_at(it, pa->loc, "no value given for parameter", pa->name);
+                    fail_at(it, pa->loc, "no value given for parameter '%s'", pa->name);
                     return;
                 }
                 it->bound = 0;
                 v = eval(it, pa->deflt);
             }
             if (pa->dtype == DT_INT && v != floor(v)) {
-                fail_at(it, pa->loc, "non-integral value given for int parameter", pa->name);
+                fail_at(it, pa->loc, "int parameter '%s' given a non-integral value %g",
+                        pa->name, v);
                 return;
             }
             it->scalar[i] = v;
@@ -339,12 +350,12 @@ static void bind_params(interp *it)
         long ext = axis_extent(p, b->dims, pa->index_axis);
         it->vec[i] = calloc((size_t)(ext > 0 ? ext : 1), sizeof(double));
         if (!it->vec[i]) {
-            fail_at(it, pa->loc, "out of memory for parameter", pa->name);
+            fail_at(it, pa->loc, "out of memory for parameter '%s'", pa->name);
             return;
         }
         const double *given = b->param_vectors ? b->param_vectors[i] : NULL;
         if (!given && !pa->deflt) {
-            fail_at(it, pa->loc, "no values given for parameter", pa->name);
+            fail_at(it, pa->loc, "no values given for parameter '%s'", pa->name);
             return;
         }
         for (long j = 0; j < ext; j++) {
@@ -408,12 +419,13 @@ static void check_binding(interp *it)
         return;
     }
     if (!b || !b->dims) {
-        fail_at(it, p->name_loc, "no dims bound for plan", p->name);
+        fail_at(it, p->name_loc, "no dims bound for plan '%s'", p->name);
         return;
     }
     for (int i = 0; i < p->ndims; i++)
         if (b->dims[i] < 0) {
-            fail_at(it, p->dims[i].loc, "negative extent for dim", p->dims[i].name);
+            fail_at(it, p->dims[i].loc, "dim '%s' is negative (%ld)", p->dims[i].name,
+                    b->dims[i]);
             return;
         }
     size_t bytes = 0;
@@ -421,27 +433,25 @@ static void check_binding(interp *it)
         const fg_tensor *t = &p->tensors[ti];
         size_t n = interp_tensor_size(p, ti, b->dims);
         if (n == SIZE_MAX) {
-            fail_at(it, t->loc, "extents overflow for tensor", t->name);
+            fail_at(it, t->loc, "the extents of '%s' overflow", t->name);
             return;
         }
         if (t->kind == TENSOR_INPUT) {
             if (n && (!b->inputs || !b->inputs[ti])) {
-                fail_at(it, t->loc, "no data bound for input", t->name);
+                fail_at(it, t->loc, "no data bound for input '%s'", t->name);
                 return;
             }
             continue;
         }
         if (t->is_output && n && (!b->outputs || !b->outputs[ti])) {
-            fail_at(it, t->loc, "no buffer bound for output", t->name);
+            fail_at(it, t->loc, "no buffer bound for output '%s'", t->name);
             return;
         }
         if (n > (INTERP_MAX_BYTES - bytes) / sizeof(double)) {
-            if (!it->failed)
-                diag_error(it->d, p->name_loc,
-                           "reference interpreter: the intermediates of plan '%s' need more "
-                           "than %zu bytes at these extents (first over at '%s')",
-                           p->name, INTERP_MAX_BYTES, t->name);
-            it->failed = true;
+            fail_at(it, p->name_loc,
+                    "the intermediates of plan '%s' need more than %zu bytes at these "
+                    "extents (first over at '%s')",
+                    p->name, INTERP_MAX_BYTES, t->name);
             return;
         }
         bytes += n * sizeof(double);
@@ -463,7 +473,7 @@ int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d)
     it.vec = calloc((size_t)np, sizeof(double *));
     it.buf = calloc((size_t)nt, sizeof(double *));
     if (!it.scalar || !it.vec || !it.buf)
-        fail_at(&it, p->name_loc, "out of memory for plan", p->name);
+        fail_at(&it, p->name_loc, "out of memory for plan '%s'", p->name);
     if (!it.failed)
         bind_params(&it);
     for (int k = 0; k < p->norder && !it.failed; k++) {
@@ -471,7 +481,8 @@ int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d)
         size_t n = interp_tensor_size(p, ti, b->dims);
         it.buf[ti] = malloc((n ? n : 1) * sizeof(double));
         if (!it.buf[ti]) {
-            fail_at(&it, p->tensors[ti].loc, "out of memory for tensor", p->tensors[ti].name);
+            fail_at(&it, p->tensors[ti].loc, "out of memory for tensor '%s'",
+                    p->tensors[ti].name);
             break;
         }
         eval_statement(&it, ti, it.buf[ti]);

@@ -371,7 +371,8 @@ static void test_check_tensor_rejects_wrong_dtype(void **state)
     fx->t.dtype = FG_F32;
     unsigned mask = FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16);
     assert_int_equal(fg_check_tensor(&fx->t, "Q", 4, mask, 0), FG_ERR_DTYPE);
-    assert_string_equal(fg_last_error(), "Q: element type f32 not supported (accepted: bf16, fp16)");
+    assert_string_equal(fg_last_error(),
+                        "Q: element type f32 not supported (accepted: bf16, fp16)");
     fx->t.dtype = (fg_dtype)7;
     assert_int_equal(fg_check_tensor(&fx->t, "Q", 4, FG_DTYPES_ALL, 0), FG_ERR_DTYPE);
     assert_string_equal(fg_last_error(),
