@@ -148,6 +148,26 @@ static void assign_roles(fuser *fu)
     }
 }
 
+/* The first running value e reads, directly or through the statements it
+ * reads that depend on running values; -1 if none. */
+static int first_running_read(const fuser *fu, const fg_expr *e, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return -1;
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < fu->p->ntensors) {
+        if (fu->fz->role[e->ref] == ROLE_RUNNING)
+            return e->ref;
+        if (fu->dep_running[e->ref])
+            return first_running_read(fu, fu->p->tensors[e->ref].rhs, depth + 1);
+    }
+    for (int i = 0; i < e->nargs; i++) {
+        int r = first_running_read(fu, e->args[i], depth + 1);
+        if (r >= 0)
+            return r;
+    }
+    return -1;
+}
+
 /* The plan shapes fusion cannot take; located errors, several per run. */
 static int check_shapes(fuser *fu)
 {
@@ -174,11 +194,12 @@ static int check_shapes(fuser *fu)
             errors++;
         }
         if (fz->role[t] == ROLE_TILE && fu->dep_running[t] && ts->is_output) {
+            int r = first_running_read(fu, ts->rhs, 0);
             diag_error(fu->d, ts->output_loc.line ? ts->output_loc : ts->loc,
-                       "cannot fuse output '%s': it carries '%s' and reads running values "
-                       "that are final only after the last tile, but it also feeds a running "
-                       "reduction; compute the output in a statement of its own",
-                       ts->name, axis_name(p, fu->axis));
+                       "cannot fuse output '%s': it carries '%s' and reads the running value "
+                       "'%s' before the last tile, because it also feeds a running reduction; "
+                       "compute the output in a statement of its own",
+                       ts->name, axis_name(p, fu->axis), r >= 0 ? p->tensors[r].name : "?");
             errors++;
         }
         if (fz->role[t] == ROLE_RUNNING && ts->cls == CLASS_CONTRACTION) {
@@ -441,9 +462,12 @@ static void dump_running(FILE *f, const fg_fused *fz, const fg_running *r, fg_ar
         return;
     }
     const fg_tensor *o = &p->tensors[r->corr.origin];
-    fprintf(f, "\n      # correction from %s = %s, line %d: %s; ", o->name,
-            expr_to_string(a, p, o == t ? t->body : o->rhs), o->loc.line,
-            r->corr.why ? r->corr.why : "");
+    if (o == t)
+        fprintf(f, "\n      # correction from the body %s, line %d: %s; ",
+                expr_to_string(a, p, t->body), t->loc.line, r->corr.why ? r->corr.why : "");
+    else
+        fprintf(f, "\n      # correction from %s = %s, line %d: %s; ", o->name,
+                expr_to_string(a, p, o->rhs), o->loc.line, r->corr.why ? r->corr.why : "");
     if (!r->corr.verified)
         fputs("not verified numerically\n", f);
     else if (r->corr.max_rel_err < 1e-12)
@@ -460,11 +484,13 @@ static void dump_combine(FILE *f, const fg_fused *fz, fg_arena *a)
         const fg_running *r = &fz->running[k];
         const char *name = p->tensors[r->tensor].name;
         const char *verb = r->op == R_SUM ? "sum" : fg_reduce_names[r->op];
-        fprintf(f, "  %s = %s over s of %s_s", name, verb, name);
+        if (r->corr.kind == CORR_SHIFT)
+            fprintf(f, "  %s = %s over s of (%s_s + %s)", name, verb, name,
+                    expr_to_string(a, p, split_names(a, p, r->corr.factor)));
+        else
+            fprintf(f, "  %s = %s over s of %s_s", name, verb, name);
         if (r->corr.kind == CORR_SCALE)
             fprintf(f, " * %s", expr_to_string(a, p, split_names(a, p, r->corr.factor)));
-        else if (r->corr.kind == CORR_SHIFT)
-            fprintf(f, " + %s", expr_to_string(a, p, split_names(a, p, r->corr.factor)));
         fputc('\n', f);
     }
 }
@@ -509,6 +535,8 @@ void dump_fused(FILE *f, const fg_fused *fz)
     fprintf(f, "per tile of %s:\n", axis_name(p, fz->axis));
     for (int i = 0; i < fz->ntile; i++)
         dump_statement(f, fz, fz->tile[i], a);
+    if (fz->ntile == 0)
+        fputs("  (no statements: the running bodies read the inputs)\n", f);
     fputs("running state per row ", f);
     dump_axes(f, p, fz->row_axes);
     fputs(":\n", f);

@@ -7,3 +7,32 @@ tests_test_masks_SOURCES = tests/test_masks.c
 tests_test_masks_CFLAGS = $(FG_TEST_CFLAGS)
 tests_test_masks_CPPFLAGS = -I$(srcdir)/generator
 tests_test_masks_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
+
+CMOCKA_TESTS += tests/test_fuse
+tests_test_fuse_SOURCES = tests/test_fuse.c
+tests_test_fuse_CFLAGS = $(FG_TEST_CFLAGS)
+tests_test_fuse_CPPFLAGS = -I$(srcdir)/generator
+tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
+
+# Data the fusion test reads through $srcdir (besides plans/, distributed by
+# plans/local.mk): the test-only plans, the golden --dump=fused of each, and the rejected plans
+# with their exact messages (tests/run-bad.sh also runs the latter).
+EXTRA_DIST += \
+	tests/plans/fa1.fp tests/plans/maxshift.fp tests/plans/prefix_lm.fp \
+	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
+	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
+	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
+	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
+	tests/golden/fused/logsoftmax.txt tests/golden/fused/logsumexp.txt \
+	tests/golden/fused/maxshift.txt tests/golden/fused/prefix_lm.txt \
+	tests/golden/fused/softcap.txt tests/golden/fused/softcap_decode.txt \
+	tests/golden/fused/softmax.txt tests/golden/fused/window.txt \
+	tests/bad/fuse-contraction-inputs.fp tests/bad/fuse-contraction-inputs.err \
+	tests/bad/fuse-max-product.fp tests/bad/fuse-max-product.err \
+	tests/bad/fuse-shift-sum.fp tests/bad/fuse-shift-sum.err \
+	tests/bad/fuse-square.fp tests/bad/fuse-square.err \
+	tests/bad/fuse-stale-output.fp tests/bad/fuse-stale-output.err \
+	tests/bad/fuse-tanh.fp tests/bad/fuse-tanh.err \
+	tests/bad/fuse-two-axes.fp tests/bad/fuse-two-axes.err \
+	tests/bad/fuse-welford.fp tests/bad/fuse-welford.err \
+	$(NULL)

@@ -1,0 +1,573 @@
+/* test_fuse.c - the fused schedule: roles, running order, the derived
+ * corrections as printed, golden --dump=fused for every plan, the rejected
+ * plans' exact messages, and the corrections put to work: a simulation of
+ * the rolling walk over key tiles and of the split combine, driven only by
+ * the fused schedule, against a direct two-pass evaluation of each running
+ * reduction.
+ *
+ * FG_UPDATE_GOLDEN=1 rewrites tests/golden/fused/<plan>.txt and
+ * tests/bad/fuse-*.err; read them before committing. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "fusegen.h"
+
+typedef struct fixture {
+    fg_arena *a;
+    char *diag_text;
+    size_t diag_len;
+    fg_plan *plan;
+    fg_fused *fz;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->a = arena_create();
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    arena_destroy(f->a);
+    free(f->diag_text);
+    free(f);
+    return 0;
+}
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static bool updating(void)
+{
+    const char *u = getenv("FG_UPDATE_GOLDEN");
+    return u && strcmp(u, "1") == 0;
+}
+
+/* Parse, check and fuse the file at path, naming it `name` in messages;
+ * the diagnostics land in f->diag_text.  Returns fuse_plan's status, or -2
+ * when the plan fails before fusion. */
+static int load_named(fixture *f, const char *path, const char *name)
+{
+    free(f->diag_text);
+    f->diag_text = NULL;
+    FILE *out = open_memstream(&f->diag_text, &f->diag_len);
+    assert_non_null(out);
+    fg_diag d;
+    diag_init(&d, NULL, out);
+    fg_source *src = ARENA_NEW(f->a, fg_source);
+    int rc = -2;
+    if (source_read(f->a, path, src, &d) == 0) {
+        src->name = name;
+        diag_init(&d, src, out);
+        if (parse_plan(f->a, src, &d, &f->plan) == 0 && check_plan(f->plan, &d) == 0)
+            rc = fuse_plan(f->a, f->plan, &d, &f->fz);
+    }
+    fclose(out);
+    return rc;
+}
+
+static void load(fixture *f, const char *rel)
+{
+    const char *path = arena_printf(f->a, "%s/%s", srcdir(), rel);
+    int rc = load_named(f, path, rel);
+    if (rc != 0)
+        fail_msg("%s: fuse failed (%d):\n%s", rel, rc, f->diag_text);
+    assert_string_equal(f->diag_text, "");
+}
+
+static int tensor(const fixture *f, const char *name)
+{
+    int t = plan_find_tensor(f->plan, name);
+    if (t < 0)
+        fail_msg("no tensor %s", name);
+    return t;
+}
+
+static const fg_running *running(const fixture *f, const char *name)
+{
+    int t = tensor(f, name);
+    for (int k = 0; k < f->fz->nrunning; k++)
+        if (f->fz->running[k].tensor == t)
+            return &f->fz->running[k];
+    fail_msg("%s is not running state", name);
+    return NULL;
+}
+
+static const char *factor(fixture *f, const char *name)
+{
+    const fg_running *r = running(f, name);
+    return r->corr.factor ? expr_to_string(f->a, f->plan, r->corr.factor) : "(none)";
+}
+
+static uint64_t bits(const fixture *f, const char *a, const char *b)
+{
+    uint64_t v = (uint64_t)1 << tensor(f, a);
+    if (b)
+        v |= (uint64_t)1 << tensor(f, b);
+    return v;
+}
+
+/* ---- simulation of the fused schedule ----------------------------- */
+
+#define SIM_MAX_KEYS 64
+#define SIM_MAX_T 128
+
+/* Each tensor read that is not running state is a random value per key,
+ * the same wherever it is read; running reads give the current value of
+ * the state, E_PREV its value before the current tile or, when combining
+ * splits, the split's partial value. */
+typedef struct sim {
+    const fg_plan *p;
+    double val[SIM_MAX_T][SIM_MAX_KEYS];
+    double cur[SIM_MAX_T], prev[SIM_MAX_T];
+    int key;
+} sim;
+
+static double sim_leaf(void *ctx, const fg_expr *e)
+{
+    sim *s = ctx;
+    switch (e->kind) {
+    case E_TENSOR:
+        if (!isnan(s->cur[e->ref]))
+            return s->cur[e->ref]; /* running state */
+        if (s->key < 0)
+            fail_msg("sim: %s read outside a key", s->p->tensors[e->ref].name);
+        return s->val[e->ref][s->key];
+    case E_PREV: return s->prev[e->ref];
+    case E_DIM: return 64;
+    case E_PARAM: return 0.75;
+    case E_AXIS: return s->key;
+    default: fail_msg("sim: leaf %s", fg_expr_kind_names[e->kind]);
+    }
+    return 0;
+}
+
+static double combine(fg_reduce_op op, double x, double y)
+{
+    return op == R_SUM ? x + y : op == R_MAX ? fmax(x, y) : fmin(x, y);
+}
+
+static double body_at(sim *s, const fg_running *r, int key)
+{
+    fg_eval_env env = {sim_leaf, s};
+    s->key = key;
+    double v = expr_eval(r->body_inlined, &env);
+    s->key = -1;
+    return v;
+}
+
+static double correct(sim *s, const fg_running *r, double acc)
+{
+    fg_eval_env env = {sim_leaf, s};
+    if (r->corr.kind == CORR_SCALE)
+        return acc * expr_eval(r->corr.factor, &env);
+    if (r->corr.kind == CORR_SHIFT)
+        return acc + expr_eval(r->corr.factor, &env);
+    return acc;
+}
+
+static void sim_init(sim *s, const fg_fused *fz, unsigned seed)
+{
+    memset(s, 0, sizeof *s);
+    s->p = fz->plan;
+    s->key = -1;
+    assert_true(fz->plan->ntensors <= SIM_MAX_T);
+    srand(seed);
+    for (int t = 0; t < SIM_MAX_T; t++) {
+        s->cur[t] = NAN; /* not running: read per key */
+        for (int k = 0; k < SIM_MAX_KEYS; k++)
+            s->val[t][k] = 4.0 * rand() / RAND_MAX - 2.0;
+    }
+}
+
+/* The running state of keys [k0, k1) walked in tiles of tw keys, with the
+ * corrections applied before each tile; result in out[tensor]. */
+static void sim_rolling(sim *s, const fg_fused *fz, int k0, int k1, int tw, double *out)
+{
+    for (int i = 0; i < fz->nrunning; i++)
+        s->cur[fz->running[i].tensor] = fz->running[i].identity;
+    for (int t0 = k0; t0 < k1; t0 += tw) {
+        int t1 = t0 + tw < k1 ? t0 + tw : k1;
+        for (int i = 0; i < fz->nrunning; i++)
+            s->prev[fz->running[i].tensor] = s->cur[fz->running[i].tensor];
+        for (int i = 0; i < fz->nrunning; i++) {
+            const fg_running *r = &fz->running[i];
+            /* producers (earlier in order) already hold their new values */
+            double acc = correct(s, r, s->prev[r->tensor]);
+            for (int k = t0; k < t1; k++)
+                acc = combine(r->op, acc, body_at(s, r, k));
+            s->cur[r->tensor] = acc;
+        }
+    }
+    for (int i = 0; i < fz->nrunning; i++)
+        out[fz->running[i].tensor] = s->cur[fz->running[i].tensor];
+}
+
+/* Direct: each reduction over all keys with its producers' final values. */
+static void sim_direct(sim *s, const fg_fused *fz, int nkeys, double *out)
+{
+    for (int i = 0; i < fz->nrunning; i++) {
+        const fg_running *r = &fz->running[i];
+        double acc = r->identity;
+        for (int k = 0; k < nkeys; k++)
+            acc = combine(r->op, acc, body_at(s, r, k));
+        s->cur[r->tensor] = acc;
+        out[r->tensor] = acc;
+    }
+}
+
+/* Splits walked separately, then merged in running order: R = (+)_s h(R_s)
+ * with E_PREV = the split's partial producers, E_TENSOR = the combined. */
+static void sim_split(sim *s, const fg_fused *fz, int nkeys, int nsplits, int tw, double *out)
+{
+    static double part[8][SIM_MAX_T];
+    assert_true(nsplits <= 8);
+    for (int sp = 0; sp < nsplits; sp++) {
+        int k0 = nkeys * sp / nsplits, k1 = nkeys * (sp + 1) / nsplits;
+        sim_rolling(s, fz, k0, k1, tw, part[sp]);
+    }
+    for (int i = 0; i < fz->nrunning; i++) {
+        const fg_running *r = &fz->running[i];
+        double acc = r->identity;
+        for (int sp = 0; sp < nsplits; sp++) {
+            for (int j = 0; j < fz->nrunning; j++)
+                s->prev[fz->running[j].tensor] = part[sp][fz->running[j].tensor];
+            acc = combine(r->op, acc, correct(s, r, part[sp][r->tensor]));
+        }
+        s->cur[r->tensor] = acc; /* the combined value, for later states */
+        out[r->tensor] = acc;
+    }
+}
+
+static void check_simulation(fixture *f, const char *rel)
+{
+    load(f, rel);
+    const fg_fused *fz = f->fz;
+    assert_true(fz->nrunning > 0);
+    static const int keys[] = {37, 1, 23, 61};
+    static const int tiles[] = {8, 5, 16, 7};
+    for (int c = 0; c < 4; c++) {
+        sim s;
+        double want[SIM_MAX_T], got[SIM_MAX_T], split[SIM_MAX_T];
+        sim_init(&s, fz, 1000u + (unsigned)c);
+        sim_direct(&s, fz, keys[c], want);
+        sim_init(&s, fz, 1000u + (unsigned)c);
+        sim_rolling(&s, fz, 0, keys[c], tiles[c], got);
+        sim_init(&s, fz, 1000u + (unsigned)c);
+        sim_split(&s, fz, keys[c], keys[c] < 3 ? 1 : 3, tiles[c], split);
+        for (int i = 0; i < fz->nrunning; i++) {
+            int t = fz->running[i].tensor;
+            double tol = 1e-9 * fmax(1.0, fabs(want[t]));
+            if (!(fabs(got[t] - want[t]) <= tol) || !(fabs(split[t] - want[t]) <= tol))
+                fail_msg("%s: %s over %d keys in tiles of %d: rolling %.17g, split %.17g, "
+                         "direct %.17g",
+                         rel, f->plan->tensors[t].name, keys[c], tiles[c], got[t], split[t],
+                         want[t]);
+        }
+    }
+}
+
+/* ---- golden text ------------------------------------------------------ */
+
+static char *read_text(fg_arena *a, const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = arena_alloc(a, (size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, fp);
+    s[got] = '\0';
+    fclose(fp);
+    return s;
+}
+
+static void compare_golden(fixture *f, const char *golden, const char *text)
+{
+    if (updating()) {
+        FILE *fp = fopen(golden, "wb");
+        assert_non_null(fp);
+        fputs(text, fp);
+        fclose(fp);
+        return;
+    }
+    char *want = read_text(f->a, golden);
+    if (!want)
+        fail_msg("missing golden %s (FG_UPDATE_GOLDEN=1 writes it)", golden);
+    if (strcmp(want, text) != 0)
+        fail_msg("%s differs; got:\n%s", golden, text);
+}
+
+static char *dump_text(fixture *f)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    dump_fused(out, f->fz);
+    fclose(out);
+    char *copy = arena_strdup(f->a, text);
+    free(text);
+    return copy;
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The files in dir with the prefix and suffix, sorted. */
+static int list_files(fg_arena *a, const char *dir, const char *prefix, const char *suffix,
+                      char **names, int max)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        fail_msg("cannot open %s", dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        size_t len = strlen(de->d_name), pl = strlen(prefix), sl = strlen(suffix);
+        if (len > pl + sl && strncmp(de->d_name, prefix, pl) == 0 &&
+            strcmp(de->d_name + len - sl, suffix) == 0 && n < max)
+            names[n++] = arena_strndup(a, de->d_name, len - sl);
+    }
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof *names, name_cmp);
+    return n;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_roles_of_causal_attention(void **state)
+{
+    fixture *f = *state;
+    load(f, "plans/causal.fp");
+    static const struct {
+        const char *name;
+        fg_role role;
+    } want[] = {
+        {"Q", ROLE_INPUT},  {"K", ROLE_INPUT},    {"V", ROLE_INPUT},        {"S_sum", ROLE_TILE},
+        {"S", ROLE_TILE},   {"T", ROLE_TILE},     {"P", ROLE_TILE},         {"Mx", ROLE_RUNNING},
+        {"L", ROLE_RUNNING}, {"O_sum", ROLE_RUNNING}, {"O", ROLE_EPILOGUE}, {"LSE", ROLE_EPILOGUE},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (f->fz->role[tensor(f, want[i].name)] != want[i].role)
+            fail_msg("%s: role %s, want %s", want[i].name,
+                     fg_role_names[f->fz->role[tensor(f, want[i].name)]],
+                     fg_role_names[want[i].role]);
+    assert_int_equal(f->fz->axis, plan_find_axis(f->plan, "n"));
+    assert_int_equal(f->fz->form, FORM_ROLLING);
+    uint32_t rows = 1u << plan_find_axis(f->plan, "b") | 1u << plan_find_axis(f->plan, "h") |
+                    1u << plan_find_axis(f->plan, "m");
+    assert_int_equal(f->fz->row_axes, rows);
+    assert_int_equal(f->fz->ntile, 4);
+    assert_int_equal(f->fz->nepilogue, 2);
+    assert_int_equal(f->fz->nprologue, 0);
+    assert_int_equal(f->fz->epilogue[0], tensor(f, "O"));
+    assert_int_equal(f->fz->epilogue[1], tensor(f, "LSE"));
+}
+
+static void test_running_order_puts_producers_first(void **state)
+{
+    fixture *f = *state;
+    load(f, "plans/causal.fp");
+    assert_int_equal(f->fz->nrunning, 3);
+    assert_int_equal(f->fz->running[0].tensor, tensor(f, "Mx"));
+    assert_int_equal(f->fz->running[1].tensor, tensor(f, "L"));
+    assert_int_equal(f->fz->running[2].tensor, tensor(f, "O_sum"));
+    assert_int_equal(running(f, "Mx")->corr.kind, CORR_NONE);
+    assert_true(isinf(running(f, "Mx")->identity) && running(f, "Mx")->identity < 0);
+    assert_true(running(f, "L")->identity == 0.0);
+    assert_int_equal(running(f, "L")->corr.producers, bits(f, "Mx", NULL));
+    assert_int_equal(running(f, "O_sum")->corr.producers, bits(f, "Mx", NULL));
+    assert_int_equal(running(f, "L")->corr.origin, tensor(f, "P"));
+    /* the inlined bodies read complete values and running state only */
+    assert_string_equal(expr_to_string(f->a, f->plan, running(f, "L")->body_inlined),
+                        "exp(T - Mx)");
+    assert_string_equal(expr_to_string(f->a, f->plan, running(f, "O_sum")->body_inlined),
+                        "exp(T - Mx) * V");
+}
+
+static void test_corrections_of_the_bundled_plans(void **state)
+{
+    fixture *f = *state;
+    static const char *const plans[] = {"plans/causal.fp", "plans/softcap.fp", "plans/alibi.fp",
+                                        "plans/gqa.fp", "plans/window.fp", "plans/global.fp"};
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        load(f, plans[i]);
+        assert_string_equal(factor(f, "Mx"), "(none)");
+        assert_string_equal(factor(f, "L"), "exp(Mx_prev - Mx)");
+        assert_string_equal(factor(f, "O_sum"), "exp(Mx_prev - Mx)");
+        assert_int_equal(running(f, "O_sum")->corr.kind, CORR_SCALE);
+        assert_true(running(f, "O_sum")->corr.verified);
+        assert_true(running(f, "O_sum")->corr.max_rel_err < 1e-9);
+    }
+    load(f, "plans/softmax.fp");
+    assert_string_equal(factor(f, "L"), "exp(Mx_prev - Mx)");
+    assert_int_equal(running(f, "L")->corr.origin, tensor(f, "E"));
+    /* Y = E / L needs the final L: a second pass over c, not a tile value */
+    assert_int_equal(f->fz->role[tensor(f, "Y")], ROLE_EPILOGUE);
+    assert_int_equal(f->fz->role[tensor(f, "E")], ROLE_TILE);
+    load(f, "plans/logsumexp.fp");
+    assert_int_equal(f->fz->form, FORM_SPLIT);
+    assert_string_equal(factor(f, "L"), "exp(Mx_prev - Mx)");
+    assert_int_equal(running(f, "L")->corr.origin, tensor(f, "L"));
+    assert_int_equal(f->fz->role[tensor(f, "LSE")], ROLE_EPILOGUE);
+}
+
+static void test_split_combine_is_printed_in_running_order(void **state)
+{
+    fixture *f = *state;
+    load(f, "plans/causal_decode.fp");
+    char *text = dump_text(f);
+    const char *want = "combine (split form), the partial states r_s of the splits s:\n"
+                       "  Mx = max over s of Mx_s\n"
+                       "  L = sum over s of L_s * exp(Mx_s - Mx)\n"
+                       "  O_sum = sum over s of O_sum_s * exp(Mx_s - Mx)\n";
+    if (!strstr(text, want))
+        fail_msg("no combine section in:\n%s", text);
+    load(f, "plans/causal.fp");
+    assert_null(strstr(dump_text(f), "combine"));
+}
+
+static void test_flash_attention_1_form_has_two_producers(void **state)
+{
+    fixture *f = *state;
+    load(f, "tests/plans/fa1.fp");
+    const fg_running *o = running(f, "O");
+    assert_int_equal(o->corr.kind, CORR_SCALE);
+    assert_int_equal(o->corr.producers, bits(f, "Mx", "L"));
+    assert_string_equal(factor(f, "O"), "L_prev / L * exp(Mx_prev - Mx)");
+    assert_int_equal(o->corr.origin, tensor(f, "W"));
+    assert_int_equal(f->fz->role[tensor(f, "W")], ROLE_TILE);
+    assert_int_equal(f->fz->nepilogue, 0);
+    check_simulation(f, "tests/plans/fa1.fp");
+}
+
+static void test_max_under_a_shift_is_corrected_by_a_shift(void **state)
+{
+    fixture *f = *state;
+    load(f, "tests/plans/maxshift.fp");
+    const fg_running *z = running(f, "Z");
+    assert_int_equal(z->corr.kind, CORR_SHIFT);
+    assert_string_equal(factor(f, "Z"), "S1_prev - S1");
+    assert_int_equal(z->corr.producers, bits(f, "S1", NULL));
+    if (!strstr(dump_text(f), "  Z = max over s of (Z_s + S1_s - S1)\n"))
+        fail_msg("combine of Z missing:\n%s", dump_text(f));
+    check_simulation(f, "tests/plans/maxshift.fp");
+}
+
+static void test_prefix_lm_mask_is_a_disjunction(void **state)
+{
+    fixture *f = *state;
+    load(f, "tests/plans/prefix_lm.fp");
+    const fg_mask *m = &f->fz->mask;
+    assert_true(m->present);
+    assert_int_equal(m->stmt, tensor(f, "T"));
+    assert_int_equal(m->row_axis, plan_find_axis(f->plan, "m"));
+    assert_int_equal(m->col_axis, plan_find_axis(f->plan, "n"));
+    assert_int_equal(m->root->op, MASK_OR);
+    assert_string_equal(mask_atom_to_string(f->a, f->plan, m, &m->root->lhs->atom), "n - P < 0");
+    assert_string_equal(mask_atom_to_string(f->a, f->plan, m, &m->root->rhs->atom),
+                        "-m + n + M - N <= 0");
+}
+
+static void test_rolling_and_split_walks_match_a_direct_evaluation(void **state)
+{
+    fixture *f = *state;
+    char *names[64];
+    const char *dir = arena_printf(f->a, "%s/plans", srcdir());
+    int n = list_files(f->a, dir, "", ".fp", names, 64);
+    assert_true(n >= 13);
+    for (int i = 0; i < n; i++)
+        check_simulation(f, arena_printf(f->a, "plans/%s.fp", names[i]));
+    check_simulation(f, "tests/plans/prefix_lm.fp");
+}
+
+static void test_golden_fused_dumps(void **state)
+{
+    fixture *f = *state;
+    char *names[64];
+    int n = list_files(f->a, arena_printf(f->a, "%s/plans", srcdir()), "", ".fp", names, 64);
+    int m = list_files(f->a, arena_printf(f->a, "%s/tests/plans", srcdir()), "", ".fp", names + n,
+                       64 - n);
+    assert_true(n >= 13 && m >= 3);
+    for (int i = 0; i < n + m; i++) {
+        const char *rel = arena_printf(f->a, "%s/%s.fp", i < n ? "plans" : "tests/plans", names[i]);
+        load(f, rel);
+        compare_golden(f, arena_printf(f->a, "%s/tests/golden/fused/%s.txt", srcdir(), names[i]),
+                       dump_text(f));
+    }
+}
+
+static void test_rejected_plans_give_their_exact_messages(void **state)
+{
+    fixture *f = *state;
+    char *names[64];
+    const char *dir = arena_printf(f->a, "%s/tests/bad", srcdir());
+    int n = list_files(f->a, dir, "fuse-", ".fp", names, 64);
+    assert_true(n >= 5);
+    for (int i = 0; i < n; i++) {
+        const char *base = arena_printf(f->a, "%s.fp", names[i]);
+        int rc = load_named(f, arena_printf(f->a, "%s/%s", dir, base), base);
+        if (rc != -1)
+            fail_msg("%s: fuse_plan returned %d, want -1; diagnostics:\n%s", base, rc,
+                     f->diag_text);
+        assert_null(f->fz);
+        compare_golden(f, arena_printf(f->a, "%s/%s.err", dir, names[i]), f->diag_text);
+    }
+}
+
+static void test_messages_name_statement_and_reason(void **state)
+{
+    fixture *f = *state;
+    const char *dir = arena_printf(f->a, "%s/tests/bad", srcdir());
+    assert_int_equal(load_named(f, arena_printf(f->a, "%s/fuse-contraction-inputs.fp", dir), "x.fp"),
+                     -1);
+    assert_non_null(strstr(f->diag_text, "x.fp:12:17: error: cannot fuse the contraction 'KV' "
+                                         "over 'n': both operands are inputs"));
+    assert_int_equal(load_named(f, arena_printf(f->a, "%s/fuse-two-axes.fp", dir), "y.fp"), -1);
+    assert_non_null(strstr(f->diag_text, "y.fp:10:17: error: cannot fuse 'Cm': it reduces over "
+                                         "the tiled axis 'm'"));
+    assert_int_equal(load_named(f, arena_printf(f->a, "%s/fuse-welford.fp", dir), "z.fp"), -1);
+    assert_non_null(strstr(f->diag_text, "z.fp:9:11: error: cannot fuse 'Var_sum' over 'c'"));
+    assert_non_null(strstr(f->diag_text, "(Welford)"));
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_roles_of_causal_attention),
+        T(test_running_order_puts_producers_first),
+        T(test_corrections_of_the_bundled_plans),
+        T(test_split_combine_is_printed_in_running_order),
+        T(test_flash_attention_1_form_has_two_producers),
+        T(test_max_under_a_shift_is_corrected_by_a_shift),
+        T(test_prefix_lm_mask_is_a_disjunction),
+        T(test_rolling_and_split_walks_match_a_direct_evaluation),
+        T(test_golden_fused_dumps),
+        T(test_rejected_plans_give_their_exact_messages),
+        T(test_messages_name_statement_and_reason),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
