@@ -11,7 +11,7 @@ tests_test_interp_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 tests_test_runtime_SOURCES = tests/test_runtime.c
 tests_test_runtime_CFLAGS = $(FG_TEST_CFLAGS)
 tests_test_runtime_CPPFLAGS = -I$(srcdir)/runtime
-tests_test_runtime_LDADD = runtime/libfgrt.a $(FG_TEST_LIBS) -lm
+tests_test_runtime_LDADD = runtime/libfgrt.a $(FG_TEST_LIBS) -lpthread -lm
 
 # The public header from strict C11, linked against the runtime alone.
 check_PROGRAMS += tests/c_api

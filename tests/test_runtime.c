@@ -1,5 +1,6 @@
 /* test_runtime.c - the runtime support library: status messages, dtype
  * tables, bf16/fp16 conversions, fg_check_tensor. */
+#define _POSIX_C_SOURCE 200809L /* pthreads */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fusegen_internal.h"
@@ -79,7 +82,29 @@ static void test_tensor_dense_strides_are_row_major(void **state)
     assert_int_equal(bad.shape[0], 0);
 }
 
-static void test_last_error_is_per_thread_buffer_and_formatted(void **state)
+static void *set_error_in_thread(void *arg)
+{
+    (void)arg;
+    static char seen[64];
+    /* a new thread starts with no message */
+    snprintf(seen, sizeof seen, "%s", fg_last_error());
+    fg_set_error(FG_ERR_DEVICE, "from the other thread");
+    return seen;
+}
+
+static void test_last_error_is_per_thread(void **state)
+{
+    (void)state;
+    fg_set_error(FG_ERR_SHAPE, "from the main thread");
+    pthread_t th;
+    void *seen = NULL;
+    assert_int_equal(pthread_create(&th, NULL, set_error_in_thread, NULL), 0);
+    assert_int_equal(pthread_join(th, &seen), 0);
+    assert_string_equal((const char *)seen, "");
+    assert_string_equal(fg_last_error(), "from the main thread");
+}
+
+static void test_last_error_is_formatted_and_truncated(void **state)
 {
     (void)state;
     fg_status s = fg_set_error(FG_ERR_PARAM, "window %d out of range", -3);
@@ -434,7 +459,8 @@ int main(void)
         cmocka_unit_test(test_every_status_has_a_distinct_message),
         cmocka_unit_test(test_dtype_sizes_and_names),
         cmocka_unit_test(test_tensor_dense_strides_are_row_major),
-        cmocka_unit_test(test_last_error_is_per_thread_buffer_and_formatted),
+        cmocka_unit_test(test_last_error_is_formatted_and_truncated),
+        cmocka_unit_test(test_last_error_is_per_thread),
         cmocka_unit_test(test_float_to_bf16_table_with_ties),
         cmocka_unit_test(test_every_bf16_round_trips_through_float),
         cmocka_unit_test(test_float_to_half_table_with_ties_and_subnormals),
