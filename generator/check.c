@@ -418,8 +418,8 @@ static bool check_written_indices(checker *ck, fg_expr *e, const char *what, int
         const char *written = w->kind == E_AXIS ? arena_printf(ck->a, "axis '%s'", w->name)
                                                 : arena_printf(ck->a, "index '%s'",
                                                                expr_to_string(ck->a, ck->p, w));
-        const char *declared = want >= 0 ? ck->p->axes[want].name
-                                         : expr_to_string(ck->a, ck->p, decl[i]);
+        const char *declared = decl && decl[i] ? expr_to_string(ck->a, ck->p, decl[i])
+                                               : ck->p->axes[want].name;
         diag_error(ck->d, start_loc(w), "%s used where '%s' was defined with '%s' (position %d)",
                    written, what, declared, i + 1);
     }
@@ -789,9 +789,6 @@ static int resolve_axis(checker *ck, const char *name, fg_loc loc)
 
 static void check_axes(checker *ck)
 {
-    if (ck->p->naxes > FG_MAX_AXES)
-        diag_error(ck->d, ck->p->axes[FG_MAX_AXES].loc, "a plan may have at most %d axes",
-                   FG_MAX_AXES);
     for (int i = 0; i < ck->p->naxes; i++) {
         fg_axis *ax = &ck->p->axes[i];
         ax->dim = resolve_dim(ck, ax->dim_name, ax->dim_loc);
@@ -1200,6 +1197,11 @@ int check_plan(fg_plan *p, fg_diag *d)
     checker ck = {.p = p, .d = d, .a = p->arena, .nuser = p->ntensors};
     ck.decl_bad = ARENA_ARRAY(ck.a, bool, p->ntensors + 1);
     plan_hash(p);
+    if (p->naxes > FG_MAX_AXES) {
+        /* axis masks are 32 bits wide: nothing below can work */
+        diag_error(d, p->axes[FG_MAX_AXES].loc, "a plan may have at most %d axes", FG_MAX_AXES);
+        return -1;
+    }
     check_duplicates(&ck);
     check_axes(&ck);
     check_params(&ck);

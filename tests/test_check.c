@@ -314,6 +314,31 @@ static void test_resolution_types_and_axes_of_reads(void **state)
     assert_string_equal(p->hash, "70a3772a4dc43d8b");
 }
 
+static void test_reads_of_an_input_indexed_by_an_expression(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan g\n"
+                                    "dim B, Hq, Hkv, N, D\n"
+                                    "axis b: B, h: Hq, n: N, d: D\n"
+                                    "param G: int = Hq / Hkv\n"
+                                    "input K[b, h / G, n, d]: bf16[B, Hkv, N, D]\n"
+                                    "X[b, h, n, d] = K[b, h, n, d] + K[b, h / G, n, d] + K\n"
+                                    "Y[b, h, n, d] = K[b, h + 1, n, d]\n"
+                                    "output X: f32, Y: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:7:22: error: index 'h + 1' used where 'K' was "
+                                        "defined with 'h / G' (position 2)");
+    assert_int_equal(fx->d.errors, 1);
+    /* every read of K carries the declared index h / G */
+    const fg_expr *x = fx->p->tensors[find_tensor(fx, "X")].rhs;
+    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[0]->args[1]), "h / G");
+    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[1]->args[1]), "h / G");
+    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[1]->args[1]), "h / G");
+    assert_int_equal(x->args[1]->args[1]->type, T_INT);
+    assert_int_equal(x->args[1]->axes, 0xf);
+    assert_int_equal(fx->p->tensors[find_tensor(fx, "K")].index[1]->args[1]->kind, E_PARAM);
+}
+
 static void test_hoisted_name_collision_gets_a_suffix_and_inner_is_first(void **state)
 {
     fixture *fx = *state;
@@ -555,6 +580,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_causal_statements_are_classified, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolution_types_and_axes_of_reads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reads_of_an_input_indexed_by_an_expression, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(
             test_hoisted_name_collision_gets_a_suffix_and_inner_is_first, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_identifier_suggests_a_close_name, setup,
