@@ -618,6 +618,13 @@ typedef struct fg_fused {
     int nprologue;
     int *prologue;
     fg_mask mask;
+    /* Additions of fuse.c.  An epilogue statement that carries the reduced
+     * axis (softmax's Y = E / L) is evaluated in a second pass over the
+     * tiles, with the final running values and the tile statements it reads
+     * recomputed from them.  mask_skippable: at an element where every
+     * masking where is -inf, each running body adds exactly its identity,
+     * so key tiles that mask_classify calls TILE_SKIP may be skipped. */
+    bool mask_skippable;
 } fg_fused;
 
 int fuse_plan(fg_arena *a, const fg_plan *p, fg_diag *d, fg_fused **out);

@@ -15,15 +15,18 @@ tests_test_fuse_CPPFLAGS = -I$(srcdir)/generator
 tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 
 # Data the fusion test reads through $srcdir (besides plans/, distributed by
-# plans/local.mk): the test-only plans, the golden --dump=fused of each, and the rejected plans
-# with their exact messages (tests/run-bad.sh also runs the latter).
+# plans/local.mk): the test-only plans, the golden --dump=fused of each,
+# and the rejected plans with their exact messages (tests/run-bad.sh also
+# runs the latter).
 EXTRA_DIST += \
-	tests/plans/fa1.fp tests/plans/maxshift.fp tests/plans/prefix_lm.fp \
+	tests/plans/fa1.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
+	tests/plans/prefix_lm.fp \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
 	tests/golden/fused/logsoftmax.txt tests/golden/fused/logsumexp.txt \
+	tests/golden/fused/masked_rowsum.txt \
 	tests/golden/fused/maxshift.txt tests/golden/fused/prefix_lm.txt \
 	tests/golden/fused/softcap.txt tests/golden/fused/softcap_decode.txt \
 	tests/golden/fused/softmax.txt tests/golden/fused/window.txt \

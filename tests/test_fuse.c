@@ -490,6 +490,27 @@ static void test_prefix_lm_mask_is_a_disjunction(void **state)
                         "-m + n + M - N <= 0");
 }
 
+static void test_masked_tiles_are_skipped_only_when_they_add_nothing(void **state)
+{
+    fixture *f = *state;
+    static const char *const masked[] = {"plans/causal.fp", "plans/window.fp",
+                                         "plans/alibi_decode.fp", "tests/plans/prefix_lm.fp"};
+    for (size_t i = 0; i < sizeof masked / sizeof masked[0]; i++) {
+        load(f, masked[i]);
+        assert_true(f->fz->mask.present);
+        assert_true(f->fz->mask_skippable);
+    }
+    load(f, "plans/global.fp");
+    assert_false(f->fz->mask.present);
+    assert_false(f->fz->mask_skippable);
+    /* Sm = sum(c: X) adds X at keys the mask hides from Mx */
+    load(f, "tests/plans/masked_rowsum.fp");
+    assert_true(f->fz->mask.present);
+    assert_int_equal(f->fz->mask.row_axis, plan_find_axis(f->plan, "r"));
+    assert_false(f->fz->mask_skippable);
+    assert_non_null(strstr(dump_text(f), "tiles are never skipped"));
+}
+
 static void test_rolling_and_split_walks_match_a_direct_evaluation(void **state)
 {
     fixture *f = *state;
@@ -500,6 +521,7 @@ static void test_rolling_and_split_walks_match_a_direct_evaluation(void **state)
     for (int i = 0; i < n; i++)
         check_simulation(f, arena_printf(f->a, "plans/%s.fp", names[i]));
     check_simulation(f, "tests/plans/prefix_lm.fp");
+    check_simulation(f, "tests/plans/masked_rowsum.fp");
 }
 
 static void test_golden_fused_dumps(void **state)
@@ -509,7 +531,7 @@ static void test_golden_fused_dumps(void **state)
     int n = list_files(f->a, arena_printf(f->a, "%s/plans", srcdir()), "", ".fp", names, 64);
     int m = list_files(f->a, arena_printf(f->a, "%s/tests/plans", srcdir()), "", ".fp", names + n,
                        64 - n);
-    assert_true(n >= 13 && m >= 3);
+    assert_true(n >= 13 && m >= 4);
     for (int i = 0; i < n + m; i++) {
         const char *rel = arena_printf(f->a, "%s/%s.fp", i < n ? "plans" : "tests/plans", names[i]);
         load(f, rel);
@@ -564,6 +586,7 @@ int main(void)
         T(test_flash_attention_1_form_has_two_producers),
         T(test_max_under_a_shift_is_corrected_by_a_shift),
         T(test_prefix_lm_mask_is_a_disjunction),
+        T(test_masked_tiles_are_skipped_only_when_they_add_nothing),
         T(test_rolling_and_split_walks_match_a_direct_evaluation),
         T(test_golden_fused_dumps),
         T(test_rejected_plans_give_their_exact_messages),
