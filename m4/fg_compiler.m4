@@ -1,0 +1,113 @@
+# fg_compiler.m4 -- host compiler checks for fusegen: C11, warnings,
+# sanitizers, GNU m4, and a logging helper shared by fg_cuda.m4 and fg_hip.m4.
+
+# FG_RUN_LOG_PREPARE
+# ------------------
+# Defines the shell function fg_run_log: log a command line to config.log,
+# run it with its output in config.log, return its status.
+AC_DEFUN([FG_RUN_LOG_PREPARE], [
+fg_run_log ()
+{
+  AS_ECHO(["$as_me:${as_lineno-$LINENO}: $[*]"]) >&AS_MESSAGE_LOG_FD
+  "$[@]" >&AS_MESSAGE_LOG_FD 2>&1
+}
+])
+
+# FG_PROG_CC_C11
+# --------------
+# After AC_PROG_CC: require C11 (autoconf >= 2.70 already switched $CC to
+# C11 mode where the compiler needs an option for it).
+AC_DEFUN([FG_PROG_CC_C11], [
+AC_REQUIRE([AC_PROG_CC])
+AS_IF([test "x$ac_cv_prog_cc_c11" = xno],
+  [AC_MSG_ERROR([fusegen needs a C11 compiler; $CC is not one])])
+])
+
+# FG_CHECK_WARN_CFLAGS
+# --------------------
+# --disable-werror drops -Werror (for compilers newer than the code).
+# AC_SUBSTs FG_WARN_CFLAGS; the local.mk fragments put it in their *_CFLAGS.
+# It never goes into the user's CFLAGS.
+AC_DEFUN([FG_CHECK_WARN_CFLAGS], [
+AC_REQUIRE([FG_PROG_CC_C11])
+AC_ARG_ENABLE([werror],
+  [AS_HELP_STRING([--disable-werror],
+    [do not turn warnings into errors in the generator and runtime])],
+  [], [enable_werror=yes])
+FG_WARN_CFLAGS="-Wall -Wextra"
+AS_IF([test "x$enable_werror" != xno],
+  [FG_WARN_CFLAGS="$FG_WARN_CFLAGS -Werror"])
+FG_WARN_CFLAGS="$FG_WARN_CFLAGS -std=c11"
+AC_CACHE_CHECK([whether $CC accepts $FG_WARN_CFLAGS], [fg_cv_warn_cflags], [
+  fg_save_CFLAGS=$CFLAGS
+  CFLAGS="$CFLAGS $FG_WARN_CFLAGS"
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[
+#if !defined __STDC_VERSION__ || __STDC_VERSION__ < 201112L
+#error not C11
+#endif
+_Static_assert(sizeof(int) >= 2, "int is at least 16 bits");
+]], [[return 0;]])],
+    [fg_cv_warn_cflags=yes], [fg_cv_warn_cflags=no])
+  CFLAGS=$fg_save_CFLAGS])
+AS_IF([test "x$fg_cv_warn_cflags" != xyes],
+  [AC_MSG_ERROR([$CC does not compile C11 with $FG_WARN_CFLAGS])])
+AC_SUBST([FG_WARN_CFLAGS])
+])
+
+# FG_SANITIZERS
+# -------------
+# --enable-sanitizers: checks that $CC links with AddressSanitizer and
+# UndefinedBehaviorSanitizer and sets FG_SANITIZE_CFLAGS. FG_APPLY_SANITIZERS
+# (called after the toolkit checks) adds them to CFLAGS and LDFLAGS: host
+# code only, never the nvcc/hipcc device compilation.
+AC_DEFUN([FG_SANITIZERS], [
+AC_REQUIRE([AC_PROG_CC])
+AC_ARG_ENABLE([sanitizers],
+  [AS_HELP_STRING([--enable-sanitizers],
+    [build host code with -fsanitize=address,undefined (for test builds)])],
+  [], [enable_sanitizers=no])
+FG_SANITIZE_CFLAGS=
+AS_IF([test "x$enable_sanitizers" != xno], [
+  enable_sanitizers=yes
+  FG_SANITIZE_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
+  AC_CACHE_CHECK([whether $CC links with $FG_SANITIZE_CFLAGS], [fg_cv_sanitizers], [
+    fg_save_CFLAGS=$CFLAGS
+    fg_save_LDFLAGS=$LDFLAGS
+    CFLAGS="$CFLAGS $FG_SANITIZE_CFLAGS"
+    LDFLAGS="$LDFLAGS $FG_SANITIZE_CFLAGS"
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <stdlib.h>]],
+                                    [[void *p = malloc(4); free(p); return 0;]])],
+      [fg_cv_sanitizers=yes], [fg_cv_sanitizers=no])
+    CFLAGS=$fg_save_CFLAGS
+    LDFLAGS=$fg_save_LDFLAGS])
+  AS_IF([test "x$fg_cv_sanitizers" != xyes],
+    [AC_MSG_ERROR([--enable-sanitizers: $CC cannot link with $FG_SANITIZE_CFLAGS])])
+])
+AC_SUBST([FG_SANITIZE_CFLAGS])
+])
+
+AC_DEFUN([FG_APPLY_SANITIZERS], [
+AC_REQUIRE([FG_SANITIZERS])
+AS_IF([test -n "$FG_SANITIZE_CFLAGS"], [
+  CFLAGS="$CFLAGS $FG_SANITIZE_CFLAGS"
+  LDFLAGS="$LDFLAGS $FG_SANITIZE_CFLAGS"
+])
+])
+
+# FG_PROG_GNU_M4
+# --------------
+# The generator runs GNU m4 with -P over templates/. M4 is precious; the
+# command is also defined as FG_M4 in config.h.
+AC_DEFUN([FG_PROG_GNU_M4], [
+AC_ARG_VAR([M4], [GNU m4 command the generator runs over templates/])
+AC_PATH_PROGS([M4], [gm4 gnum4 m4])
+AS_IF([test -z "$M4"], [AC_MSG_ERROR([GNU m4 is required (the generator runs it)])])
+AC_CACHE_CHECK([whether $M4 is GNU m4 and supports -P], [fg_cv_gnu_m4], [
+  # The builtin's name is split so that autoconf does not take it for its own.
+  fg_m4_define=m4; fg_m4_define="${fg_m4_define}_define"
+  AS_IF([test "`echo "$fg_m4_define(fg_x, ok)fg_x" | $M4 -P 2>/dev/null`" = ok],
+    [fg_cv_gnu_m4=yes], [fg_cv_gnu_m4=no])])
+AS_IF([test "x$fg_cv_gnu_m4" != xyes],
+  [AC_MSG_ERROR([$M4 is not GNU m4 (the generator runs m4 -P); set M4])])
+AC_DEFINE_UNQUOTED([FG_M4], ["$M4"], [GNU m4 command the generator runs])
+])
