@@ -1,0 +1,19 @@
+# plans/local.mk - the bundled fusion plans, installed beside the templates.
+# Paths are relative to the top of the tree (included by Makefile.am).
+
+plansdir = $(pkgdatadir)/plans
+dist_plans_DATA = \
+	plans/alibi.fp \
+	plans/alibi_decode.fp \
+	plans/causal.fp \
+	plans/causal_decode.fp \
+	plans/global.fp \
+	plans/gqa.fp \
+	plans/gqa_decode.fp \
+	plans/logsoftmax.fp \
+	plans/logsumexp.fp \
+	plans/softcap.fp \
+	plans/softcap_decode.fp \
+	plans/softmax.fp \
+	plans/window.fp \
+	$(NULL)
