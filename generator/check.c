@@ -393,7 +393,8 @@ static const char *plural_indices(int n)
 
 /* Checks a written index list against a declaration: the same axes in the
  * same positions (a tensor is never transposed or shifted on read).  The
- * declared index of position i is decl[i] (NULL: the plain axis decl_axis(i)). */
+ * declared index of position i is decl[i], or the axis decl_axes[i] when
+ * decl is NULL (statements and params). */
 static bool check_written_indices(checker *ck, fg_expr *e, const char *what, int rank,
                                   const int *decl_axes, fg_expr *const *decl)
 {
