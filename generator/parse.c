@@ -139,20 +139,23 @@ static bool tok_is(const fg_token *t, const char *word)
     return t->kind == TK_IDENT && strlen(word) == t->len && memcmp(t->text, word, t->len) == 0;
 }
 
-/* Skip to the end of the current line, outside brackets opened after the
- * error; inside a block, also stop before the '}' that closes it. */
+/* Skip to the end of the current line: the next newline outside the
+ * brackets still open at the error (or any newline followed by a token in
+ * column 1, where items start, so an unclosed bracket cannot swallow the
+ * rest of the file).  Inside a block, also stop before the '}' that closes
+ * it. */
 static void sync(parser *p, bool in_block)
 {
+    int depth = p->nest;
     p->nest = 0;
     p->depth = 0;
-    int depth = 0;
     for (;;) {
         const fg_token *t = peek(p);
         switch (t->kind) {
         case TK_EOF:
             return;
         case TK_NEWLINE:
-            if (depth <= 0)
+            if (depth <= 0 || peek_at(p, 1)->loc.col == 1)
                 return;
             break;
         case TK_LPAREN:
