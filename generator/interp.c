@@ -223,7 +223,7 @@ static double eval_reduce(interp *it, const fg_expr *e)
     it->idx[ax] = saved_idx;
     it->bound = saved_bound;
     if (e->op != R_SUM && isinf(acc) && e != it->root)
-        return 0.0; /* nested max/min consumed by an expression */
+        return 0.0; /* a nested max/min (hand-built plans: check.c hoists them) */
     return acc;
 }
 
