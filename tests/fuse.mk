@@ -32,6 +32,7 @@ EXTRA_DIST += \
 	tests/golden/fused/softmax.txt tests/golden/fused/window.txt \
 	tests/bad/fuse-contraction-inputs.fp tests/bad/fuse-contraction-inputs.err \
 	tests/bad/fuse-max-product.fp tests/bad/fuse-max-product.err \
+	tests/bad/fuse-several.fp tests/bad/fuse-several.err \
 	tests/bad/fuse-shift-sum.fp tests/bad/fuse-shift-sum.err \
 	tests/bad/fuse-square.fp tests/bad/fuse-square.err \
 	tests/bad/fuse-stale-output.fp tests/bad/fuse-stale-output.err \

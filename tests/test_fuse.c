@@ -83,6 +83,25 @@ static int load_named(fixture *f, const char *path, const char *name)
     return rc;
 }
 
+/* A plan from memory, fused; fails the test on any diagnostic. */
+static void load_text(fixture *f, const char *name, const char *text)
+{
+    free(f->diag_text);
+    f->diag_text = NULL;
+    FILE *out = open_memstream(&f->diag_text, &f->diag_len);
+    assert_non_null(out);
+    fg_source *src = ARENA_NEW(f->a, fg_source);
+    source_from_string(src, name, text);
+    fg_diag d;
+    diag_init(&d, src, out);
+    int rc = -2;
+    if (parse_plan(f->a, src, &d, &f->plan) == 0 && check_plan(f->plan, &d) == 0)
+        rc = fuse_plan(f->a, f->plan, &d, &f->fz);
+    fclose(out);
+    if (rc != 0)
+        fail_msg("%s: fuse failed (%d):\n%s", name, rc, f->diag_text);
+}
+
 static void load(fixture *f, const char *rel)
 {
     const char *path = arena_printf(f->a, "%s/%s", srcdir(), rel);
@@ -490,6 +509,82 @@ static void test_prefix_lm_mask_is_a_disjunction(void **state)
                         "-m + n + M - N <= 0");
 }
 
+static const char row_plan_head[] = "plan rows\n"
+                                    "dim R, C\n"
+                                    "axis r: R, c: C\n"
+                                    "input X[r, c]: f32\n"
+                                    "input Bias[r]: f32\n";
+static const char row_plan_tail[] = "schedule {\n"
+                                    "  reduce c: rolling\n"
+                                    "  tile r = 4, c = 64\n"
+                                    "}\n";
+
+static void test_prologue_and_second_pass_roles(void **state)
+{
+    fixture *f = *state;
+    const char *text = arena_printf(f->a,
+                                    "%s"
+                                    "B2[r] = 2 * Bias\n"
+                                    "Y[r, c] = X + B2\n"
+                                    "Mx[r] = max(c: Y)\n"
+                                    "E[r, c] = exp(Y - Mx)\n"
+                                    "L[r] = sum(c: E)\n"
+                                    "Out[r, c] = E / L\n"
+                                    "Tot[r] = L + B2\n"
+                                    "output Out: f32, Tot: f32\n%s",
+                                    row_plan_head, row_plan_tail);
+    load_text(f, "rows.fp", text);
+    const fg_fused *fz = f->fz;
+    assert_int_equal(fz->role[tensor(f, "B2")], ROLE_PROLOGUE);
+    assert_int_equal(fz->role[tensor(f, "Y")], ROLE_TILE);
+    assert_int_equal(fz->role[tensor(f, "E")], ROLE_TILE);
+    assert_int_equal(fz->role[tensor(f, "Out")], ROLE_EPILOGUE);
+    assert_int_equal(fz->role[tensor(f, "Tot")], ROLE_EPILOGUE);
+    assert_int_equal(fz->nprologue, 1);
+    assert_int_equal(fz->prologue[0], tensor(f, "B2"));
+    assert_int_equal(fz->row_axes, 1u << plan_find_axis(f->plan, "r"));
+    /* Y does not depend on running values: it stays a read in the bodies */
+    assert_string_equal(expr_to_string(f->a, f->plan, running(f, "L")->body_inlined),
+                        "exp(Y - Mx)");
+    char *dump = dump_text(f);
+    assert_non_null(strstr(dump, "prologue (once per row block):\n  B2[r] = 2 * Bias"));
+    assert_non_null(strstr(dump, "epilogue (after the last tile):\n  Tot[r] = L + B2"));
+    assert_non_null(strstr(dump, "second pass over the tiles of c (final running values):\n"
+                                 "  Out[r, c] = E / L"));
+}
+
+static void test_row_value_read_in_the_loop_is_inlined(void **state)
+{
+    fixture *f = *state;
+    /* Mean is a row value of a running sum; Z reads it per key, so Z's body
+     * is X - Mean_sum / C: a shift of a max, corrected by a shift. */
+    const char *text = arena_printf(f->a,
+                                    "%s"
+                                    "Mean[r] = sum(c: X) / C\n"
+                                    "Z[r] = max(c: X - Mean)\n"
+                                    "output Z: f32\n%s",
+                                    row_plan_head, row_plan_tail);
+    load_text(f, "mean.fp", text);
+    assert_int_equal(f->fz->role[tensor(f, "Mean")], ROLE_EPILOGUE);
+    assert_int_equal(f->fz->role[tensor(f, "Mean_sum")], ROLE_RUNNING);
+    const fg_running *z = running(f, "Z");
+    assert_string_equal(expr_to_string(f->a, f->plan, z->body_inlined), "X - Mean_sum / C");
+    assert_int_equal(z->corr.kind, CORR_SHIFT);
+    assert_int_equal(z->corr.producers, bits(f, "Mean_sum", NULL));
+    assert_int_equal(z->corr.origin, tensor(f, "Mean"));
+    sim s;
+    double want[SIM_MAX_T], got[SIM_MAX_T], split[SIM_MAX_T];
+    sim_init(&s, f->fz, 7);
+    sim_direct(&s, f->fz, 29, want);
+    sim_init(&s, f->fz, 7);
+    sim_rolling(&s, f->fz, 0, 29, 4, got);
+    sim_init(&s, f->fz, 7);
+    sim_split(&s, f->fz, 29, 3, 4, split);
+    int t = tensor(f, "Z");
+    assert_true(fabs(got[t] - want[t]) <= 1e-9 * fmax(1.0, fabs(want[t])));
+    assert_true(fabs(split[t] - want[t]) <= 1e-9 * fmax(1.0, fabs(want[t])));
+}
+
 static void test_masked_tiles_are_skipped_only_when_they_add_nothing(void **state)
 {
     fixture *f = *state;
@@ -586,6 +681,8 @@ int main(void)
         T(test_flash_attention_1_form_has_two_producers),
         T(test_max_under_a_shift_is_corrected_by_a_shift),
         T(test_prefix_lm_mask_is_a_disjunction),
+        T(test_prologue_and_second_pass_roles),
+        T(test_row_value_read_in_the_loop_is_inlined),
         T(test_masked_tiles_are_skipped_only_when_they_add_nothing),
         T(test_rolling_and_split_walks_match_a_direct_evaluation),
         T(test_golden_fused_dumps),
