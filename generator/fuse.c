@@ -22,7 +22,6 @@ typedef struct fuser {
     int axis;
     bool *dep_running; /* per tensor: depends (transitively) on running values */
     bool *feeds;       /* per tensor: read (through per-tile statements) by a running reduction */
-    uint64_t running_bits;
 } fuser;
 
 static uint32_t bit(int i)
@@ -121,8 +120,6 @@ static void assign_roles(fuser *fu)
         int t = p->order[i];
         if (is_stmt(p, t) && fz->role[t] != ROLE_RUNNING)
             fu->dep_running[t] = reads_marked(fu, p->tensors[t].rhs, fu->dep_running, 0);
-        if (fz->role[t] == ROLE_RUNNING)
-            fu->running_bits |= t < 64 ? (uint64_t)1 << t : 0;
     }
     /* What feeds a running reduction, consumers first. */
     for (int i = p->norder - 1; i >= 0; i--) {
@@ -398,7 +395,7 @@ int fuse_plan(fg_arena *a, const fg_plan *p, fg_diag *d, fg_fused **out)
     fz->form = p->sched.form;
     fz->role = ARENA_ARRAY(a, fg_role, p->ntensors + 1);
     fuser fu = {a, p, d, fz, axis, ARENA_ARRAY(a, bool, p->ntensors + 1),
-                ARENA_ARRAY(a, bool, p->ntensors + 1), 0};
+                ARENA_ARRAY(a, bool, p->ntensors + 1)};
     assign_roles(&fu);
 
     fz->prologue = list_of_role(&fu, ROLE_PROLOGUE, &fz->nprologue);

@@ -339,6 +339,7 @@ static uint32_t expr_axis_bits(const fg_plan *p, const fg_expr *e)
 
 typedef struct where_found {
     int stmt;
+    const fg_expr *where;
     const fg_expr *visible; /* the condition under which x is kept */
     fg_loc loc;
 } where_found;
@@ -356,6 +357,7 @@ static void find_wheres(fg_arena *a, const fg_expr *e, int stmt, fg_vec *out, in
         if (vis) {
             where_found *w = ARENA_NEW(a, where_found);
             w->stmt = stmt;
+            w->where = e;
             w->visible = vis;
             w->loc = e->loc;
             vec_push(a, out, w);
@@ -380,18 +382,18 @@ int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis, fg_m
                                                                         : NULL);
     out->col_extent->type = T_INT;
 
-    fg_vec found = {0};
+    /* Masking wheres whose value varies along col: in per-tile statements,
+     * and inside the bodies of reductions over col. */
+    fg_vec all = {0}, found = {0};
     for (int i = 0; i < p->ntensors; i++) {
         const fg_tensor *t = &p->tensors[i];
-        if (t->kind != TENSOR_STMT || !t->rhs)
-            continue;
-        uint32_t bits = t->axis_mask;
-        for (int k = 0; k < t->naxes && t->axes; k++)
-            if (t->axes[k] >= 0)
-                bits |= 1u << t->axes[k];
-        if (!(bits & (1u << col_axis)) && !(expr_axis_bits(p, t->rhs) & (1u << col_axis)))
-            continue;
-        find_wheres(a, t->rhs, i, &found, 0);
+        if (t->kind == TENSOR_STMT && t->rhs)
+            find_wheres(a, t->rhs, i, &all, 0);
+    }
+    for (int i = 0; i < all.len; i++) {
+        where_found *w = all.items[i];
+        if (expr_axis_bits(p, w->where) & (1u << col_axis))
+            vec_push(a, &found, w);
     }
     if (found.len == 0)
         return 0;

@@ -585,6 +585,27 @@ static void test_row_value_read_in_the_loop_is_inlined(void **state)
     assert_true(fabs(split[t] - want[t]) <= 1e-9 * fmax(1.0, fabs(want[t])));
 }
 
+static void test_wheres_inside_reduction_bodies_are_masks_too(void **state)
+{
+    fixture *f = *state;
+    const char *text = arena_printf(f->a,
+                                    "%s"
+                                    "Mx[r] = max(c: where(c <= r, X, -inf))\n"
+                                    "L[r] = sum(c: exp(where(c <= r + 2, X, -inf) - Mx))\n"
+                                    "output L: f32\n%s",
+                                    row_plan_head, row_plan_tail);
+    load_text(f, "inbody.fp", text);
+    const fg_mask *m = &f->fz->mask;
+    assert_true(m->present);
+    assert_int_equal(m->nwheres, 2);
+    assert_int_equal(m->root->op, MASK_AND);
+    assert_string_equal(expr_to_string(f->a, f->plan, m->cond), "c <= r && c <= r + 2");
+    assert_string_equal(mask_atom_to_string(f->a, f->plan, m, &m->root->rhs->atom),
+                        "-r + c - 2 <= 0");
+    assert_true(f->fz->mask_skippable);
+    assert_string_equal(factor(f, "L"), "exp(Mx_prev - Mx)");
+}
+
 static void test_masked_tiles_are_skipped_only_when_they_add_nothing(void **state)
 {
     fixture *f = *state;
@@ -683,6 +704,7 @@ int main(void)
         T(test_prefix_lm_mask_is_a_disjunction),
         T(test_prologue_and_second_pass_roles),
         T(test_row_value_read_in_the_loop_is_inlined),
+        T(test_wheres_inside_reduction_bodies_are_masks_too),
         T(test_masked_tiles_are_skipped_only_when_they_add_nothing),
         T(test_rolling_and_split_walks_match_a_direct_evaluation),
         T(test_golden_fused_dumps),
