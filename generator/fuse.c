@@ -53,7 +53,7 @@ static bool carries(const fuser *fu, int t)
     return (tensor_axes(&fu->p->tensors[t]) & bit(fu->axis)) != 0;
 }
 
-/* Does e read a tensor for which pred[t] holds (or any running one)? */
+/* Does e read running state, or a tensor t with mark[t] set? */
 static bool reads_marked(const fuser *fu, const fg_expr *e, const bool *mark, int depth)
 {
     if (!e || depth > FG_MAX_EXPR_DEPTH)

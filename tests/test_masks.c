@@ -268,9 +268,11 @@ static bool run_emitted(fixture *f, bool exact)
     const char *cc = getenv("CC");
     if (!cc || !*cc)
         cc = "cc";
-    char dir[] = "/tmp/fg_masks_XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char dir[200];
+    snprintf(dir, sizeof dir, "%s/fg_masks_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir))
-        fail_msg("mkdtemp failed");
+        fail_msg("mkdtemp %s failed", dir);
     char src[256], exe[256], in[256], outp[256], cmd[1024];
     snprintf(src, sizeof src, "%s/t.c", dir);
     snprintf(exe, sizeof exe, "%s/t", dir);
