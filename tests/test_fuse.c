@@ -465,6 +465,20 @@ static void test_split_combine_is_printed_in_running_order(void **state)
         fail_msg("no combine section in:\n%s", text);
     load(f, "plans/causal.fp");
     assert_null(strstr(dump_text(f), "combine"));
+    /* The same schedule printed rolling: only the header and the combine
+     * section differ. */
+    load(f, "plans/causal_decode.fp");
+    char *split = dump_text(f);
+    f->fz->form = FORM_ROLLING;
+    char *rolling = dump_text(f);
+    char *cut = strstr(split, want);
+    assert_non_null(cut);
+    memmove(cut, cut + strlen(want), strlen(cut + strlen(want)) + 1);
+    const char *head_split = "fused causal_decode: reduce n (split), tiles m=16 n=64, splits auto\n";
+    const char *head_rolling = "fused causal_decode: reduce n (rolling), tiles m=16 n=64\n";
+    assert_int_equal(strncmp(split, head_split, strlen(head_split)), 0);
+    assert_int_equal(strncmp(rolling, head_rolling, strlen(head_rolling)), 0);
+    assert_string_equal(split + strlen(head_split), rolling + strlen(head_rolling));
 }
 
 static void test_flash_attention_1_form_has_two_producers(void **state)
