@@ -28,6 +28,7 @@ typedef struct parser {
     int nbuf;
     int nest;  /* > 0 inside brackets of an expression: newlines are blanks */
     int depth; /* expression nesting, against FG_MAX_EXPR_DEPTH */
+    int bad_line; /* a lexical error was reported on this line */
     fg_plan *plan;
     bool have_doc;
     fg_vec dims, axes, params, tensors, outputs;
@@ -40,7 +41,9 @@ typedef struct parser {
 
 static void fill(parser *p)
 {
-    lex_next(&p->lx, &p->buf[p->nbuf++]);
+    fg_token *t = &p->buf[p->nbuf++];
+    if (lex_next(&p->lx, t) < 0)
+        p->bad_line = t->loc.line;
 }
 
 static void drop(parser *p, int i)
@@ -105,11 +108,13 @@ static const char *describe(parser *p, const fg_token *t)
     }
 }
 
-/* Report "expected WHAT, found <next token>" at the next token. */
+/* Report "expected WHAT, found <next token>" at the next token, unless a
+ * lexical error on that line already explains it. */
 static int expected(parser *p, const char *what)
 {
     const fg_token *t = peek(p);
-    diag_error(p->d, t->loc, "expected %s, found %s", what, describe(p, t));
+    if (t->loc.line != p->bad_line)
+        diag_error(p->d, t->loc, "expected %s, found %s", what, describe(p, t));
     return -1;
 }
 

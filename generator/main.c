@@ -1,0 +1,312 @@
+/* main.c - the fusegen command line: options, then the pipeline per plan.
+ *
+ *   source_read -> parse_plan -> check_plan -> fuse_plan -> emit
+ *
+ * Each plan has its own arena and diagnostics.  Every plan is analysed
+ * before anything is written, and files are emitted as one run only when
+ * no plan had an error, so a run that fails writes nothing. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "fusegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1"
+#endif
+
+enum {
+    EXIT_OK = 0,    /* success */
+    EXIT_PLAN = 1,  /* errors in a plan */
+    EXIT_USAGE = 2, /* bad command line */
+    EXIT_IO = 3     /* I/O or internal error */
+};
+
+typedef enum dump_kind { DUMP_NONE, DUMP_AST, DUMP_IR, DUMP_FUSED } dump_kind;
+
+typedef struct options {
+    const char *outdir;
+    unsigned targets; /* TARGET_* bits; 0: each plan's own */
+    dump_kind dump;
+    bool check;
+    const char *templates;
+    const char *m4;
+    char **plans;
+    int nplans;
+} options;
+
+/* One plan through the pipeline. */
+typedef struct plan_job {
+    const char *path;
+    fg_arena *arena;
+    fg_diag diag;
+    fg_source src;
+    fg_plan *plan;
+    fg_fused *fused;
+} plan_job;
+
+static void usage(FILE *f)
+{
+    fputs("Usage: fusegen [OPTION]... PLAN...\n"
+          "Generate fused kernels (CUDA, HIP) and a portable C version of the same\n"
+          "fused schedule from fusion plans (*.fp).\n"
+          "\n"
+          "Options:\n"
+          "  -o DIR               write the generated files into DIR (default: generated)\n"
+          "  --target=LIST        backends to emit, a comma-separated list of cuda, hip, c\n"
+          "                       (default: the targets of each plan's schedule)\n"
+          "  --dump=ast|ir|fused  print the syntax tree, the checked plan or the fused\n"
+          "                       schedule on standard output; write no files\n"
+          "  --check              analyse the plans and report errors; write no files\n"
+          "  --templates=DIR      the m4 templates (default: $FUSEGEN_TEMPLATES, else the\n"
+          "                       installed templates)\n"
+          "  --m4=PROG            the GNU m4 program (default: $M4, else m4)\n"
+          "  --help               print this help and exit\n"
+          "  --version            print the version and exit\n"
+          "\n"
+          "Exit status:\n"
+          "  0  success\n"
+          "  1  errors in a plan (reported as FILE:LINE:COL: error: ...)\n"
+          "  2  usage error\n"
+          "  3  I/O or internal error\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("fusegen: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'fusegen --help' for more information.\n", stderr);
+    return -1;
+}
+
+static int parse_targets(const char *list, unsigned *out)
+{
+    unsigned bits = 0;
+    const char *s = list;
+    for (;;) {
+        size_t n = strcspn(s, ",");
+        if (n == 4 && strncmp(s, "cuda", 4) == 0)
+            bits |= TARGET_CUDA;
+        else if (n == 3 && strncmp(s, "hip", 3) == 0)
+            bits |= TARGET_HIP;
+        else if (n == 1 && s[0] == 'c')
+            bits |= TARGET_C;
+        else
+            return usage_error("bad --target list '%s': expected a comma-separated list of "
+                               "cuda, hip, c",
+                               list);
+        if (s[n] == '\0')
+            break;
+        s += n + 1;
+    }
+    *out = bits;
+    return 0;
+}
+
+/* "--name=VALUE" or "--name VALUE"; returns the value or NULL if argv[*i]
+ * is not this option (sets *bad when the value is missing). */
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *bad)
+{
+    size_t n = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '=')
+        return arg + n + 1;
+    if (arg[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        usage_error("option '%s' needs a value", name);
+        *bad = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Returns 0 to run, 1 to exit successfully (--help, --version), -1 on a
+ * usage error (already reported). */
+static int parse_args(int argc, char **argv, options *o)
+{
+    const char *env;
+    o->outdir = "generated";
+    env = getenv("FUSEGEN_TEMPLATES");
+#ifdef FG_TEMPLATES_DIR
+    o->templates = env && *env ? env : FG_TEMPLATES_DIR;
+#else
+    o->templates = env && *env ? env : "templates";
+#endif
+    env = getenv("M4");
+    o->m4 = env && *env ? env : "m4";
+    o->plans = calloc((size_t)argc, sizeof *o->plans);
+    if (!o->plans) {
+        fputs("fusegen: out of memory\n", stderr);
+        return -1;
+    }
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *v;
+        bool bad = false;
+        if (options_done || arg[0] != '-' || arg[1] == '\0') {
+            o->plans[o->nplans++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            options_done = true;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        } else if (strcmp(arg, "--version") == 0) {
+            printf("fusegen %s\n", PACKAGE_VERSION);
+            return 1;
+        } else if (strcmp(arg, "--check") == 0) {
+            o->check = true;
+        } else if (strcmp(arg, "-o") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option '%s' needs a directory", arg);
+            o->outdir = argv[++i];
+        } else if (strncmp(arg, "-o", 2) == 0 && arg[2] != '-') {
+            o->outdir = arg + 2;
+        } else if ((v = option_value(argc, argv, &i, "--target", &bad)) != NULL) {
+            if (parse_targets(v, &o->targets) < 0)
+                return -1;
+        } else if ((v = option_value(argc, argv, &i, "--dump", &bad)) != NULL) {
+            if (strcmp(v, "ast") == 0)
+                o->dump = DUMP_AST;
+            else if (strcmp(v, "ir") == 0)
+                o->dump = DUMP_IR;
+            else if (strcmp(v, "fused") == 0)
+                o->dump = DUMP_FUSED;
+            else
+                return usage_error("bad --dump '%s': expected ast, ir or fused", v);
+        } else if ((v = option_value(argc, argv, &i, "--templates", &bad)) != NULL) {
+            o->templates = v;
+        } else if ((v = option_value(argc, argv, &i, "--m4", &bad)) != NULL) {
+            o->m4 = v;
+        } else if (bad) {
+            return -1;
+        } else {
+            return usage_error("unknown option '%s'", arg);
+        }
+        if (bad)
+            return -1;
+    }
+    if (o->nplans == 0)
+        return usage_error("%s", "no plan given");
+    if (*o->outdir == '\0')
+        return usage_error("%s", "-o needs a directory");
+    return 0;
+}
+
+/* Read, parse, check and fuse one plan, or stop after the requested dump.
+ * Returns 0, or -1 after errors were reported through job->diag. */
+static int analyse_plan(plan_job *job, const options *o)
+{
+    fg_diag *d = &job->diag;
+    if (source_read(job->arena, job->path, &job->src, d) < 0)
+        return -1;
+    d->src = &job->src;
+    if (parse_plan(job->arena, &job->src, d, &job->plan) < 0)
+        return -1;
+    if (o->dump == DUMP_AST) {
+        dump_ast(stdout, job->plan);
+        return 0;
+    }
+    if (check_plan(job->plan, d) < 0)
+        return -1;
+    if (o->dump == DUMP_IR) {
+        dump_ir(stdout, job->plan);
+        return 0;
+    }
+    if (fuse_plan(job->arena, job->plan, d, &job->fused) < 0)
+        return -1;
+    if (o->dump == DUMP_FUSED)
+        dump_fused(stdout, job->fused);
+    return 0;
+}
+
+/* Emit every plan as one run: written only if every plan succeeds. */
+static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
+{
+    fg_emit_options eo = {
+        .outdir = o->outdir,
+        .templates_dir = o->templates,
+        .m4 = o->m4,
+        .command_line = NULL, /* emit records the canonical command */
+        .targets = o->targets,
+    };
+    fg_emit_run *run = NULL;
+    if (emit_run_begin(&eo, &run, run_diag) < 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (emit_run_plan(run, jobs[i].fused, &jobs[i].diag) < 0)
+            rc = -1;
+    if (rc < 0) {
+        emit_run_free(run);
+        return -1;
+    }
+    return emit_run_finish(run, run_diag);
+}
+
+static int exit_status(const fg_diag *d, int status)
+{
+    if (d->fatal > 0)
+        return EXIT_IO;
+    if (d->errors > 0 && status == EXIT_OK)
+        return EXIT_PLAN;
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        free(o.plans);
+        return rc > 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    plan_job *jobs = calloc((size_t)o.nplans, sizeof *jobs);
+    if (!jobs) {
+        fputs("fusegen: out of memory\n", stderr);
+        free(o.plans);
+        return EXIT_IO;
+    }
+    int status = EXIT_OK;
+    bool failed = false;
+    for (int i = 0; i < o.nplans; i++) {
+        plan_job *job = &jobs[i];
+        job->path = o.plans[i];
+        job->arena = arena_create();
+        diag_init(&job->diag, NULL, stderr);
+        if (analyse_plan(job, &o) < 0 || job->diag.errors > 0)
+            failed = true;
+        status = exit_status(&job->diag, status);
+    }
+    fg_diag run_diag;
+    diag_init(&run_diag, NULL, stderr);
+    if (!failed && !o.check && o.dump == DUMP_NONE) {
+        if (emit_all(jobs, o.nplans, &o, &run_diag) < 0 && run_diag.errors == 0) {
+            bool reported = false;
+            for (int i = 0; i < o.nplans; i++)
+                reported = reported || jobs[i].diag.errors > 0;
+            if (!reported)
+                diag_internal(&run_diag, (fg_loc){0, 0}, "emission failed without a message");
+        }
+        for (int i = 0; i < o.nplans; i++)
+            status = exit_status(&jobs[i].diag, status);
+        status = exit_status(&run_diag, status);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        diag_io_error(&run_diag, "cannot write to standard output");
+        status = EXIT_IO;
+    }
+    for (int i = 0; i < o.nplans; i++)
+        arena_destroy(jobs[i].arena);
+    free(jobs);
+    free(o.plans);
+    return status;
+}

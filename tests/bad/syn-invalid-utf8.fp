@@ -1,0 +1,3 @@
+# Latin-1, not UTF-8.
+plan latin
+doc "café"
