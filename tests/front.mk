@@ -26,3 +26,8 @@ tests_test_parse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # Syntax errors are syn-*, the checker's sem-*, fusion's fuse-*.
 TESTS += tests/run-bad.sh
 EXTRA_DIST += tests/run-bad.sh tests/bad
+
+# The command line: options, exit statuses, dumps, and no files written by
+# --check or by a run with an error.
+TESTS += tests/run-cli.sh
+EXTRA_DIST += tests/run-cli.sh

@@ -1,0 +1,125 @@
+#!/bin/sh
+# run-cli.sh - the fusegen command line: options, exit statuses (0 success,
+# 1 errors in a plan, 2 usage error, 3 I/O or internal error), dumps on
+# stdout, and that --check and failing runs write no files.
+#
+# Environment: srcdir and top_builddir (set by `make check`), FUSEGEN (the
+# program, default $top_builddir/fusegen).
+
+srcdir=${srcdir:-.}
+top_builddir=${top_builddir:-.}
+fusegen=${FUSEGEN:-$top_builddir/fusegen}
+case $fusegen in
+/*) ;;
+*) fusegen=$(pwd)/$fusegen ;;
+esac
+if test ! -x "$fusegen"; then
+    echo "run-cli.sh: $fusegen is not built: skipped"
+    exit 77
+fi
+cd "$srcdir" || exit 99
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+failed=0
+total=0
+
+# run NAME STATUS ARGS...: run fusegen, check its exit status; stdout and
+# stderr are left in $tmp/out and $tmp/err for the checks that follow.
+run() {
+    name=$1
+    want=$2
+    shift 2
+    total=$((total + 1))
+    "$fusegen" "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if test "$got" -ne "$want"; then
+        fail "$name: exit status $got, expected $want"
+        sed 's/^/    stderr: /' "$tmp/err"
+        return 1
+    fi
+    return 0
+}
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+}
+
+# expect_line NAME FILE TEXT: FILE holds the line TEXT.
+expect_line() {
+    if ! grep -qxF -- "$3" "$2"; then
+        fail "$1: no line '$3' in $(basename "$2")"
+        sed 's/^/    /' "$2"
+    fi
+}
+
+expect_empty() {
+    if test -s "$2"; then
+        fail "$1: $(basename "$2") is not empty"
+        sed 's/^/    /' "$2"
+    fi
+}
+
+run version 0 --version &&
+    if ! grep -qx 'fusegen [0-9][0-9.]*' "$tmp/out"; then fail "version: '$(cat "$tmp/out")'"; fi
+
+run help 0 --help && {
+    expect_line help "$tmp/out" "Usage: fusegen [OPTION]... PLAN..."
+    expect_line help "$tmp/out" "  3  I/O or internal error"
+    expect_empty help "$tmp/err"
+}
+
+run no-plan 2 && {
+    expect_line no-plan "$tmp/err" "fusegen: error: no plan given"
+    expect_line no-plan "$tmp/err" "Try 'fusegen --help' for more information."
+}
+run unknown-option 2 --frobnicate plans/softmax.fp &&
+    expect_line unknown-option "$tmp/err" "fusegen: error: unknown option '--frobnicate'"
+run bad-target 2 --target=cuda,tpu plans/softmax.fp &&
+    expect_line bad-target "$tmp/err" \
+        "fusegen: error: bad --target list 'cuda,tpu': expected a comma-separated list of cuda, hip, c"
+run bad-dump 2 --dump=xml plans/softmax.fp &&
+    expect_line bad-dump "$tmp/err" "fusegen: error: bad --dump 'xml': expected ast, ir or fused"
+run missing-o-value 2 plans/softmax.fp -o &&
+    expect_line missing-o-value "$tmp/err" "fusegen: error: option '-o' needs a directory"
+
+run missing-file 3 --check "$tmp/no-such.fp" &&
+    expect_line missing-file "$tmp/err" \
+        "fusegen: error: cannot open '$tmp/no-such.fp': No such file or directory"
+
+run dump-ast 0 --dump=ast plans/softmax.fp && {
+    expect_line dump-ast "$tmp/out" "plan softmax @2:6"
+    expect_line dump-ast "$tmp/out" "  Y[r, c] = E / L @13:1"
+    expect_line dump-ast "$tmp/out" "    reduce c: rolling @18:10"
+    expect_empty dump-ast "$tmp/err"
+}
+
+# Every bundled plan checks cleanly, and --check writes nothing.
+run check-all 0 -o "$tmp/generated" --check plans/*.fp && {
+    expect_empty check-all "$tmp/out"
+    expect_empty check-all "$tmp/err"
+    if test -e "$tmp/generated"; then fail "check-all: --check wrote $tmp/generated"; fi
+}
+
+# One bad plan fails the run (status 1) and nothing is written.
+run one-bad-plan 1 -o "$tmp/generated" plans/softmax.fp tests/bad/syn-missing-assign.fp && {
+    expect_line one-bad-plan "$tmp/err" \
+        "tests/bad/syn-missing-assign.fp:6:7: error: expected '=' after 'Mx[...]', found identifier 'max'"
+    if test -e "$tmp/generated"; then fail "one-bad-plan: a failing run wrote $tmp/generated"; fi
+}
+
+# A missing file among good plans: I/O error wins over plan errors.
+run io-and-plan-errors 3 --check tests/bad/syn-empty.fp "$tmp/no-such.fp" &&
+    expect_line io-and-plan-errors "$tmp/err" "tests/bad/syn-empty.fp:1:1: error: empty plan: expected 'plan NAME'"
+
+if test -w /dev/full; then
+    total=$((total + 1))
+    "$fusegen" --dump=ast plans/softmax.fp >/dev/full 2>"$tmp/err"
+    got=$?
+    if test "$got" -ne 3; then fail "stdout-full: exit status $got, expected 3"; fi
+    expect_line stdout-full "$tmp/err" "fusegen: error: cannot write to standard output"
+fi
+
+echo "run-cli.sh: $total runs, $failed failed"
+test "$failed" -eq 0
