@@ -738,8 +738,40 @@ static void test_reject_welford_with_inlined_mean(void **state)
     fg_expr *body = bin(f, E_MUL, d, expr_clone(f->a, d));
     derive_fails(f, body, R_SUM, BIT(TMSUM), TR,
                  "t.fp:4:1: error: cannot fuse 'R' over 'n': its body reads the running "
-                 "sum 'Mean_sum' inside 'X - Mean_sum / N'; mean/variance corrections "
+                 "sum 'Mean_sum' inside '(X - Mean_sum / N) * (X - Mean_sum / N)'; "
+                 "mean/variance corrections "
                  "(Welford) are not supported yet");
+}
+
+static void test_reject_reciprocal_of_a_difference_is_not_welford(void **state)
+{
+    fixture *f = *state;
+    fg_expr *body = bin(f, E_DIV, num(f, 1), bin(f, E_SUB, tn(f, TX), tn(f, TMEAN)));
+    derive_fails(f, body, R_SUM, BIT(TMSUM) | BIT(TMEAN), TR,
+                 "t.fp:4:1: error: cannot fuse 'R' over 'n': its body reads the running "
+                 "value 'Mean' inside '1 / (X - Mean)', which does not separate into a factor "
+                 "or a term of 'Mean' alone");
+}
+
+static void test_reject_body_undefined_at_every_point(void **state)
+{
+    fixture *f = *state;
+    /* sqrt of a negative number: the correction is right but cannot be checked. */
+    fg_expr *neg = bin(f, E_SUB, num(f, -1), call1(f, F_ABS, tn(f, TV)));
+    fg_expr *body = bin(f, E_MUL, exp_of_diff(f, TS, TMX), call1(f, F_SQRT, neg));
+    derive_fails(f, body, R_SUM, BIT(TMX), TR,
+                 "t.fp:4:1: error: cannot fuse 'R' over 'n': its body 'exp(S - Mx) * sqrt(-1 - "
+                 "abs(V))' is undefined or overflows at 20000 of 20000 random points, so its "
+                 "correction 'exp(Mx_prev - Mx)' cannot be checked");
+    /* Without a running value the identity is exact whatever the body. */
+    fixture *g = f;
+    fclose(g->out);
+    free(g->msg);
+    g->msg = NULL;
+    g->out = open_memstream(&g->msg, &g->msglen);
+    diag_init(&g->d, &g->src, g->out);
+    fg_correction c = derive_ok(g, call1(g, F_SQRT, neg), R_SUM, BIT(TMX), TR);
+    assert_int_equal(c.kind, CORR_NONE);
 }
 
 /* ---- the numeric check ---- */
@@ -990,6 +1022,8 @@ int main(void)
         T(test_reject_shift_under_sum),
         T(test_reject_welford_variance),
         T(test_reject_welford_with_inlined_mean),
+        T(test_reject_reciprocal_of_a_difference_is_not_welford),
+        T(test_reject_body_undefined_at_every_point),
         T(test_numeric_check_catches_a_wrong_factor),
         T(test_numeric_check_catches_a_factor_that_varies_along_the_axis),
         T(test_numeric_check_accepts_the_right_factor),
