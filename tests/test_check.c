@@ -361,6 +361,69 @@ static void test_hoisted_name_collision_gets_a_suffix_and_inner_is_first(void **
                         "sum(n: V * exp(O_sum_2 - O_sum))");
 }
 
+static void test_forward_reads_are_ordered_and_a_missing_schedule_defaults(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan f\n"
+                                    "dim R, C\n"
+                                    "axis r: R, c: C\n"
+                                    "input X[r, c]: f32\n"
+                                    "Y[r, c] = E / L\n"
+                                    "L[r] = sum(c: E)\n"
+                                    "E[r, c] = exp(X - Mx)\n"
+                                    "Mx[r] = max(c: X)\n"
+                                    "output Y: f32\n"),
+                     0);
+    fg_plan *p = fx->p;
+    const char *want[] = {"Mx", "E", "L", "Y"};
+    assert_int_equal(p->norder, 4);
+    for (int i = 0; i < 4; i++)
+        assert_string_equal(p->tensors[p->order[i]].name, want[i]);
+    assert_false(p->sched.present);
+    assert_int_equal(p->sched.reduce_axis, 1); /* c, which L (the last reduction) reduces */
+    assert_int_equal(p->sched.form, FORM_ROLLING);
+    assert_int_equal(p->sched.ntiles, 0);
+    char *ir = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&ir, &len);
+    dump_ir(m, p);
+    fclose(m);
+    assert_non_null(strstr(ir, "\nMx[r] : f32 = max(c: X[r, c])   # reduction max over c, line 8\n"
+                               "E[r, c] : f32 = exp(X[r, c] - Mx[r])   # elementwise, line 7\n"));
+    assert_non_null(strstr(ir, "\nschedule (default)\n  reduce c: rolling\n"
+                               "  target cuda, hip, c\n"));
+    free(ir);
+}
+
+static void test_schedule_settings_are_validated(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan f\n"
+                                    "dim R, C\n"
+                                    "axis r: R, c: C\n"
+                                    "input X[r, c]: f32\n"
+                                    "Mx[r] = max(c: X)\n"
+                                    "output Mx: f32\n"
+                                    "schedule {\n"
+                                    "  reduce c: rolling\n"
+                                    "  tile r = 4, q = 2048, r = 8\n"
+                                    "  tune {\n"
+                                    "    tile c = {64, 100}\n"
+                                    "    splits = {2, 4}\n"
+                                    "  }\n"
+                                    "}\n"),
+                     -1);
+    assert_string_equal(message(fx, 0), "t.fp:9:15: error: unknown identifier 'q'");
+    assert_string_equal(message(fx, 1), "t.fp:9:15: error: tile size 2048 for 'q' must be a "
+                                        "power of two from 1 to 1024");
+    assert_string_equal(message(fx, 2), "t.fp:9:25: error: tile size for 'r' given twice");
+    assert_string_equal(message(fx, 3), "t.fp:11:10: error: tile size 100 for 'c' must be a "
+                                        "power of two from 1 to 1024");
+    assert_string_equal(message(fx, 4), "t.fp:12:5: error: 'splits' can be tuned only in a "
+                                        "'split' schedule");
+    assert_int_equal(fx->d.errors, 5);
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors: exact message and location                                  */
 /* ------------------------------------------------------------------ */
@@ -371,12 +434,16 @@ static void test_unknown_identifier_suggests_a_close_name(void **state)
     assert_int_equal(check_text(fx, PRE "Mx[b, h, n] = max(d: K)\n"
                                         "P[b, h, n, d] = exp(K - Mxx)\n"
                                         "Z[b, h, n, d] = P + zzz\n"
-                                        "output Z: f32\n"),
+                                        "W[b, h, n, d] = P * scael\n"
+                                        "output Z: f32, W: f32\n"),
                      -1);
     assert_string_equal(message(fx, 0), "t.fp:9:25: error: unknown identifier 'Mxx'; "
                                         "did you mean 'Mx'?");
     assert_string_equal(message(fx, 1), "t.fp:10:21: error: unknown identifier 'zzz'");
-    assert_int_equal(fx->d.errors, 2);
+    /* two edits away (a transposition counts two) */
+    assert_string_equal(message(fx, 2), "t.fp:11:21: error: unknown identifier 'scael'; "
+                                        "did you mean 'scale'?");
+    assert_int_equal(fx->d.errors, 3);
 }
 
 static void test_wrong_number_of_indices(void **state)
@@ -584,6 +651,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(
             test_hoisted_name_collision_gets_a_suffix_and_inner_is_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_forward_reads_are_ordered_and_a_missing_schedule_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_schedule_settings_are_validated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_identifier_suggests_a_close_name, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_wrong_number_of_indices, setup, teardown),
