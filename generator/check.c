@@ -22,12 +22,34 @@ typedef enum ctx_kind {
     CTX_STMT     /* the right side of a statement */
 } ctx_kind;
 
-typedef enum name_kind { NAME_NONE, NAME_DIM, NAME_AXIS, NAME_PARAM, NAME_TENSOR } name_kind;
+typedef enum name_kind {
+    NAME_NONE,
+    NAME_DIM,
+    NAME_AXIS,
+    NAME_PARAM,
+    NAME_TENSOR,
+    NAME_HOISTED /* a statement the checker made: taken, but not for the plan to read */
+} name_kind;
+
+/* Names to their first definition, open addressing: plans may hold many
+ * thousands of statements, and every read looks a name up. */
+typedef struct name_slot {
+    const char *name;
+    name_kind kind;
+    int index;
+} name_slot;
+
+typedef struct name_table {
+    name_slot *slots;
+    size_t mask; /* capacity - 1, a power of two minus one */
+    size_t used;
+} name_table;
 
 typedef struct checker {
     fg_plan *p;
     fg_diag *d;
     fg_arena *a;
+    name_table names;
     int nuser;      /* tensors written in the plan; hoisted ones follow */
     bool *decl_bad; /* per user tensor: its declaration failed */
     fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
@@ -71,19 +93,67 @@ int plan_find_tensor(const fg_plan *p, const char *name)
     return -1;
 }
 
-/* One namespace: the first definition of a name wins (duplicates are
- * reported separately). */
-static name_kind lookup(const fg_plan *p, const char *name, int *index)
+static uint64_t name_hash(const char *s)
 {
-    if ((*index = plan_find_dim(p, name)) >= 0)
-        return NAME_DIM;
-    if ((*index = plan_find_axis(p, name)) >= 0)
-        return NAME_AXIS;
-    if ((*index = plan_find_param(p, name)) >= 0)
-        return NAME_PARAM;
-    if ((*index = plan_find_tensor(p, name)) >= 0)
-        return NAME_TENSOR;
-    return NAME_NONE;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static name_slot *table_slot(const name_table *t, const char *name)
+{
+    size_t i = (size_t)name_hash(name) & t->mask;
+    while (t->slots[i].name && strcmp(t->slots[i].name, name) != 0)
+        i = (i + 1) & t->mask;
+    return &t->slots[i];
+}
+
+static void table_grow(fg_arena *a, name_table *t)
+{
+    name_table old = *t;
+    size_t cap = old.slots ? (old.mask + 1) * 2 : 64;
+    t->slots = ARENA_ARRAY(a, name_slot, cap);
+    t->mask = cap - 1;
+    for (size_t i = 0; old.slots && i <= old.mask; i++)
+        if (old.slots[i].name)
+            *table_slot(t, old.slots[i].name) = old.slots[i];
+}
+
+/* Adds a name unless it is there already: the first definition wins. */
+static void table_add(fg_arena *a, name_table *t, const char *name, name_kind kind, int index)
+{
+    if (!t->slots || (t->used + 1) * 2 > t->mask + 1)
+        table_grow(a, t);
+    name_slot *s = table_slot(t, name);
+    if (s->name)
+        return;
+    *s = (name_slot){name, kind, index};
+    t->used++;
+}
+
+/* One namespace, in the order dims, axes, params, tensors (duplicates are
+ * reported separately). */
+static void build_names(checker *ck)
+{
+    const fg_plan *p = ck->p;
+    for (int i = 0; i < p->ndims; i++)
+        table_add(ck->a, &ck->names, p->dims[i].name, NAME_DIM, i);
+    for (int i = 0; i < p->naxes; i++)
+        table_add(ck->a, &ck->names, p->axes[i].name, NAME_AXIS, i);
+    for (int i = 0; i < p->nparams; i++)
+        table_add(ck->a, &ck->names, p->params[i].name, NAME_PARAM, i);
+    for (int i = 0; i < p->ntensors; i++)
+        table_add(ck->a, &ck->names, p->tensors[i].name, NAME_TENSOR, i);
+}
+
+static name_kind lookup(const checker *ck, const char *name, int *index)
+{
+    const name_slot *s = table_slot(&ck->names, name);
+    *index = s->index;
+    return s->name && s->kind != NAME_HOISTED ? s->kind : NAME_NONE;
 }
 
 static const char *kind_phrase(const fg_plan *p, name_kind k, int index)
@@ -111,13 +181,7 @@ static fg_tensor *tensor_at(checker *ck, int t)
 
 static bool name_taken(checker *ck, const char *name)
 {
-    int idx;
-    if (lookup(ck->p, name, &idx) != NAME_NONE)
-        return true;
-    for (int i = 0; i < ck->hoisted.len; i++)
-        if (strcmp(((fg_tensor *)ck->hoisted.items[i])->name, name) == 0)
-            return true;
-    return false;
+    return table_slot(&ck->names, name)->name != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -186,7 +250,8 @@ static const char *suggest(const fg_plan *p, const char *name, unsigned want)
 
 static void report_unknown(checker *ck, const char *name, fg_loc loc, unsigned want)
 {
-    const char *close = suggest(ck->p, name, want);
+    /* Past the error cap nothing prints: spare the search. */
+    const char *close = diag_full(ck->d) ? NULL : suggest(ck->p, name, want);
     if (close)
         diag_error(ck->d, loc, "unknown identifier '%s'; did you mean '%s'?", name, close);
     else
@@ -244,9 +309,11 @@ static const char *op_symbol(fg_expr_kind k)
     }
 }
 
+static int loc_cmp(fg_loc x, fg_loc y);
+
 static bool loc_before(fg_loc x, fg_loc y)
 {
-    return x.line < y.line || (x.line == y.line && x.col < y.col);
+    return loc_cmp(x, y) < 0;
 }
 
 /* Where an expression starts in the source: its leftmost located node. */
@@ -296,41 +363,62 @@ static const char *context_phrase(checker *ck)
 typedef struct definition {
     const char *name;
     fg_loc loc;
+    const struct definition *first; /* set on a duplicate: the definition it repeats */
 } definition;
 
-static int definition_cmp(const void *x, const void *y)
+static int loc_cmp(fg_loc x, fg_loc y)
 {
-    const definition *a = x, *b = y;
-    if (a->loc.line != b->loc.line)
-        return a->loc.line < b->loc.line ? -1 : 1;
-    if (a->loc.col != b->loc.col)
-        return a->loc.col < b->loc.col ? -1 : 1;
+    if (x.line != y.line)
+        return x.line < y.line ? -1 : 1;
+    if (x.col != y.col)
+        return x.col < y.col ? -1 : 1;
     return 0;
 }
 
+static int by_name_then_loc(const void *x, const void *y)
+{
+    const definition *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : loc_cmp(a->loc, b->loc);
+}
+
+static int by_loc(const void *x, const void *y)
+{
+    return loc_cmp((*(const definition *const *)x)->loc, (*(const definition *const *)y)->loc);
+}
+
+/* Every repeated name, reported in source order at the repeat, with a note
+ * at the first definition. */
 static void check_duplicates(checker *ck)
 {
     fg_plan *p = ck->p;
-    int n = p->ndims + p->naxes + p->nparams + p->ntensors, k = 0;
+    int n = p->ndims + p->naxes + p->nparams + p->ntensors, k = 0, ndup = 0;
     if (n == 0)
         return;
     definition *defs = ARENA_ARRAY(ck->a, definition, n);
     for (int i = 0; i < p->ndims; i++)
-        defs[k++] = (definition){p->dims[i].name, p->dims[i].loc};
+        defs[k++] = (definition){p->dims[i].name, p->dims[i].loc, NULL};
     for (int i = 0; i < p->naxes; i++)
-        defs[k++] = (definition){p->axes[i].name, p->axes[i].loc};
+        defs[k++] = (definition){p->axes[i].name, p->axes[i].loc, NULL};
     for (int i = 0; i < p->nparams; i++)
-        defs[k++] = (definition){p->params[i].name, p->params[i].loc};
+        defs[k++] = (definition){p->params[i].name, p->params[i].loc, NULL};
     for (int i = 0; i < p->ntensors; i++)
-        defs[k++] = (definition){p->tensors[i].name, p->tensors[i].loc};
-    qsort(defs, (size_t)n, sizeof *defs, definition_cmp);
-    for (int i = 1; i < n; i++)
-        for (int j = 0; j < i; j++)
-            if (strcmp(defs[i].name, defs[j].name) == 0) {
-                diag_error(ck->d, defs[i].loc, "duplicate definition of '%s'", defs[i].name);
-                diag_note(ck->d, defs[j].loc, "previous definition is here");
-                break;
-            }
+        defs[k++] = (definition){p->tensors[i].name, p->tensors[i].loc, NULL};
+    qsort(defs, (size_t)n, sizeof *defs, by_name_then_loc);
+    const definition **dups = ARENA_ARRAY(ck->a, const definition *, n);
+    for (int i = 1, first = 0; i < n; i++) {
+        if (strcmp(defs[i].name, defs[first].name) != 0) {
+            first = i;
+            continue;
+        }
+        defs[i].first = &defs[first];
+        dups[ndup++] = &defs[i];
+    }
+    qsort(dups, (size_t)ndup, sizeof *dups, by_loc);
+    for (int i = 0; i < ndup; i++) {
+        diag_error(ck->d, dups[i]->loc, "duplicate definition of '%s'", dups[i]->name);
+        diag_note(ck->d, dups[i]->first->loc, "previous definition is here");
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,9 +591,10 @@ static fg_expr *check_param_read(checker *ck, fg_expr *e, int pi)
 static fg_expr *check_name(checker *ck, fg_expr *e)
 {
     int idx;
-    name_kind k = lookup(ck->p, e->name, &idx);
+    name_kind k = lookup(ck, e->name, &idx);
     switch (k) {
     case NAME_NONE:
+    case NAME_HOISTED: /* lookup never answers it */
         report_unknown(ck, e->name, e->loc, WANT_ANY);
         return untyped(e);
     case NAME_DIM:
@@ -568,6 +657,7 @@ static fg_expr *hoist(checker *ck, fg_expr *r)
     t->red_axis = -1;
     int ti = p->ntensors + ck->hoisted.len;
     vec_push(ck->a, &ck->hoisted, t);
+    table_add(ck->a, &ck->names, name, NAME_HOISTED, ti);
 
     fg_expr *read = expr_ref(ck->a, E_TENSOR, ti, name);
     read->loc = r->loc;
@@ -588,7 +678,7 @@ static fg_expr *check_reduce(checker *ck, fg_expr *e, bool root)
         return untyped(e);
     }
     int axis;
-    name_kind k = lookup(ck->p, e->reduce_axis_name, &axis);
+    name_kind k = lookup(ck, e->reduce_axis_name, &axis);
     bool ok = true;
     if (k == NAME_NONE) {
         report_unknown(ck, e->reduce_axis_name, e->reduce_axis_loc, WANT_AXIS);
@@ -764,7 +854,7 @@ static fg_expr *check_expr(checker *ck, fg_expr *e, bool root)
 static int resolve_dim(checker *ck, const char *name, fg_loc loc)
 {
     int idx;
-    name_kind k = lookup(ck->p, name, &idx);
+    name_kind k = lookup(ck, name, &idx);
     if (k == NAME_DIM)
         return idx;
     if (k == NAME_NONE)
@@ -778,7 +868,7 @@ static int resolve_dim(checker *ck, const char *name, fg_loc loc)
 static int resolve_axis(checker *ck, const char *name, fg_loc loc)
 {
     int idx;
-    name_kind k = lookup(ck->p, name, &idx);
+    name_kind k = lookup(ck, name, &idx);
     if (k == NAME_AXIS)
         return idx;
     if (k == NAME_NONE)
@@ -1013,67 +1103,80 @@ static void classify(fg_tensor *t)
 /* Order                                                               */
 /* ------------------------------------------------------------------ */
 
-typedef struct orderer {
-    checker *ck;
-    int *state; /* 0 unvisited, 1 on the stack, 2 done */
-    int *stack;
-    int depth;
-} orderer;
-
-static void order_visit(orderer *o, int t);
-
-static void order_deps(orderer *o, const fg_expr *e)
+/* The statements a right side reads, in the order they are met (children
+ * before parents, left to right). */
+static void collect_deps(checker *ck, const fg_expr *e, fg_vec *deps)
 {
-    fg_plan *p = o->ck->p;
     for (int i = 0; i < e->nargs; i++)
-        order_deps(o, e->args[i]);
-    if (e->kind != E_TENSOR || e->ref < 0 || p->tensors[e->ref].kind != TENSOR_STMT)
-        return;
-    if (o->state[e->ref] == 1) {
-        int from = o->depth - 1;
-        while (o->stack[from] != e->ref)
-            from--;
-        /* Start at the statement written first, and report each cycle once. */
-        int first = from;
-        for (int i = from; i < o->depth; i++)
-            if (loc_before(p->tensors[o->stack[i]].loc, p->tensors[o->stack[first]].loc))
-                first = i;
-        int len = o->depth - from;
-        char *s = "";
-        for (int k = 0; k <= len; k++) {
-            int t = o->stack[from + (first - from + k) % len];
-            s = arena_printf(o->ck->a, "%s%s%s", s, k ? " -> " : "", p->tensors[t].name);
-        }
-        diag_error(o->ck->d, p->tensors[o->stack[first]].loc, "cycle between statements: %s", s);
-        return;
-    }
-    order_visit(o, e->ref);
+        collect_deps(ck, e->args[i], deps);
+    if (e->kind == E_TENSOR && e->ref >= 0 && ck->p->tensors[e->ref].kind == TENSOR_STMT)
+        vec_push(ck->a, deps, &ck->p->tensors[e->ref]);
 }
 
-static void order_visit(orderer *o, int t)
+static void report_cycle(checker *ck, const int *path, int len)
 {
-    fg_plan *p = o->ck->p;
-    if (o->state[t] != 0)
-        return;
-    o->state[t] = 1;
-    o->stack[o->depth++] = t;
-    if (p->tensors[t].rhs)
-        order_deps(o, p->tensors[t].rhs);
-    o->depth--;
-    o->state[t] = 2;
-    p->order[p->norder++] = t;
+    enum { SHOWN = 8 }; /* a long cycle shows its first statements and its last */
+    const fg_plan *p = ck->p;
+    /* Start at the statement written first, so each cycle reads one way. */
+    int first = 0;
+    for (int i = 1; i < len; i++)
+        if (loc_before(p->tensors[path[i]].loc, p->tensors[path[first]].loc))
+            first = i;
+    const char *text = "";
+    for (int k = 0; k <= len; k++) {
+        if (len > SHOWN + 1 && k == SHOWN) {
+            text = arena_printf(ck->a, "%s -> ... (%d more)", text, len - SHOWN - 1);
+            k = len - 1;
+        }
+        const char *name = p->tensors[path[(first + k) % len]].name;
+        text = arena_printf(ck->a, "%s%s%s", text, k ? " -> " : "", name);
+    }
+    diag_error(ck->d, p->tensors[path[first]].loc, "cycle between statements: %s", text);
 }
 
+/* Depth-first, with an explicit stack (a plan may chain thousands of
+ * statements): each statement after the statements it reads. */
 static void order_statements(checker *ck)
 {
     fg_plan *p = ck->p;
-    orderer o = {ck, ARENA_ARRAY(ck->a, int, p->ntensors + 1),
-                 ARENA_ARRAY(ck->a, int, p->ntensors + 1), 0};
-    p->order = ARENA_ARRAY(ck->a, int, p->ntensors + 1);
+    int n = p->ntensors;
+    fg_vec *deps = ARENA_ARRAY(ck->a, fg_vec, n + 1);
+    int *state = ARENA_ARRAY(ck->a, int, n + 1); /* 0 new, 1 on the path, 2 done */
+    int *path = ARENA_ARRAY(ck->a, int, n + 1);
+    int *next = ARENA_ARRAY(ck->a, int, n + 1); /* per path entry: the next dep */
+    p->order = ARENA_ARRAY(ck->a, int, n + 1);
     p->norder = 0;
-    for (int t = 0; t < p->ntensors; t++)
-        if (p->tensors[t].kind == TENSOR_STMT)
-            order_visit(&o, t);
+    for (int t = 0; t < n; t++)
+        if (p->tensors[t].kind == TENSOR_STMT && p->tensors[t].rhs)
+            collect_deps(ck, p->tensors[t].rhs, &deps[t]);
+    for (int root = 0; root < n; root++) {
+        if (p->tensors[root].kind != TENSOR_STMT || state[root] != 0)
+            continue;
+        int depth = 0;
+        path[depth] = root;
+        next[depth++] = 0;
+        state[root] = 1;
+        while (depth > 0) {
+            int t = path[depth - 1];
+            if (next[depth - 1] == deps[t].len) {
+                state[t] = 2;
+                p->order[p->norder++] = t;
+                depth--;
+                continue;
+            }
+            int dep = (int)((fg_tensor *)deps[t].items[next[depth - 1]++] - p->tensors);
+            if (state[dep] == 1) {
+                int from = depth - 1;
+                while (path[from] != dep)
+                    from--;
+                report_cycle(ck, path + from, depth - from);
+            } else if (state[dep] == 0) {
+                state[dep] = 1;
+                path[depth] = dep;
+                next[depth++] = 0;
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -1198,6 +1301,7 @@ int check_plan(fg_plan *p, fg_diag *d)
     checker ck = {.p = p, .d = d, .a = p->arena, .nuser = p->ntensors};
     ck.decl_bad = ARENA_ARRAY(ck.a, bool, p->ntensors + 1);
     plan_hash(p);
+    build_names(&ck);
     if (p->naxes > FG_MAX_AXES) {
         /* axis masks are 32 bits wide: nothing below can work */
         diag_error(d, p->axes[FG_MAX_AXES].loc, "a plan may have at most %d axes", FG_MAX_AXES);

@@ -424,6 +424,49 @@ static void test_schedule_settings_are_validated(void **state)
     assert_int_equal(fx->d.errors, 5);
 }
 
+/* A plan of n statements S0..S{n-1}, each reading the one before, written
+ * in reverse; with `cycle`, S0 reads the last one. */
+static char *chain_plan(fixture *fx, int n, bool cycle)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    fputs("plan chain\ndim R\naxis r: R\ninput X[r]: f32\n", m);
+    for (int i = n - 1; i > 0; i--)
+        fprintf(m, "S%d[r] = S%d * 2\n", i, i - 1);
+    if (cycle)
+        fprintf(m, "S0[r] = X + S%d\n", n - 1);
+    else
+        fputs("S0[r] = X + 1\n", m);
+    fprintf(m, "output S%d: f32\n", n - 1);
+    fclose(m);
+    char *text = arena_strdup(fx->a, buf);
+    free(buf);
+    return text;
+}
+
+static void test_a_long_chain_is_ordered_without_deep_recursion(void **state)
+{
+    fixture *fx = *state;
+    enum { N = 50000 };
+    assert_int_equal(check_text(fx, chain_plan(fx, N, false)), 0);
+    assert_int_equal(fx->p->norder, N);
+    for (int i = 0; i < N; i += 997)
+        assert_string_equal(fx->p->tensors[fx->p->order[i]].name,
+                            arena_printf(fx->a, "S%d", i));
+}
+
+static void test_a_long_cycle_is_shortened_in_its_message(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, chain_plan(fx, 12, true)), -1);
+    /* S11 is written first (line 5); it reads S10, ..., S0 reads S11 */
+    assert_string_equal(message(fx, 0),
+                        "t.fp:5:1: error: cycle between statements: S11 -> S10 -> S9 -> S8 -> "
+                        "S7 -> S6 -> S5 -> S4 -> ... (3 more) -> S0 -> S11");
+    assert_int_equal(fx->d.errors, 1);
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors: exact message and location                                  */
 /* ------------------------------------------------------------------ */
@@ -654,6 +697,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_forward_reads_are_ordered_and_a_missing_schedule_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schedule_settings_are_validated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_long_chain_is_ordered_without_deep_recursion,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_long_cycle_is_shortened_in_its_message, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_unknown_identifier_suggests_a_close_name, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_wrong_number_of_indices, setup, teardown),
