@@ -55,6 +55,8 @@ typedef struct checker {
     fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
     ctx_kind ctx;
     int owner; /* the param (CTX_DEFAULT) or tensor being checked */
+    int depth; /* of the node being checked, in its tree */
+    bool too_deep; /* the tree being checked was reported as too deep */
 } checker;
 
 /* ------------------------------------------------------------------ */
@@ -755,7 +757,35 @@ static fg_expr *check_call(checker *ck, fg_expr *e)
     return e;
 }
 
+static fg_expr *check_node(checker *ck, fg_expr *e, bool root);
+
+/* Checks a node and what is below it; the recursion stops at the depth
+ * the parser allows for nesting (an operator chain such as X + X + ... is
+ * as deep as it is long, and the parser lets it through). */
 static fg_expr *check_expr(checker *ck, fg_expr *e, bool root)
+{
+    if (ck->depth > FG_MAX_EXPR_DEPTH) {
+        if (!ck->too_deep)
+            diag_error(ck->d, e->loc, "expression nested deeper than %d levels",
+                       FG_MAX_EXPR_DEPTH);
+        ck->too_deep = true;
+        return untyped(e);
+    }
+    ck->depth++;
+    e = check_node(ck, e, root);
+    ck->depth--;
+    return e;
+}
+
+/* A whole tree: a param's default, an input's index, a right side. */
+static fg_expr *check_tree(checker *ck, fg_expr *e, bool root)
+{
+    ck->depth = 0;
+    ck->too_deep = false;
+    return check_expr(ck, e, root);
+}
+
+static fg_expr *check_node(checker *ck, fg_expr *e, bool root)
 {
     fg_expr_kind k = e->kind;
     switch (k) {
@@ -900,7 +930,7 @@ static void check_params(checker *ck)
         if (!pa->deflt)
             continue;
         ck->owner = i;
-        pa->deflt = check_expr(ck, pa->deflt, false);
+        pa->deflt = check_tree(ck, pa->deflt, false);
         const char *role = arena_printf(ck->a, "the default of '%s'", pa->name);
         if (pa->dtype == DT_INT && pa->deflt->type != T_INT && pa->deflt->type != T_NONE)
             diag_error(ck->d, start_loc(pa->deflt), "expected an int as %s, but found %s", role,
@@ -924,7 +954,7 @@ static void check_input(checker *ck, int ti)
         return;
     }
     for (int i = 0; i < t->nindex; i++) {
-        fg_expr *x = t->index[i] = check_expr(ck, t->index[i], false);
+        fg_expr *x = t->index[i] = check_tree(ck, t->index[i], false);
         if (x->type == T_NONE) {
             ok = false;
             continue;
@@ -1034,7 +1064,7 @@ static void check_stmt_rhs(checker *ck, int ti)
     fg_tensor *t = &ck->p->tensors[ti];
     ck->ctx = CTX_STMT;
     ck->owner = ti;
-    t->rhs = check_expr(ck, t->rhs, true);
+    t->rhs = check_tree(ck, t->rhs, true);
     const char *role = arena_printf(ck->a, "the right side of '%s'", t->name);
     if (!want_number(ck, t->rhs, role) || ck->decl_bad[ti])
         return;
@@ -1104,11 +1134,13 @@ static void classify(fg_tensor *t)
 /* ------------------------------------------------------------------ */
 
 /* The statements a right side reads, in the order they are met (children
- * before parents, left to right). */
-static void collect_deps(checker *ck, const fg_expr *e, fg_vec *deps)
+ * before parents, left to right); not below the depth check_expr stops at. */
+static void collect_deps(checker *ck, const fg_expr *e, fg_vec *deps, int depth)
 {
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return;
     for (int i = 0; i < e->nargs; i++)
-        collect_deps(ck, e->args[i], deps);
+        collect_deps(ck, e->args[i], deps, depth + 1);
     if (e->kind == E_TENSOR && e->ref >= 0 && ck->p->tensors[e->ref].kind == TENSOR_STMT)
         vec_push(ck->a, deps, &ck->p->tensors[e->ref]);
 }
@@ -1148,7 +1180,7 @@ static void order_statements(checker *ck)
     p->norder = 0;
     for (int t = 0; t < n; t++)
         if (p->tensors[t].kind == TENSOR_STMT && p->tensors[t].rhs)
-            collect_deps(ck, p->tensors[t].rhs, &deps[t]);
+            collect_deps(ck, p->tensors[t].rhs, &deps[t], 0);
     for (int root = 0; root < n; root++) {
         if (p->tensors[root].kind != TENSOR_STMT || state[root] != 0)
             continue;

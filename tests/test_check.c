@@ -467,6 +467,22 @@ static void test_a_long_cycle_is_shortened_in_its_message(void **state)
     assert_int_equal(fx->d.errors, 1);
 }
 
+static void test_an_operator_chain_deeper_than_the_limit_is_an_error(void **state)
+{
+    fixture *fx = *state;
+    /* X + X + ... with 300 terms is a left-leaning tree of 299 '+' nodes:
+     * the node 257 levels below the root is the 42nd '+', at column
+     * 8 + 4 * 41 + 2 = 174 of "A[r] = X + X + ..." */
+    char *text = "plan w\ndim R\naxis r: R\ninput X[r]: f32\nA[r] = X";
+    for (int i = 1; i < 300; i++)
+        text = arena_printf(fx->a, "%s + X", text);
+    text = arena_printf(fx->a, "%s\noutput A: f32\n", text);
+    assert_int_equal(check_text(fx, text), -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:5:174: error: expression nested deeper than 256 levels");
+    assert_int_equal(fx->d.errors, 1);
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors: exact message and location                                  */
 /* ------------------------------------------------------------------ */
@@ -701,6 +717,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_long_cycle_is_shortened_in_its_message, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_an_operator_chain_deeper_than_the_limit_is_an_error,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_identifier_suggests_a_close_name, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_wrong_number_of_indices, setup, teardown),
