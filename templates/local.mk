@@ -1,6 +1,37 @@
-# templates/local.mk - GNU m4 templates, installed for the installed generator.
-# Paths are relative to the top of the tree (included by Makefile.am).
-# List each template in dist_templates_DATA as it is added.
+# templates/local.mk - GNU m4 templates, installed for the installed generator
+# (templates/README.md lists the definitions they read).  Paths are relative
+# to the top of the tree (included by Makefile.am).  CUDA and HIP add their
+# folders here the same way.
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = $(NULL)
+
+templates_commondir = $(templatesdir)/common
+dist_templates_common_DATA = \
+	templates/common/prelude.m4 \
+	$(NULL)
+
+templates_apidir = $(templatesdir)/api
+dist_templates_api_DATA = \
+	templates/api/kernels_mk.m4 \
+	templates/api/plan_h.m4 \
+	templates/api/plans_c.m4 \
+	templates/api/plans_h.m4 \
+	$(NULL)
+
+templates_cdir = $(templatesdir)/c
+dist_templates_c_DATA = \
+	templates/c/attention.m4 \
+	templates/c/fused.m4 \
+	templates/c/prelude.m4 \
+	templates/c/rowreduce.m4 \
+	$(NULL)
+
+EXTRA_DIST += templates/README.md
+
+# Every template, for the rule that regenerates generated/ (generated/local.mk).
+FG_TEMPLATES = \
+	$(dist_templates_common_DATA) \
+	$(dist_templates_api_DATA) \
+	$(dist_templates_c_DATA) \
+	$(NULL)

@@ -1,1 +1,25 @@
-# tests/emit.mk
+# tests/emit.mk - emission (m4 interface, files of a run), the CPU numerics
+# harness over the generated registry, and the freshness of generated/.
+
+CMOCKA_TESTS += tests/test_emit tests/test_cpu
+
+tests_test_emit_SOURCES = tests/test_emit.c
+tests_test_emit_CFLAGS = $(FG_TEST_CFLAGS)
+tests_test_emit_CPPFLAGS = -I$(srcdir)/generator
+tests_test_emit_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
+
+# The interpreter behind plain types: the generator's header and the public
+# runtime header cannot meet in one file.
+noinst_LIBRARIES += tests/libcpuref.a
+tests_libcpuref_a_SOURCES = tests/cpu_reference.c tests/cpu_reference.h
+tests_libcpuref_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+tests_libcpuref_a_CPPFLAGS = -I$(srcdir)/generator $(AM_CPPFLAGS)
+
+tests_test_cpu_SOURCES = tests/test_cpu.c
+tests_test_cpu_CFLAGS = $(FG_TEST_CFLAGS)
+tests_test_cpu_CPPFLAGS = -I$(srcdir)/tests -I$(srcdir)/generated -I$(srcdir)/runtime
+tests_test_cpu_LDADD = tests/libcpuref.a libfusegen_cpu.a generator/libfggen.a \
+	$(FG_TEST_LIBS) -lm
+
+TESTS += tests/freshness.sh
+EXTRA_DIST += tests/freshness.sh

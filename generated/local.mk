@@ -1,0 +1,29 @@
+# generated/local.mk - libfusegen_cpu.a from the committed generated sources.
+# generated/kernels.mk (written by fusegen) lists them; nobody keeps that list
+# by hand.  Paths are relative to the top of the tree.
+include generated/kernels.mk
+
+lib_LIBRARIES += libfusegen_cpu.a
+libfusegen_cpu_a_SOURCES = \
+	$(FG_CPU_SOURCES) \
+	$(FG_HEADERS) \
+	runtime/fusegen.c \
+	runtime/fusegen_internal.h \
+	runtime/fusegen_registry.h \
+	$(NULL)
+libfusegen_cpu_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPFLAGS)
+libfusegen_cpu_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+
+include_HEADERS += $(FG_HEADERS) runtime/fusegen_registry.h
+EXTRA_DIST += generated/kernels.mk generated/stamp
+
+# Regenerate $(srcdir)/generated when a plan or a template changes (files
+# whose content is unchanged keep their mtime).  Order-only on the program:
+# a fresh build of fusegen alone never rewrites the source tree, so that
+# `make distcheck` leaves its read-only copy alone.
+FG_PLANS = $(dist_plans_DATA)
+$(srcdir)/generated/stamp: $(FG_PLANS) $(FG_TEMPLATES) | fusegen$(EXEEXT)
+	$(AM_V_GEN)fg_prog=`pwd`/fusegen$(EXEEXT) && cd $(srcdir) && \
+	  "$$fg_prog" --templates=templates --m4='$(M4)' -o generated $(FG_PLANS) && \
+	  touch generated/stamp
+all-local: $(srcdir)/generated/stamp

@@ -1,0 +1,794 @@
+/* emit.c - the m4 interface and the files of a run.
+ *
+ * The generator talks to m4 the way Bison does: C computes every value and
+ * writes a file of definitions; the templates (templates/, GNU m4 run with
+ * -P so that builtins are m4_*) only select and format.  Every definition
+ * goes through one escaping function, m4_escape, so that no text of the
+ * user's or of the lowering can end a quote or name a macro.  After m4 the
+ * output is decoded and checked: a leftover fg_ or m4_ token is an error
+ * located in the output.  Files are rendered into memory for the whole run
+ * and written at the end, each only if its content changed; a run where any
+ * plan failed writes nothing.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fusegen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const fg_backend fg_backends[3] = {
+    {"c", TARGET_C, ".c", "c/prelude.m4", "_cpu", "FG_CPU_SOURCES", lower_c},
+    {"cuda", TARGET_CUDA, ".cu", "cuda/prelude.m4", "_cuda", "FG_CUDA_SOURCES", NULL},
+    {"hip", TARGET_HIP, ".hip", "hip/prelude.m4", "_hip", "FG_HIP_SOURCES", NULL},
+};
+
+/* ------------------------------------------------------------------ */
+/* Growable strings in an arena                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct sbuf {
+    fg_arena *a;
+    char *s;
+    size_t len, cap;
+} sbuf;
+
+static void sb_putn(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *t = arena_alloc(b->a, cap);
+        if (b->len)
+            memcpy(t, b->s, b->len);
+        b->s = t;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+static const char *sb_str(sbuf *b)
+{
+    if (!b->s)
+        sb_putn(b, "", 0);
+    return b->s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Definitions                                                         */
+/* ------------------------------------------------------------------ */
+
+struct fg_defs {
+    fg_arena *a;
+    sbuf text;
+};
+
+/* The quotes the templates use: they never occur in an escaped value, and
+ * the templates avoid them in C (no a[b[c[i]]]). */
+#define LQ "[[["
+#define RQ "]]]"
+
+fg_defs *defs_create(fg_arena *a)
+{
+    fg_defs *d = ARENA_NEW(a, fg_defs);
+    d->a = a;
+    d->text.a = a;
+    sb_puts(&d->text, "m4_changequote(`" LQ "', `" RQ "')m4_dnl\n"
+                      "m4_divert(-1)\n"
+                      "# Definitions written by fusegen (templates/README.md lists them).\n");
+    return d;
+}
+
+char *m4_escape(fg_arena *a, const char *text)
+{
+    sbuf b = {a, NULL, 0, 0};
+    for (const char *s = text; *s; s++) {
+        if (*s == '@')
+            sb_puts(&b, "@@");
+        else if (*s == '[')
+            sb_puts(&b, "@{");
+        else if (*s == ']')
+            sb_puts(&b, "@}");
+        else if ((s[0] == 'f' && s[1] == 'g' && s[2] == '_') ||
+                 (s[0] == 'm' && s[1] == '4' && s[2] == '_')) {
+            sb_putn(&b, s, 2);
+            sb_puts(&b, "@&");
+            s++; /* the '_' is copied by the next round */
+        } else
+            sb_putn(&b, s, 1);
+    }
+    return (char *)sb_str(&b);
+}
+
+static void def_raw(fg_defs *d, const char *name, const char *escaped)
+{
+    sb_puts(&d->text, "m4_define(" LQ "fg_");
+    sb_puts(&d->text, name);
+    sb_puts(&d->text, RQ ", " LQ);
+    sb_puts(&d->text, escaped);
+    sb_puts(&d->text, RQ ")\n");
+}
+
+void fg_def_int(fg_defs *d, const char *name, long v)
+{
+    def_raw(d, name, arena_printf(d->a, "%ld", v));
+}
+
+void fg_def_str(fg_defs *d, const char *name, const char *text)
+{
+    char *t = arena_strdup(d->a, text ? text : "");
+    for (char *s = t; *s; s++)
+        if (*s == '\n' || *s == '\r')
+            *s = ' ';
+    def_raw(d, name, m4_escape(d->a, t));
+}
+
+void fg_def_code(fg_defs *d, const char *name, const char *code)
+{
+    def_raw(d, name, m4_escape(d->a, code ? code : ""));
+}
+
+void fg_def_bool(fg_defs *d, const char *name, int v)
+{
+    def_raw(d, name, arena_printf(d->a, "%d", v));
+    sb_puts(&d->text, arena_printf(d->a,
+                                   "m4_define(" LQ "fg_%s_if" RQ ", " LQ "fg_bool_if(" LQ "%s" RQ
+                                   ", fg_%s, $@)" RQ ")\n",
+                                   name, name, name));
+}
+
+const char *defs_text(const fg_defs *d)
+{
+    return d->text.s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Running m4                                                          */
+/* ------------------------------------------------------------------ */
+
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static char *read_fd(fg_arena *a, int fd, size_t *len)
+{
+    sbuf b = {a, NULL, 0, 0};
+    char chunk[65536];
+    for (;;) {
+        ssize_t k = read(fd, chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        sb_putn(&b, chunk, (size_t)k);
+    }
+    *len = b.len;
+    return (char *)sb_str(&b);
+}
+
+static int temp_file(char *path, size_t size, const char *what)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    snprintf(path, size, "%s/fusegen-%s-XXXXXX", dir, what);
+    return mkstemp(path);
+}
+
+/* m4 -P -E -I DIR DEFS DIR/TEMPLATE; stdout into *out, stderr reported. */
+static int run_m4(fg_arena *a, const fg_emit_options *o, const char *defs,
+                  const char *template_path, char **out, size_t *outlen, fg_diag *d)
+{
+    char defs_path[4096], err_path[4096];
+    int dfd = temp_file(defs_path, sizeof defs_path, "defs");
+    if (dfd < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot create a temporary file: %s", strerror(errno));
+        return -1;
+    }
+    if (write_all(dfd, defs, strlen(defs)) < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", defs_path, strerror(errno));
+        close(dfd);
+        unlink(defs_path);
+        return -1;
+    }
+    close(dfd);
+    int efd = temp_file(err_path, sizeof err_path, "m4err");
+    if (efd < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot create a temporary file: %s", strerror(errno));
+        unlink(defs_path);
+        return -1;
+    }
+    int pfd[2];
+    if (pipe(pfd) < 0) {
+        diag_error(d, (fg_loc){0, 0}, "pipe: %s", strerror(errno));
+        close(efd);
+        unlink(defs_path);
+        unlink(err_path);
+        return -1;
+    }
+    const char *m4 = o->m4 && *o->m4 ? o->m4 : "m4";
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        dup2(pfd[1], 1);
+        dup2(efd, 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        execlp(m4, m4, "-P", "-E", "-I", o->templates_dir, defs_path, template_path,
+               (char *)NULL);
+        dprintf(2, "cannot run %s: %s\n", m4, strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    int rc = 0;
+    if (pid < 0) {
+        diag_error(d, (fg_loc){0, 0}, "fork: %s", strerror(errno));
+        close(pfd[0]);
+        rc = -1;
+    } else {
+        *out = read_fd(a, pfd[0], outlen);
+        close(pfd[0]);
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        size_t elen = 0;
+        lseek(efd, 0, SEEK_SET);
+        char *etext = read_fd(a, efd, &elen);
+        if (elen) {
+            /* m4's messages (and the templates' fg_fatal) go to the user as
+             * they are: they already name the template file and line. */
+            char *line = etext;
+            while (*line) {
+                char *nl = strchr(line, '\n');
+                size_t n = nl ? (size_t)(nl - line) : strlen(line);
+                diag_error(d, (fg_loc){0, 0}, "%s: %.*s", m4, (int)n, line);
+                line += n + (nl ? 1 : 0);
+            }
+            rc = -1;
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            if (!elen)
+                diag_error(d, (fg_loc){0, 0}, "%s failed on %s", m4, template_path);
+            rc = -1;
+        }
+    }
+    close(efd);
+    unlink(defs_path);
+    unlink(err_path);
+    return rc;
+}
+
+/* Names the runtime and the registry define; generated code may use them. */
+static const char *const api_names[] = {
+    "fg_status", "fg_tensor", "fg_dtype", "fg_set_error", "fg_check_tensor",
+    "fg_last_error", "fg_strerror", "fg_dtype_size", "fg_dtype_name", "fg_tensor_dense",
+    "fg_bf16_to_float", "fg_float_to_bf16", "fg_half_to_float", "fg_float_to_half",
+    "fg_plan_info", "fg_plan_list", "fg_plan_tensor_info", "fg_plan_param_info",
+    "fg_plan_cpu_fn", NULL,
+};
+
+static bool allowed_name(const char *w, size_t n, const char *const *plans)
+{
+    for (int i = 0; api_names[i]; i++)
+        if (strlen(api_names[i]) == n && !memcmp(api_names[i], w, n))
+            return true;
+    for (int i = 0; plans && plans[i]; i++) {
+        size_t k = strlen(plans[i]);
+        if (n < 3 + k || memcmp(w + 3, plans[i], k))
+            continue;
+        const char *rest = w + 3 + k;
+        size_t rn = n - 3 - k;
+        if (rn == 0 || (rn == 5 && !memcmp(rest, "_args", 5)) ||
+            (rn == 4 && !memcmp(rest, "_cpu", 4)))
+            return true;
+    }
+    return false;
+}
+
+static bool word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Decode m4's output and check it in one pass over the raw text: escapes
+ * decode to their characters (and "@&" to nothing), so a word that reads
+ * fg_ or m4_ in the raw output came from a template, not from a value. */
+static int decode_and_check(fg_arena *a, const char *raw, size_t len, const char *out_name,
+                            const char *const *plans, char **out, fg_diag *d)
+{
+    sbuf b = {a, NULL, 0, 0};
+    typedef struct bad {
+        int line, col;
+        const char *word;
+    } bad;
+    bad bads[16];
+    int nbad = 0, nbad_total = 0, line = 1;
+    size_t line_start = 0; /* in the decoded text */
+    for (size_t i = 0; i < len;) {
+        char c = raw[i];
+        if (c == '\0') {
+            diag_error(d, (fg_loc){0, 0}, "%s: a NUL byte in the output of m4", out_name);
+            return -1;
+        }
+        if (c == '@') {
+            char e = i + 1 < len ? raw[i + 1] : '\0';
+            if (e == '@')
+                sb_puts(&b, "@");
+            else if (e == '{')
+                sb_puts(&b, "[");
+            else if (e == '}')
+                sb_puts(&b, "]");
+            else if (e != '&') {
+                diag_error(d, (fg_loc){0, 0},
+                           "%s:%d: a stray '@' in the output of m4 (templates write @@)",
+                           out_name, line);
+                return -1;
+            }
+            i += 2;
+            continue;
+        }
+        if (word_char(c) && !(c >= '0' && c <= '9')) {
+            size_t j = i;
+            while (j < len && word_char(raw[j]))
+                j++;
+            size_t n = j - i;
+            if (n > 3 && (!memcmp(raw + i, "fg_", 3) || !memcmp(raw + i, "m4_", 3)) &&
+                !allowed_name(raw + i, n, plans)) {
+                if (nbad < 16)
+                    bads[nbad++] = (bad){line, (int)(b.len - line_start) + 1,
+                                         arena_strndup(a, raw + i, n)};
+                nbad_total++;
+            }
+            sb_putn(&b, raw + i, n);
+            i = j;
+            continue;
+        }
+        if (c >= '0' && c <= '9') {
+            /* a number and its suffix: "1e5f" is not a word */
+            size_t j = i;
+            while (j < len && word_char(raw[j]))
+                j++;
+            sb_putn(&b, raw + i, j - i);
+            i = j;
+            continue;
+        }
+        sb_putn(&b, &c, 1);
+        if (c == '\n') {
+            line++;
+            line_start = b.len;
+        }
+        i++;
+    }
+    *out = (char *)sb_str(&b);
+    if (nbad_total) {
+        fg_source src;
+        source_from_string(&src, out_name, *out);
+        fg_diag od;
+        diag_init(&od, &src, d->out);
+        for (int k = 0; k < nbad; k++)
+            diag_error(&od, (fg_loc){bads[k].line, bads[k].col},
+                       "'%s' is left in the output of m4: a macro the templates use "
+                       "but the generator does not define",
+                       bads[k].word);
+        d->errors += od.errors;
+        if (nbad_total > nbad)
+            diag_error(d, (fg_loc){0, 0}, "%s: %d more leftover macro names", out_name,
+                       nbad_total - nbad);
+        return -1;
+    }
+    return 0;
+}
+
+int emit_render(fg_arena *a, const fg_emit_options *o, const fg_defs *defs,
+                const char *template_rel, const char *out_name, const char *const *plans,
+                char **out, fg_diag *d)
+{
+    const char *dir = o->templates_dir && *o->templates_dir ? o->templates_dir : ".";
+    fg_emit_options oo = *o;
+    oo.templates_dir = dir;
+    char *path = arena_printf(a, "%s/%s", dir, template_rel);
+    if (access(path, R_OK) != 0) {
+        diag_error(d, (fg_loc){0, 0}, "template %s: %s (see --templates)", path,
+                   strerror(errno));
+        return -1;
+    }
+    char *raw = NULL;
+    size_t len = 0;
+    const char *text = arena_printf(a, "%sm4_divert(0)m4_dnl\n", defs_text(defs));
+    if (run_m4(a, &oo, text, path, &raw, &len, d) < 0)
+        return -1;
+    return decode_and_check(a, raw, len, out_name, plans, out, d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing files                                                       */
+/* ------------------------------------------------------------------ */
+
+static int same_content(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = strlen(text), i = 0;
+    int c, same = 1;
+    while ((c = getc(f)) != EOF) {
+        if (i >= n || (char)c != text[i]) {
+            same = 0;
+            break;
+        }
+        i++;
+    }
+    fclose(f);
+    return same && i == n;
+}
+
+/* Write text to a new temporary file in dir; its name in tmp. */
+static int write_temp(const char *dir, const char *name, const char *text, char *tmp,
+                      size_t size, fg_diag *d)
+{
+    snprintf(tmp, size, "%s/.%s.XXXXXX", dir, name);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot create a file in %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (write_all(fd, text, strlen(text)) < 0 || fchmod(fd, 0644) < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int ensure_dir(const char *dir, fg_diag *d)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        diag_error(d, (fg_loc){0, 0}, "%s is not a directory", dir);
+        return -1;
+    }
+    if (mkdir(dir, 0755) < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int emit_write_file(const char *dir, const char *name, const char *text, fg_diag *d)
+{
+    if (ensure_dir(dir, d) < 0)
+        return -1;
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (same_content(path, text))
+        return 0;
+    if (write_temp(dir, name, text, tmp, sizeof tmp, d) < 0)
+        return -1;
+    if (rename(tmp, path) < 0) {
+        diag_error(d, (fg_loc){0, 0}, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs                                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct pending_file {
+    const char *name; /* in the output dir */
+    const char *text;
+} pending_file;
+
+typedef struct run_plan {
+    const char *name;
+    const char *path;     /* canonical: plans/FILE */
+    const char *registry; /* its entry for fusegen_plans.c */
+    const char *info;     /* its fg_plan_info object */
+    unsigned backends;    /* TARGET_* bits emitted */
+} run_plan;
+
+struct fg_emit_run {
+    fg_arena *a;
+    fg_emit_options o;
+    fg_vec files; /* pending_file * */
+    fg_vec plans; /* run_plan * */
+    bool failed;
+};
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static const char *target_option(fg_arena *a, unsigned targets)
+{
+    if (!targets)
+        return "";
+    char *s = arena_strdup(a, " --target=");
+    bool first = true;
+    for (int i = 0; i < 3; i++)
+        if (targets & fg_backends[i].target) {
+            s = arena_printf(a, "%s%s%s", s, first ? "" : ",", fg_backends[i].name);
+            first = false;
+        }
+    return s;
+}
+
+int emit_run_begin(const fg_emit_options *o, fg_emit_run **out, fg_diag *d)
+{
+    (void)d;
+    fg_arena *a = arena_create();
+    fg_emit_run *r = ARENA_NEW(a, fg_emit_run);
+    r->a = a;
+    r->o = *o;
+    r->o.outdir = arena_strdup(a, o->outdir && *o->outdir ? o->outdir : ".");
+    r->o.templates_dir =
+        arena_strdup(a, o->templates_dir && *o->templates_dir ? o->templates_dir : "templates");
+    r->o.m4 = arena_strdup(a, o->m4 && *o->m4 ? o->m4 : "m4");
+    r->o.command_line = o->command_line ? arena_strdup(a, o->command_line) : NULL;
+    *out = r;
+    return 0;
+}
+
+void emit_run_mark_failed(fg_emit_run *r) { r->failed = true; }
+
+void emit_run_free(fg_emit_run *r)
+{
+    if (r)
+        arena_destroy(r->a);
+}
+
+static void add_file(fg_emit_run *r, const char *name, const char *text)
+{
+    pending_file *f = ARENA_NEW(r->a, pending_file);
+    f->name = arena_strdup(r->a, name);
+    f->text = arena_strdup(r->a, text);
+    vec_push(r->a, &r->files, f);
+}
+
+/* The plans a file may name: those of the run so far, plus this one. */
+static const char **plan_names(fg_emit_run *r, fg_arena *a, const char *extra)
+{
+    const char **names = ARENA_ARRAY(a, const char *, r->plans.len + 2);
+    int n = 0;
+    for (int i = 0; i < r->plans.len; i++)
+        names[n++] = ((run_plan *)r->plans.items[i])->name;
+    if (extra)
+        names[n++] = extra;
+    names[n] = NULL;
+    return names;
+}
+
+static bool template_exists(const fg_emit_run *r, fg_arena *a, const char *rel)
+{
+    return access(arena_printf(a, "%s/%s", r->o.templates_dir, rel), R_OK) == 0;
+}
+
+int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d)
+{
+    const fg_plan *p = fz->plan;
+    fg_arena *a = arena_create();
+    int rc = -1;
+    int errors0 = d->errors;
+    for (int i = 0; i < r->plans.len; i++)
+        if (!strcmp(((run_plan *)r->plans.items[i])->name, p->name)) {
+            diag_error(d, p->name_loc, "a plan named '%s' is already in this run", p->name);
+            goto done;
+        }
+    run_plan *rp = ARENA_NEW(r->a, run_plan);
+    rp->name = arena_strdup(r->a, p->name);
+    rp->path = arena_printf(r->a, "plans/%s", base_name(p->src && p->src->name ? p->src->name
+                                                                              : "plan.fp"));
+    const char **names = plan_names(r, a, p->name);
+
+    /* Backends: those the plan targets (all when it names none) and the run
+     * asks for; with no explicit --target, those whose templates exist. */
+    unsigned plan_targets = p->sched.targets ? p->sched.targets : (TARGET_C | TARGET_CUDA | TARGET_HIP);
+    unsigned want = r->o.targets ? r->o.targets & plan_targets : plan_targets;
+    const char *cmd = r->o.command_line
+                          ? r->o.command_line
+                          : arena_printf(a, "fusegen%s -o generated %s",
+                                         target_option(a, r->o.targets), rp->path);
+
+    fg_defs *common = defs_create(a);
+    fg_def_str(common, "command", cmd);
+    if (lower_common(a, fz, common, d) < 0)
+        goto done;
+
+    char *text = NULL;
+    if (emit_render(a, &r->o, common, "api/plan_h.m4",
+                    arena_printf(a, "fusegen_%s.h", p->name), names, &text, d) < 0)
+        goto done;
+    add_file(r, arena_printf(a, "fusegen_%s.h", p->name), text);
+
+    for (int i = 0; i < 3; i++) {
+        const fg_backend *be = &fg_backends[i];
+        if (!(want & be->target))
+            continue;
+        if (!be->lower || !template_exists(r, a, be->prelude)) {
+            if (r->o.targets & be->target) {
+                diag_error(d, p->sched.loc, "plan '%s': the %s backend has no %s yet", p->name,
+                           be->name, be->lower ? "templates" : "lowering");
+                goto done;
+            }
+            continue; /* not asked for explicitly: skipped */
+        }
+        fg_defs *defs = defs_create(a);
+        fg_def_str(defs, "command", cmd);
+        fg_def_str(defs, "backend", be->name);
+        if (lower_common(a, fz, defs, d) < 0)
+            goto done;
+        const char *tmpl = NULL;
+        if (be->lower(a, fz, defs, &tmpl, d) < 0)
+            goto done;
+        const char *file = arena_printf(a, "%s%s%s", p->name, be->suffix, be->ext);
+        if (emit_render(a, &r->o, defs, tmpl, file, names, &text, d) < 0)
+            goto done;
+        add_file(r, file, text);
+        rp->backends |= be->target;
+    }
+
+    char *code = NULL, *info = NULL;
+    if (lower_registry_entry(a, fz, &code, &info, d) < 0)
+        goto done;
+    rp->registry = arena_strdup(r->a, code);
+    rp->info = arena_strdup(r->a, info);
+    vec_push(r->a, &r->plans, rp);
+    rc = d->errors > errors0 ? -1 : 0;
+done:
+    if (rc < 0)
+        r->failed = true;
+    arena_destroy(a);
+    return rc;
+}
+
+static int render_run_files(fg_emit_run *r, fg_diag *d)
+{
+    fg_arena *a = r->a;
+    fg_defs *defs = defs_create(a);
+    const char *cmd = r->o.command_line;
+    if (!cmd) {
+        cmd = arena_printf(a, "fusegen%s -o generated", target_option(a, r->o.targets));
+        for (int i = 0; i < r->plans.len; i++)
+            cmd = arena_printf(a, "%s %s", cmd, ((run_plan *)r->plans.items[i])->path);
+    }
+    fg_def_str(defs, "command", cmd);
+    /* The run's hash: FNV-1a over the plans' hashes are not kept here, so
+     * over the plan names and paths, which decide these files' content. */
+    uint64_t h = 1469598103934665603ull;
+    char *includes = "", *entries = "", *list = "", *mk_headers = "";
+    char *mk[3] = {"", "", ""};
+    for (int i = 0; i < r->plans.len; i++) {
+        run_plan *rp = r->plans.items[i];
+        for (const char *s = rp->path; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        includes = arena_printf(a, "%s#include \"fusegen_%s.h\"\n", includes, rp->name);
+        entries = arena_printf(a, "%s%s\n", entries, rp->registry);
+        list = arena_printf(a, "%s    &%s,\n", list, rp->info);
+        mk_headers = arena_printf(a, "%s\tgenerated/fusegen_%s.h \\\n", mk_headers, rp->name);
+        for (int k = 0; k < 3; k++)
+            if (rp->backends & fg_backends[k].target)
+                mk[k] = arena_printf(a, "%s\tgenerated/%s%s%s \\\n", mk[k], rp->name,
+                                     fg_backends[k].suffix, fg_backends[k].ext);
+    }
+    mk[0] = arena_printf(a, "%s\tgenerated/fusegen_plans.c \\\n", mk[0]);
+    mk_headers = arena_printf(a, "%s\tgenerated/fusegen_plans.h \\\n", mk_headers);
+    fg_def_str(defs, "hash", arena_printf(a, "%016llx", (unsigned long long)h));
+    fg_def_int(defs, "nplans", r->plans.len);
+    fg_def_code(defs, "plan_includes", includes);
+    fg_def_code(defs, "registry_entries", entries);
+    fg_def_code(defs, "plan_entries", list);
+    fg_def_code(defs, "mk_headers", mk_headers);
+    fg_def_code(defs, "mk_cpu_sources", mk[0]);
+    fg_def_code(defs, "mk_cuda_sources", mk[1]);
+    fg_def_code(defs, "mk_hip_sources", mk[2]);
+    const char **names = plan_names(r, a, NULL);
+    static const struct {
+        const char *tmpl, *file;
+    } run_files[] = {
+        {"api/plans_h.m4", "fusegen_plans.h"},
+        {"api/plans_c.m4", "fusegen_plans.c"},
+        {"api/kernels_mk.m4", "kernels.mk"},
+    };
+    for (size_t i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
+        char *text = NULL;
+        if (emit_render(a, &r->o, defs, run_files[i].tmpl, run_files[i].file, names, &text, d) <
+            0)
+            return -1;
+        add_file(r, run_files[i].file, text);
+    }
+    return 0;
+}
+
+int emit_run_finish(fg_emit_run *r, fg_diag *d)
+{
+    int rc = -1;
+    if (r->failed)
+        goto done;
+    if (render_run_files(r, d) < 0)
+        goto done;
+    if (ensure_dir(r->o.outdir, d) < 0)
+        goto done;
+    /* All temporaries first, then the renames: a failure before the renames
+     * leaves the output folder as it was. */
+    int n = r->files.len;
+    char **tmps = ARENA_ARRAY(r->a, char *, n);
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        pending_file *f = r->files.items[i];
+        char *path = arena_printf(r->a, "%s/%s", r->o.outdir, f->name);
+        if (same_content(path, f->text))
+            continue;
+        tmps[i] = arena_alloc(r->a, 4096);
+        if (write_temp(r->o.outdir, f->name, f->text, tmps[i], 4096, d) < 0) {
+            tmps[i] = NULL;
+            ok = 0;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (!tmps[i])
+            continue;
+        pending_file *f = r->files.items[i];
+        char *path = arena_printf(r->a, "%s/%s", r->o.outdir, f->name);
+        if (!ok) {
+            unlink(tmps[i]);
+        } else if (rename(tmps[i], path) < 0) {
+            diag_error(d, (fg_loc){0, 0}, "cannot rename %s to %s: %s", tmps[i], path,
+                       strerror(errno));
+            unlink(tmps[i]);
+            ok = 0;
+        }
+    }
+    rc = ok ? 0 : -1;
+done:
+    emit_run_free(r);
+    return rc;
+}
+
+int emit_plan(fg_arena *a, const fg_fused *fz, const fg_emit_options *o, fg_diag *d)
+{
+    (void)a;
+    fg_emit_run *r = NULL;
+    if (emit_run_begin(o, &r, d) < 0)
+        return -1;
+    if (emit_run_plan(r, fz, d) < 0) {
+        emit_run_free(r);
+        return -1;
+    }
+    return emit_run_finish(r, d);
+}

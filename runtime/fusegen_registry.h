@@ -1,0 +1,66 @@
+/* fusegen_registry.h - the list of generated plans, for programs that pick a
+ * plan at run time (tests, benchmarks, language bindings).
+ *
+ * The generated fusegen_plans.c defines fg_plan_list: one fg_plan_info per
+ * plan of the run that generated it, NULL-terminated.  Each gives the plan's
+ * dims, inputs, outputs and params in declaration order, and a generic CPU
+ * entry point that takes them as arrays.  C11 and C++ compatible.
+ */
+#ifndef FUSEGEN_REGISTRY_H
+#define FUSEGEN_REGISTRY_H
+
+#include "fusegen.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An input or output: its plan dtype, its rank, and per position the index
+ * (into fg_plan_info.dims) of the dim that is its extent. */
+typedef struct fg_plan_tensor_info {
+    const char *name;
+    fg_dtype dtype;
+    int rank;
+    int dims[FG_MAX_RANK];
+} fg_plan_tensor_info;
+
+/* A parameter: int or f32, whether it has a default, and for a parameter
+ * with one value per index of an axis (param slope[h]) that axis and its
+ * dim (-1 and -1 for a scalar). */
+typedef struct fg_plan_param_info {
+    const char *name;
+    int is_int;
+    int has_default;
+    int axis;
+    int axis_dim;
+} fg_plan_param_info;
+
+/* The generic CPU entry: inputs[] and outputs[] in declaration order;
+ * params[k], has_params[k] (scalar params) and param_vectors[k] (per-index
+ * params, NULL for the default) indexed by param; any of the three may be
+ * NULL (every param at its default).  splits: see the plan's args struct. */
+typedef fg_status (*fg_plan_cpu_fn)(const fg_tensor *inputs, const fg_tensor *outputs,
+                                    const double *params, const int *has_params,
+                                    const float *const *param_vectors, int splits);
+
+typedef struct fg_plan_info {
+    const char *name;
+    const char *form; /* "rolling" or "split" */
+    int ndims;
+    const char *const *dims;
+    int ninputs;
+    const fg_plan_tensor_info *inputs;
+    int noutputs;
+    const fg_plan_tensor_info *outputs;
+    int nparams;
+    const fg_plan_param_info *params;
+    fg_plan_cpu_fn cpu;
+} fg_plan_info;
+
+extern const fg_plan_info *const fg_plan_list[];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSEGEN_REGISTRY_H */

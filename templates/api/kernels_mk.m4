@@ -1,0 +1,19 @@
+m4_include([[[common/prelude.m4]]])m4_dnl
+fg_run_mk_header
+# The generated sources per backend, for generated/local.mk.
+
+FG_CPU_SOURCES = \
+fg_mk_cpu_sources[[[]]]m4_dnl
+	$(NULL)
+
+FG_CUDA_SOURCES = \
+fg_mk_cuda_sources[[[]]]m4_dnl
+	$(NULL)
+
+FG_HIP_SOURCES = \
+fg_mk_hip_sources[[[]]]m4_dnl
+	$(NULL)
+
+FG_HEADERS = \
+fg_mk_headers[[[]]]m4_dnl
+	$(NULL)

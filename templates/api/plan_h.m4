@@ -1,0 +1,32 @@
+m4_include([[[common/prelude.m4]]])m4_dnl
+fg_c_file_header
+#ifndef fg_guard
+#define fg_guard
+
+#include "fusegen.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The arguments of plan fg_plan_name.  Dims are bound from the tensor shapes;
+ * every tensor may have any non-negative strides. */
+typedef struct fg_args_type {
+fg_args_fields[[[]]]m4_dnl
+} fg_args_type;
+
+/* The fused schedule on the CPU (libfusegen_cpu.a).  Validates every
+ * argument before any work; on failure fg_last_error() says which. */
+fg_status fg_cpu_entry[[[]]](const fg_args_type *args);
+
+#ifndef FUSEGEN_NO_CUDA
+struct CUstream_st;
+/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t. */
+fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *stream);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* fg_guard */

@@ -1,0 +1,22 @@
+/* cpu_reference.h - the reference interpreter behind plain types, for the
+ * numerics harness: the generator's internal header and the public runtime
+ * header both define fg_dtype and fg_tensor, so no file includes both. */
+#ifndef CPU_REFERENCE_H
+#define CPU_REFERENCE_H
+
+#include <stddef.h>
+
+typedef struct ref_plan ref_plan;
+
+/* Parse and check a plan file; NULL after printing the errors. */
+ref_plan *ref_load(const char *path);
+void ref_free(ref_plan *r);
+int ref_ntensors(const ref_plan *r);
+int ref_nparams(const ref_plan *r);
+int ref_find_tensor(const ref_plan *r, const char *name);
+size_t ref_tensor_size(const ref_plan *r, int tensor, const long *dims);
+/* interp_run with every param at its default: inputs[t] for input tensors,
+ * outputs[t] (allocated by the caller) for outputs.  0 or -1. */
+int ref_run(const ref_plan *r, const long *dims, double **inputs, double **outputs);
+
+#endif /* CPU_REFERENCE_H */

@@ -1,0 +1,488 @@
+/* test_cpu.c - the CPU numerics harness: every plan in the generated
+ * registry (generated/fusegen_plans.c), run through its generated C fused
+ * schedule on fresh random inputs at odd sizes, against the reference
+ * interpreter (interp_run, double precision) on the same values.
+ *
+ *   query rows 1, 7, 67; key rows 1, 13, 131, 1000; head dims 32, 64, 80,
+ *   128; groups 1 and 4 (plans with Hkv); batch 2; split plans with splits
+ *   0 (auto), 1, 2, 3, 7.  Small problems run in full; of the large ones a
+ *   seeded sample, so that the whole program stays well under a minute
+ *   under ASan.  Inputs f32, or bf16 with the reference reading the same
+ *   rounded values.  Outputs are poisoned with NaN before each run.
+ *
+ * Pass: relative error ||out - ref|| / ||ref|| < 1e-5 per output; where the
+ * reference is exactly 0 or +-inf (fully masked rows: O = 0, LSE = -inf)
+ * the output must be identical; no NaN anywhere.  The seed comes from the
+ * time (or FG_TEST_SEED) and is printed; a failure names it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu_reference.h"
+#include "fusegen_plans.h"
+
+static uint64_t seed;
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double rng_uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+typedef struct harness {
+    const fg_plan_info *info;
+    ref_plan *plan;
+    long runs, skipped_large;
+} harness;
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+/* The checked plan behind a registry entry: plans/NAME.fp. */
+static ref_plan *load_plan(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plans/%s.fp", srcdir(), name);
+    return ref_load(path);
+}
+
+/* Sizes by dim name; G is the group count for plans with Hkv. */
+static long dim_value(const char *name, long rows, long keys, long hd, long g)
+{
+    if (!strcmp(name, "B"))
+        return 2;
+    if (!strcmp(name, "H") || !strcmp(name, "Hkv"))
+        return 2;
+    if (!strcmp(name, "Hq"))
+        return 2 * g;
+    if (!strcmp(name, "M") || !strcmp(name, "R"))
+        return rows;
+    if (!strcmp(name, "N") || !strcmp(name, "C"))
+        return keys;
+    if (!strcmp(name, "D"))
+        return hd;
+    return 3;
+}
+
+static float bf16_round(float x) { return fg_bf16_to_float(fg_float_to_bf16(x)); }
+
+typedef struct result {
+    double rel_err;
+    int ok;
+    char why[256];
+} result;
+
+/* One run: returns 0 on agreement, else prints what differs. */
+static int run_case(harness *h, const long *dims, int splits, int bf16)
+{
+    const fg_plan_info *info = h->info;
+    const ref_plan *p = h->plan;
+    int fails = 0;
+    int nin = info->ninputs, nout = info->noutputs;
+    fg_tensor in[8], out[8];
+    double *ref_in[64] = {0}, *ref_out[64] = {0};
+    void *in_data[8] = {0};
+    float *out_data[8] = {0};
+    size_t out_n[8] = {0};
+    int out_tensor[8] = {0};
+    assert_true(nin <= 8 && nout <= 8 && ref_ntensors(p) <= 64);
+
+    for (int k = 0; k < nin; k++) {
+        const fg_plan_tensor_info *ti = &info->inputs[k];
+        int t = ref_find_tensor(p, ti->name);
+        assert_true(t >= 0);
+        int64_t shape[FG_MAX_RANK];
+        size_t n = 1;
+        for (int q = 0; q < ti->rank; q++) {
+            shape[q] = dims[ti->dims[q]];
+            n *= (size_t)shape[q];
+        }
+        ref_in[t] = calloc(n ? n : 1, sizeof(double));
+        in_data[k] = calloc(n ? n : 1, bf16 ? 2 : 4);
+        assert_non_null(ref_in[t]);
+        assert_non_null(in_data[k]);
+        for (size_t i = 0; i < n; i++) {
+            float v = (float)rng_uniform(-2.0, 2.0);
+            if (bf16) {
+                ((uint16_t *)in_data[k])[i] = fg_float_to_bf16(v);
+                v = bf16_round(v);
+            } else
+                ((float *)in_data[k])[i] = v;
+            ref_in[t][i] = v;
+        }
+        in[k] = fg_tensor_dense(in_data[k], bf16 ? FG_BF16 : FG_F32, ti->rank, shape);
+    }
+    for (int k = 0; k < nout; k++) {
+        const fg_plan_tensor_info *ti = &info->outputs[k];
+        int t = ref_find_tensor(p, ti->name);
+        assert_true(t >= 0);
+        out_tensor[k] = t;
+        int64_t shape[FG_MAX_RANK];
+        size_t n = 1;
+        for (int q = 0; q < ti->rank; q++) {
+            shape[q] = dims[ti->dims[q]];
+            n *= (size_t)shape[q];
+        }
+        assert_int_equal(n, ref_tensor_size(p, t, dims));
+        out_n[k] = n;
+        out_data[k] = malloc((n ? n : 1) * sizeof(float));
+        ref_out[t] = calloc(n ? n : 1, sizeof(double));
+        assert_non_null(out_data[k]);
+        assert_non_null(ref_out[t]);
+        for (size_t i = 0; i < n; i++)
+            out_data[k][i] = NAN; /* poison */
+        out[k] = fg_tensor_dense(out_data[k], FG_F32, ti->rank, shape);
+    }
+
+    fg_status st = info->cpu(in, out, NULL, NULL, NULL, splits);
+    if (st != FG_OK) {
+        print_error("%s: generated C failed: %s\n", info->name, fg_last_error());
+        fails++;
+    }
+
+    if (ref_run(p, dims, ref_in, ref_out) < 0) {
+        print_error("%s: interp_run failed\n", info->name);
+        fails++;
+    }
+
+    for (int k = 0; k < nout && !fails; k++) {
+        const double *r = ref_out[out_tensor[k]];
+        const float *o = out_data[k];
+        double num = 0, den = 0;
+        for (size_t i = 0; i < out_n[k]; i++) {
+            if (isnan(o[i])) {
+                print_error("%s: %s[%zu] is NaN (poison left or computed)\n", info->name,
+                            info->outputs[k].name, i);
+                fails++;
+                break;
+            }
+            if (isinf(r[i]) || r[i] == 0.0) {
+                if ((double)o[i] != r[i]) {
+                    print_error("%s: %s[%zu] is %g, the reference exactly %g (masked row)\n",
+                                info->name, info->outputs[k].name, i, (double)o[i], r[i]);
+                    fails++;
+                    break;
+                }
+                continue;
+            }
+            double e = (double)o[i] - r[i];
+            num += e * e;
+            den += r[i] * r[i];
+        }
+        double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+        if (!(rel < 1e-5)) {
+            print_error("%s: %s relative error %.3g >= 1e-5\n", info->name,
+                        info->outputs[k].name, rel);
+            fails++;
+        }
+    }
+    if (fails) {
+        print_error("  failing case: plan %s, %s inputs, splits %d, dims", info->name,
+                    bf16 ? "bf16" : "f32", splits);
+        for (int i = 0; i < info->ndims; i++)
+            print_error(" %s=%ld", info->dims[i], dims[i]);
+        print_error(", seed %llu (FG_TEST_SEED=%llu reproduces)\n", (unsigned long long)seed,
+                    (unsigned long long)seed);
+    }
+    for (int k = 0; k < nin; k++)
+        free(in_data[k]);
+    for (int k = 0; k < nout; k++)
+        free(out_data[k]);
+    for (int t = 0; t < 64; t++) {
+        free(ref_in[t]);
+        free(ref_out[t]);
+    }
+    h->runs++;
+    return fails;
+}
+
+static bool has_dim(const fg_plan_info *info, const char *name)
+{
+    for (int i = 0; i < info->ndims; i++)
+        if (!strcmp(info->dims[i], name))
+            return true;
+    return false;
+}
+
+/* The work of one case, in multiply-adds of the fused schedule. */
+static double case_cost(const fg_plan_info *info, const long *dims)
+{
+    double c = 1;
+    for (int i = 0; i < info->ndims; i++)
+        c *= (double)dims[i];
+    return c;
+}
+
+#define SMALL_COST 6.0e4 /* every case up to this size runs */
+#define LARGE_SHARE 3    /* one in this many of the larger cases runs */
+#define MAX_COST 6.0e5   /* beyond this, too slow under ASan: left out */
+
+static void run_plan(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    static const long rows_set[] = {1, 7, 67}, keys_set[] = {1, 13, 131, 1000},
+                      hd_set[] = {32, 64, 80, 128}, g_set[] = {1, 4};
+    static const int split_set[] = {0, 1, 2, 3, 7};
+    bool attention = has_dim(info, "D");
+    bool grouped = has_dim(info, "Hkv");
+    bool split = !strcmp(info->form, "split");
+    int nhd = attention ? 4 : 1, ng = grouped ? 2 : 1;
+    int fails = 0;
+    long idx = 0;
+    for (int ri = 0; ri < 3; ri++)
+        for (int ki = 0; ki < 4; ki++)
+            for (int di = 0; di < nhd; di++)
+                for (int gi = 0; gi < ng; gi++, idx++) {
+                        /* split plans: the split counts in turn */
+                        int si = split ? (int)(idx % 5) : 0;
+                        long dims[16];
+                        for (int i = 0; i < info->ndims && i < 16; i++)
+                            dims[i] = dim_value(info->dims[i], rows_set[ri], keys_set[ki],
+                                                hd_set[di], g_set[gi]);
+                        double cost = case_cost(info, dims);
+                        if (cost > MAX_COST ||
+                            (cost > SMALL_COST && rng_next() % LARGE_SHARE != 0)) {
+                            h->skipped_large++;
+                            continue;
+                        }
+                        int bf16 = (int)(idx % 2);
+                        fails += run_case(h, dims, split_set[si], bf16);
+                        if (fails > 5)
+                            goto out;
+                    }
+out:
+    print_message("%s: %ld cases run, %ld large ones left out of this seed's sample\n",
+                  info->name, h->runs, h->skipped_large);
+    assert_int_equal(fails, 0);
+}
+
+/* Masked rows: M > N under a bottom-right causal mask leaves the first
+ * M - N query rows with no key; O must be 0 and LSE -inf exactly. */
+static void masked_rows_give_zero_and_minus_inf(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    long dims[16];
+    for (int i = 0; i < info->ndims && i < 16; i++)
+        dims[i] = dim_value(info->dims[i], 67, 13, 32, 1);
+    assert_int_equal(run_case(h, dims, 0, 0), 0);
+    if (!strcmp(info->form, "split"))
+        assert_int_equal(run_case(h, dims, 3, 1), 0);
+    /* and the rows really are masked in the generated output */
+    int o = -1, lse = -1;
+    for (int k = 0; k < info->noutputs; k++) {
+        if (!strcmp(info->outputs[k].name, "O"))
+            o = k;
+        if (!strcmp(info->outputs[k].name, "LSE"))
+            lse = k;
+    }
+    assert_true(o >= 0 && lse >= 0);
+    /* run once more and look at row 0 of batch 0, head 0 */
+    fg_tensor in[3], out[2];
+    int64_t qs[4], ks[4], os[4], ls[3];
+    const fg_plan_tensor_info *ti;
+    ti = &info->inputs[0];
+    for (int q = 0; q < 4; q++)
+        qs[q] = dims[ti->dims[q]];
+    ti = &info->inputs[1];
+    for (int q = 0; q < 4; q++)
+        ks[q] = dims[ti->dims[q]];
+    ti = &info->outputs[o];
+    for (int q = 0; q < 4; q++)
+        os[q] = dims[ti->dims[q]];
+    ti = &info->outputs[lse];
+    for (int q = 0; q < 3; q++)
+        ls[q] = dims[ti->dims[q]];
+    size_t nq = (size_t)(qs[0] * qs[1] * qs[2] * qs[3]), nk = (size_t)(ks[0] * ks[1] * ks[2] * ks[3]);
+    size_t no = (size_t)(os[0] * os[1] * os[2] * os[3]), nl = (size_t)(ls[0] * ls[1] * ls[2]);
+    float *Q = malloc(nq * 4), *K = malloc(nk * 4), *V = malloc(nk * 4), *O = malloc(no * 4),
+          *L = malloc(nl * 4);
+    assert_true(Q && K && V && O && L);
+    for (size_t i = 0; i < nq; i++)
+        Q[i] = (float)rng_uniform(-1, 1);
+    for (size_t i = 0; i < nk; i++)
+        K[i] = (float)rng_uniform(-1, 1), V[i] = (float)rng_uniform(-1, 1);
+    for (size_t i = 0; i < no; i++)
+        O[i] = NAN;
+    for (size_t i = 0; i < nl; i++)
+        L[i] = NAN;
+    in[0] = fg_tensor_dense(Q, FG_F32, 4, qs);
+    in[1] = fg_tensor_dense(K, FG_F32, 4, ks);
+    in[2] = fg_tensor_dense(V, FG_F32, 4, ks);
+    out[o] = fg_tensor_dense(O, FG_F32, 4, os);
+    out[lse] = fg_tensor_dense(L, FG_F32, 3, ls);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    /* row 0 sees key n when n <= 0 + N - M = 13 - 67 < 0: none */
+    assert_true(isinf(L[0]) && L[0] < 0);
+    for (long d = 0; d < os[3]; d++)
+        assert_true(O[d] == 0.0f);
+    /* the last row sees every key: finite */
+    assert_true(isfinite(L[ls[2] - 1]));
+    free(Q);
+    free(K);
+    free(V);
+    free(O);
+    free(L);
+}
+
+static int setup_plan(void **state, const char *name)
+{
+    harness *h = calloc(1, sizeof *h);
+    if (!h)
+        return -1;
+    for (int i = 0; fg_plan_list[i]; i++)
+        if (!strcmp(fg_plan_list[i]->name, name))
+            h->info = fg_plan_list[i];
+    h->plan = h->info ? load_plan(name) : NULL;
+    if (!h->info || !h->plan) {
+        print_error("plan %s: not in the registry or not loadable from %s/plans\n", name,
+                    srcdir());
+        ref_free(h->plan);
+        free(h);
+        return -1;
+    }
+    *state = h;
+    return 0;
+}
+
+static int teardown_plan(void **state)
+{
+    harness *h = *state;
+    ref_free(h->plan);
+    free(h);
+    return 0;
+}
+
+#define PLAN_SETUP(name)                                                   \
+    static int setup_##name(void **state) { return setup_plan(state, #name); }
+PLAN_SETUP(global)
+PLAN_SETUP(causal)
+PLAN_SETUP(gqa)
+PLAN_SETUP(alibi)
+PLAN_SETUP(softcap)
+PLAN_SETUP(window)
+PLAN_SETUP(causal_decode)
+PLAN_SETUP(gqa_decode)
+PLAN_SETUP(alibi_decode)
+PLAN_SETUP(softcap_decode)
+PLAN_SETUP(softmax)
+PLAN_SETUP(logsoftmax)
+PLAN_SETUP(logsumexp)
+
+/* Every plan of the registry must have a test here. */
+static void registry_lists_every_tested_plan(void **state)
+{
+    (void)state;
+    static const char *const tested[] = {
+        "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
+        "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
+    };
+    int n = 0;
+    for (int i = 0; fg_plan_list[i]; i++) {
+        bool found = false;
+        for (size_t k = 0; k < sizeof tested / sizeof tested[0]; k++)
+            found = found || !strcmp(tested[k], fg_plan_list[i]->name);
+        if (!found)
+            print_error("plan %s is in the registry but has no numerics test\n",
+                        fg_plan_list[i]->name);
+        assert_true(found);
+        n++;
+    }
+    assert_int_equal(n, (int)(sizeof tested / sizeof tested[0]));
+}
+
+/* The generated entry points validate before any work. */
+static void invalid_arguments_are_refused(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    long dims[16];
+    for (int i = 0; i < info->ndims && i < 16; i++)
+        dims[i] = dim_value(info->dims[i], 7, 13, 32, 4);
+    fg_tensor in[3], out[2];
+    float buf[8] = {0};
+    for (int k = 0; k < 3; k++) {
+        int64_t sh[4];
+        for (int q = 0; q < 4; q++)
+            sh[q] = dims[info->inputs[k].dims[q]];
+        in[k] = fg_tensor_dense(buf, FG_F32, 4, sh);
+    }
+    for (int k = 0; k < 2; k++) {
+        int64_t sh[4];
+        for (int q = 0; q < info->outputs[k].rank; q++)
+            sh[q] = dims[info->outputs[k].dims[q]];
+        out[k] = fg_tensor_dense(buf, FG_F32, info->outputs[k].rank, sh);
+    }
+    /* K with the wrong key count against V */
+    fg_tensor bad = in[2];
+    bad.shape[2] += 1;
+    fg_tensor in2[3] = {in[0], in[1], bad};
+    assert_int_equal(info->cpu(in2, out, NULL, NULL, NULL, 0), FG_ERR_SHAPE);
+    assert_non_null(strstr(fg_last_error(), "V.shape[2]"));
+    /* a NULL data pointer */
+    fg_tensor nul = in[0];
+    nul.data = NULL;
+    fg_tensor in3[3] = {nul, in[1], in[2]};
+    assert_int_equal(info->cpu(in3, out, NULL, NULL, NULL, 0), FG_ERR_NULL);
+    /* a negative stride */
+    fg_tensor neg = in[1];
+    neg.stride[3] = -1;
+    fg_tensor in4[3] = {in[0], neg, in[2]};
+    assert_int_equal(info->cpu(in4, out, NULL, NULL, NULL, 0), FG_ERR_STRIDE);
+    /* G that does not divide Hq: Hq = 8, G = 3 */
+    double params[4] = {3, 0, 0, 0};
+    int has[4] = {1, 0, 0, 0};
+    assert_int_equal(info->cpu(in, out, params, has, NULL, 0), FG_ERR_SHAPE);
+    assert_non_null(strstr(fg_last_error(), "not divisible by G"));
+    /* G = 0 as a divisor */
+    params[0] = 0;
+    assert_int_equal(info->cpu(in, out, params, has, NULL, 0), FG_ERR_PARAM);
+    assert_non_null(strstr(fg_last_error(), "G"));
+    /* a rolling plan takes no split count */
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 5), FG_ERR_PARAM);
+}
+
+int main(void)
+{
+    const char *env = getenv("FG_TEST_SEED");
+    seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+    rng_state = seed;
+    printf("# test_cpu: seed %llu (set FG_TEST_SEED to repeat)\n", (unsigned long long)seed);
+#define T(name) cmocka_unit_test_setup_teardown(run_plan, setup_##name, teardown_plan)
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(registry_lists_every_tested_plan),
+        T(global), T(causal), T(gqa), T(alibi), T(softcap), T(window),
+        T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
+        T(softmax), T(logsoftmax), T(logsumexp),
+        cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_causal,
+                                        teardown_plan),
+        cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,
+                                        teardown_plan),
+        cmocka_unit_test_setup_teardown(invalid_arguments_are_refused, setup_gqa, teardown_plan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
