@@ -99,6 +99,8 @@ char *m4_escape(fg_arena *a, const char *text)
             sb_puts(&b, "@{");
         else if (*s == ']')
             sb_puts(&b, "@}");
+        else if (*s == '$') /* $1, $@ would be arguments in a macro body */
+            sb_puts(&b, "@D");
         else if ((s[0] == 'f' && s[1] == 'g' && s[2] == '_') ||
                  (s[0] == 'm' && s[1] == '4' && s[2] == '_')) {
             sb_putn(&b, s, 2);
@@ -342,6 +344,8 @@ static int decode_and_check(fg_arena *a, const char *raw, size_t len, const char
                 sb_puts(&b, "[");
             else if (e == '}')
                 sb_puts(&b, "]");
+            else if (e == 'D')
+                sb_puts(&b, "$");
             else if (e != '&') {
                 diag_error(d, (fg_loc){0, 0},
                            "%s:%d: a stray '@' in the output of m4 (templates write @@)",

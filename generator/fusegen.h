@@ -669,7 +669,8 @@ typedef struct fg_emit_options {
 
 /* The m4 interface (emit.c).  C computes every value; the templates only
  * select and format.  Every value goes through m4_escape ('@' -> "@@",
- * '[' -> "@{", ']' -> "@}", "fg_" -> "fg@&_", "m4_" -> "m4@&_"), so no text
+ * '[' -> "@{", ']' -> "@}", '$' -> "@D", "fg_" -> "fg@&_", "m4_" ->
+ * "m4@&_"), so no text
  * can close a quote ([[[ ]]]) or name a macro; emit decodes the output
  * after m4.  templates/README.md lists every definition. */
 typedef struct fg_defs fg_defs;
