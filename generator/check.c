@@ -41,7 +41,7 @@ typedef struct name_slot {
 
 typedef struct name_table {
     name_slot *slots;
-    size_t mask; /* capacity - 1, a power of two minus one */
+    size_t mask; /* capacity - 1; the capacity is a power of two */
     size_t used;
 } name_table;
 
