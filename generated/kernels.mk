@@ -2,7 +2,7 @@
 # Regenerate: fusegen -o generated plans/alibi.fp plans/alibi_decode.fp plans/causal.fp plans/causal_decode.fp plans/global.fp plans/gqa.fp plans/gqa_decode.fp plans/logsoftmax.fp plans/logsumexp.fp plans/softcap.fp plans/softcap_decode.fp plans/softmax.fp plans/window.fp
 # The generated sources per backend, for generated/local.mk.
 
-FG_CPU_SOURCES = \
+FG_CPU_KERNEL_FILES = \
 	generated/alibi_cpu.c \
 	generated/alibi_decode_cpu.c \
 	generated/causal_cpu.c \
@@ -19,13 +19,13 @@ FG_CPU_SOURCES = \
 	generated/fusegen_plans.c \
 	$(NULL)
 
-FG_CUDA_SOURCES = \
+FG_CUDA_KERNEL_FILES = \
 	$(NULL)
 
-FG_HIP_SOURCES = \
+FG_HIP_KERNEL_FILES = \
 	$(NULL)
 
-FG_HEADERS = \
+FG_KERNEL_HEADER_FILES = \
 	generated/fusegen_alibi.h \
 	generated/fusegen_alibi_decode.h \
 	generated/fusegen_causal.h \

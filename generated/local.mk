@@ -5,8 +5,8 @@ include generated/kernels.mk
 
 lib_LIBRARIES += libfusegen_cpu.a
 libfusegen_cpu_a_SOURCES = \
-	$(FG_CPU_SOURCES) \
-	$(FG_HEADERS) \
+	$(FG_CPU_KERNEL_FILES) \
+	$(FG_KERNEL_HEADER_FILES) \
 	runtime/fusegen.c \
 	runtime/fusegen_internal.h \
 	runtime/fusegen_registry.h \
@@ -14,7 +14,7 @@ libfusegen_cpu_a_SOURCES = \
 libfusegen_cpu_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPFLAGS)
 libfusegen_cpu_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 
-include_HEADERS += $(FG_HEADERS) runtime/fusegen_registry.h
+include_HEADERS += $(FG_KERNEL_HEADER_FILES) runtime/fusegen_registry.h
 EXTRA_DIST += generated/kernels.mk generated/stamp
 
 # Regenerate $(srcdir)/generated when a plan or a template changes (files

@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 const fg_backend fg_backends[3] = {
-    {"c", TARGET_C, ".c", "c/prelude.m4", "_cpu", "FG_CPU_SOURCES", lower_c},
-    {"cuda", TARGET_CUDA, ".cu", "cuda/prelude.m4", "_cuda", "FG_CUDA_SOURCES", NULL},
-    {"hip", TARGET_HIP, ".hip", "hip/prelude.m4", "_hip", "FG_HIP_SOURCES", NULL},
+    {"c", TARGET_C, ".c", "c/prelude.m4", "_cpu", "FG_CPU_KERNEL_FILES", lower_c},
+    {"cuda", TARGET_CUDA, ".cu", "cuda/prelude.m4", "_cuda", "FG_CUDA_KERNEL_FILES", NULL},
+    {"hip", TARGET_HIP, ".hip", "hip/prelude.m4", "_hip", "FG_HIP_KERNEL_FILES", NULL},
 };
 
 /* ------------------------------------------------------------------ */

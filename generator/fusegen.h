@@ -704,7 +704,7 @@ typedef struct fg_backend {
     const char *prelude; /* template file of the backend's prelude */
     /* Additions of emit.c: */
     const char *suffix;      /* per-plan kernel file NAME<suffix><ext>: "_cpu" */
-    const char *sources_var; /* kernels.mk variable: "FG_CPU_SOURCES" */
+    const char *sources_var; /* kernels.mk variable: "FG_CPU_KERNEL_FILES" */
     /* Computes the plan's definitions and picks the template (relative to
      * the templates dir); NULL while a backend has no lowering yet. */
     int (*lower)(fg_arena *a, const fg_fused *fz, fg_defs *defs,

@@ -51,7 +51,8 @@ size_t ref_tensor_size(const ref_plan *r, int tensor, const long *dims)
     return interp_tensor_size(r->plan, tensor, dims);
 }
 
-int ref_run(const ref_plan *r, const long *dims, double **inputs, double **outputs)
+int ref_run(const ref_plan *r, const long *dims, const double *given, double **inputs,
+            double **outputs)
 {
     const fg_plan *p = r->plan;
     double *params = calloc((size_t)p->nparams + 1, sizeof(double));
@@ -62,7 +63,7 @@ int ref_run(const ref_plan *r, const long *dims, double **inputs, double **outpu
         return -1;
     }
     for (int i = 0; i < p->nparams; i++)
-        params[i] = NAN; /* the default */
+        params[i] = given ? given[i] : NAN; /* NAN: the default */
     fg_interp_binding b = {(long *)dims, params, vecs, inputs, outputs};
     fg_diag d;
     diag_init(&d, p->src, stderr);

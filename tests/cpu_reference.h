@@ -15,8 +15,10 @@ int ref_ntensors(const ref_plan *r);
 int ref_nparams(const ref_plan *r);
 int ref_find_tensor(const ref_plan *r, const char *name);
 size_t ref_tensor_size(const ref_plan *r, int tensor, const long *dims);
-/* interp_run with every param at its default: inputs[t] for input tensors,
- * outputs[t] (allocated by the caller) for outputs.  0 or -1. */
-int ref_run(const ref_plan *r, const long *dims, double **inputs, double **outputs);
+/* interp_run: inputs[t] for input tensors, outputs[t] (allocated by the
+ * caller) for outputs; params[k] per scalar param, NAN (or params NULL) for
+ * its default.  0 or -1. */
+int ref_run(const ref_plan *r, const long *dims, const double *params, double **inputs,
+            double **outputs);
 
 #endif /* CPU_REFERENCE_H */

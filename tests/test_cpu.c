@@ -96,7 +96,8 @@ typedef struct result {
 } result;
 
 /* One run: returns 0 on agreement, else prints what differs. */
-static int run_case(harness *h, const long *dims, int splits, int bf16)
+static int run_case_params(harness *h, const long *dims, int splits, int bf16,
+                           const double *params, const int *has_params)
 {
     const fg_plan_info *info = h->info;
     const ref_plan *p = h->plan;
@@ -157,13 +158,16 @@ static int run_case(harness *h, const long *dims, int splits, int bf16)
         out[k] = fg_tensor_dense(out_data[k], FG_F32, ti->rank, shape);
     }
 
-    fg_status st = info->cpu(in, out, NULL, NULL, NULL, splits);
+    fg_status st = info->cpu(in, out, params, has_params, NULL, splits);
     if (st != FG_OK) {
         print_error("%s: generated C failed: %s\n", info->name, fg_last_error());
         fails++;
     }
 
-    if (ref_run(p, dims, ref_in, ref_out) < 0) {
+    double ref_params[16];
+    for (int i = 0; i < info->nparams && i < 16; i++)
+        ref_params[i] = params && has_params && has_params[i] ? params[i] : NAN;
+    if (ref_run(p, dims, ref_params, ref_in, ref_out) < 0) {
         print_error("%s: interp_run failed\n", info->name);
         fails++;
     }
@@ -219,6 +223,11 @@ static int run_case(harness *h, const long *dims, int splits, int bf16)
     return fails;
 }
 
+static int run_case(harness *h, const long *dims, int splits, int bf16)
+{
+    return run_case_params(h, dims, splits, bf16, NULL, NULL);
+}
+
 static bool has_dim(const fg_plan_info *info, const char *name)
 {
     for (int i = 0; i < info->ndims; i++)
@@ -236,9 +245,9 @@ static double case_cost(const fg_plan_info *info, const long *dims)
     return c;
 }
 
-#define SMALL_COST 6.0e4 /* every case up to this size runs */
-#define LARGE_SHARE 3    /* one in this many of the larger cases runs */
-#define MAX_COST 6.0e5   /* beyond this, too slow under ASan: left out */
+#define SMALL_COST 2.5e5 /* every case up to this size runs */
+#define LARGE_SHARE 4    /* one in this many of the larger cases runs */
+#define MAX_COST 3.0e6   /* beyond this, too slow under ASan: left out */
 
 static void run_plan(void **state)
 {
@@ -393,6 +402,32 @@ PLAN_SETUP(softmax)
 PLAN_SETUP(logsoftmax)
 PLAN_SETUP(logsumexp)
 
+/* The sliding window with a short W: rows see between none and W keys, so
+ * tiles are skipped on both sides of the band. */
+static void short_window_masks_both_sides(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    int w = -1;
+    for (int i = 0; i < info->nparams; i++)
+        if (!strcmp(info->params[i].name, "W"))
+            w = i;
+    assert_true(w >= 0);
+    double params[16] = {0};
+    int has[16] = {0};
+    static const long win[] = {1, 5, 70};
+    static const long keys[] = {13, 131, 200};
+    for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 3; q++) {
+            long dims[16];
+            for (int i = 0; i < info->ndims && i < 16; i++)
+                dims[i] = dim_value(info->dims[i], 67, keys[q], 32, 1);
+            params[w] = (double)win[k];
+            has[w] = 1;
+            assert_int_equal(run_case_params(h, dims, 0, k % 2, params, has), 0);
+        }
+}
+
 /* Every plan of the registry must have a test here. */
 static void registry_lists_every_tested_plan(void **state)
 {
@@ -483,6 +518,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(invalid_arguments_are_refused, setup_gqa, teardown_plan),
+        cmocka_unit_test_setup_teardown(short_window_masks_both_sides, setup_window,
+                                        teardown_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
