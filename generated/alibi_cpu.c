@@ -169,22 +169,22 @@ fg_status fg_alibi_cpu(const fg_alibi_args *args)
     x_.N = N;
     x_.D = D;
     x_.scale = scale;
-    const long S_n_ = 1 * TM_ * TN_; /* S: tile */
+    const long S_n_ = TM_ * TN_; /* S: tile */
     float *S = malloc(sizeof(float) * (size_t)S_n_);
-    const long A_n_ = 1 * TM_ * TN_; /* A: tile */
+    const long A_n_ = TM_ * TN_; /* A: tile */
     float *A = malloc(sizeof(float) * (size_t)A_n_);
-    const long T_n_ = 1 * TM_ * TN_; /* T: tile */
+    const long T_n_ = TM_ * TN_; /* T: tile */
     float *T = malloc(sizeof(float) * (size_t)T_n_);
-    const long Mx_n_ = 1 * TM_; /* Mx: running */
+    const long Mx_n_ = TM_; /* Mx: running */
     float *Mx = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_prev_ = malloc(sizeof(float) * (size_t)Mx_n_);
-    const long P_n_ = 1 * TM_ * TN_; /* P: tile */
+    const long P_n_ = TM_ * TN_; /* P: tile */
     float *P = malloc(sizeof(float) * (size_t)P_n_);
-    const long L_n_ = 1 * TM_; /* L: running */
+    const long L_n_ = TM_; /* L: running */
     float *L = malloc(sizeof(float) * (size_t)L_n_);
-    const long S_sum_n_ = 1 * TM_ * TN_; /* S_sum: tile */
+    const long S_sum_n_ = TM_ * TN_; /* S_sum: tile */
     float *S_sum = malloc(sizeof(float) * (size_t)S_sum_n_);
-    const long O_sum_n_ = 1 * TM_ * D; /* O_sum: running */
+    const long O_sum_n_ = TM_ * D; /* O_sum: running */
     float *O_sum = malloc(sizeof(float) * (size_t)O_sum_n_);
     fg_status rc_ = FG_OK;
     if (!S || !A || !T || !Mx || !Mx_prev_ || !P || !L || !S_sum || !O_sum) {
@@ -218,10 +218,10 @@ fg_status fg_alibi_cpu(const fg_alibi_args *args)
                     const long m = m0_ + i_;
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long n = n0_ + j_;
-                        /* S[b, h, m, n] = sum(d: Q * K) * scale, plan line 15 */
+                        /* S_sum: the sum inside S[b, h, m, n] = sum(d: Q * K) * scale, plan line 15 */
                         float acc_ = 0.0f;
                         for (long d = 0; d < D; d++)
-                            acc_ += ld_(&args->Q, (b) * args->Q.stride[0] + (h) * args->Q.stride[1] + (m) * args->Q.stride[2] + (d) * args->Q.stride[3]) * ld_(&args->K, (b) * args->K.stride[0] + (h) * args->K.stride[1] + (n) * args->K.stride[2] + (d) * args->K.stride[3]);
+                            acc_ += ld_(&args->Q, b * args->Q.stride[0] + h * args->Q.stride[1] + m * args->Q.stride[2] + d * args->Q.stride[3]) * ld_(&args->K, b * args->K.stride[0] + h * args->K.stride[1] + n * args->K.stride[2] + d * args->K.stride[3]);
                         S_sum[i_ * TN_ + j_] = acc_;
                     }
                 }
@@ -282,7 +282,7 @@ fg_status fg_alibi_cpu(const fg_alibi_args *args)
                         float acc_ = 0.0f;
                         for (long j_ = 0; j_ < cols_; j_++) {
                             const long n = n0_ + j_;
-                            acc_ += P[i_ * TN_ + j_] * ld_(&args->V, (b) * args->V.stride[0] + (h) * args->V.stride[1] + (n) * args->V.stride[2] + (d) * args->V.stride[3]);
+                            acc_ += P[i_ * TN_ + j_] * ld_(&args->V, b * args->V.stride[0] + h * args->V.stride[1] + n * args->V.stride[2] + d * args->V.stride[3]);
                         }
                         O_sum[i_ * D + d] += acc_;
                     }

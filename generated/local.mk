@@ -19,11 +19,15 @@ EXTRA_DIST += generated/kernels.mk generated/stamp
 
 # Regenerate $(srcdir)/generated when a plan or a template changes (files
 # whose content is unchanged keep their mtime).  Order-only on the program:
-# a fresh build of fusegen alone never rewrites the source tree, so that
-# `make distcheck` leaves its read-only copy alone.
+# a fresh build of fusegen alone never rewrites the source tree; and a
+# read-only source tree (`make distcheck`) is left as distributed.
 FG_PLANS = $(dist_plans_DATA)
 $(srcdir)/generated/stamp: $(FG_PLANS) $(FG_TEMPLATES) | fusegen$(EXEEXT)
-	$(AM_V_GEN)fg_prog=`pwd`/fusegen$(EXEEXT) && cd $(srcdir) && \
+	$(AM_V_GEN)if test -w $(srcdir)/generated; then \
+	  fg_prog=`pwd`/fusegen$(EXEEXT) && cd $(srcdir) && \
 	  "$$fg_prog" --templates=templates --m4='$(M4)' -o generated $(FG_PLANS) && \
-	  touch generated/stamp
+	  touch generated/stamp; \
+	else \
+	  echo "generated/ is read-only here: kept as distributed"; \
+	fi
 all-local: $(srcdir)/generated/stamp

@@ -70,10 +70,10 @@ fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args)
         return fg_set_error(FG_ERR_PARAM,
                             "fg_logsoftmax_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
                             args->splits);
-    const long Mx_n_ = 1 * TM_; /* Mx: running */
+    const long Mx_n_ = TM_; /* Mx: running */
     float *Mx = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_prev_ = malloc(sizeof(float) * (size_t)Mx_n_);
-    const long L_n_ = 1 * TM_; /* L: running */
+    const long L_n_ = TM_; /* L: running */
     float *L = malloc(sizeof(float) * (size_t)L_n_);
     fg_status rc_ = FG_OK;
     if (!Mx || !Mx_prev_ || !L) {
@@ -101,7 +101,7 @@ fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args)
                     float acc_ = -INFINITY;
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long c = n0_ + j_;
-                        acc_ = fmaxf(acc_, ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]));
+                        acc_ = fmaxf(acc_, ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]));
                     }
                     Mx[i_] = fmaxf(Mx[i_], acc_);
                 }
@@ -112,7 +112,7 @@ fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args)
                     float acc_ = 0.0f;
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long c = n0_ + j_;
-                        acc_ += expf(ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]) - safe_(Mx[i_]));
+                        acc_ += expf(ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]) - safe_(Mx[i_]));
                     }
                     L[i_] += acc_;
                 }
@@ -128,7 +128,7 @@ fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args)
                 for (long j_ = 0; j_ < cols_; j_++) {
                     const long c = n0_ + j_;
                     /* Y[r, c] = X - Mx - log(L), plan line 12 */
-                    const float v_ = ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]) - safe_(Mx[i_]) - logf(L[i_]);
+                    const float v_ = ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]) - safe_(Mx[i_]) - logf(L[i_]);
                     st_(&args->Y, r * args->Y.stride[0] + c * args->Y.stride[1], v_);
                 }
             }

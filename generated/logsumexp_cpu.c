@@ -71,11 +71,11 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
         splits_ = ntiles_; /* whole tiles per split */
     if (splits_ < 1)
         splits_ = 1;
-    const long Mx_n_ = 1 * TM_; /* Mx: running */
+    const long Mx_n_ = TM_; /* Mx: running */
     float *Mx = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_prev_ = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_part_ = malloc(sizeof(float) * (size_t)Mx_n_ * (size_t)splits_);
-    const long L_n_ = 1 * TM_; /* L: running */
+    const long L_n_ = TM_; /* L: running */
     float *L = malloc(sizeof(float) * (size_t)L_n_);
     float *L_part_ = malloc(sizeof(float) * (size_t)L_n_ * (size_t)splits_);
     fg_status rc_ = FG_OK;
@@ -104,7 +104,7 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
                     float acc_ = -INFINITY;
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long c = n0_ + j_;
-                        acc_ = fmaxf(acc_, ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]));
+                        acc_ = fmaxf(acc_, ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]));
                     }
                     Mx[i_] = fmaxf(Mx[i_], acc_);
                 }
@@ -115,7 +115,7 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
                     float acc_ = 0.0f;
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long c = n0_ + j_;
-                        acc_ += expf(ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]) - safe_(Mx[i_]));
+                        acc_ += expf(ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]) - safe_(Mx[i_]));
                     }
                     L[i_] += acc_;
                 }

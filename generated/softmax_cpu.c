@@ -70,12 +70,12 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
         return fg_set_error(FG_ERR_PARAM,
                             "fg_softmax_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
                             args->splits);
-    const long Mx_n_ = 1 * TM_; /* Mx: running */
+    const long Mx_n_ = TM_; /* Mx: running */
     float *Mx = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_prev_ = malloc(sizeof(float) * (size_t)Mx_n_);
-    const long E_n_ = 1 * TM_ * TN_; /* E: tile */
+    const long E_n_ = TM_ * TN_; /* E: tile */
     float *E = malloc(sizeof(float) * (size_t)E_n_);
-    const long L_n_ = 1 * TM_; /* L: running */
+    const long L_n_ = TM_; /* L: running */
     float *L = malloc(sizeof(float) * (size_t)L_n_);
     fg_status rc_ = FG_OK;
     if (!Mx || !Mx_prev_ || !E || !L) {
@@ -103,7 +103,7 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
                     float acc_ = -INFINITY;
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long c = n0_ + j_;
-                        acc_ = fmaxf(acc_, ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]));
+                        acc_ = fmaxf(acc_, ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]));
                     }
                     Mx[i_] = fmaxf(Mx[i_], acc_);
                 }
@@ -112,7 +112,7 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
                     for (long j_ = 0; j_ < cols_; j_++) {
                         const long c = n0_ + j_;
                         /* E[r, c] = exp(X - Mx), plan line 11 */
-                        const float v_ = expf(ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]) - safe_(Mx[i_]));
+                        const float v_ = expf(ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]) - safe_(Mx[i_]));
                         E[i_ * TN_ + j_] = v_;
                     }
                 }
@@ -137,7 +137,7 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
                 for (long j_ = 0; j_ < cols_; j_++) {
                     const long c = n0_ + j_;
                     /* E[r, c] = exp(X - Mx), plan line 11 */
-                    const float v_ = expf(ld_(&args->X, (r) * args->X.stride[0] + (c) * args->X.stride[1]) - safe_(Mx[i_]));
+                    const float v_ = expf(ld_(&args->X, r * args->X.stride[0] + c * args->X.stride[1]) - safe_(Mx[i_]));
                     E[i_ * TN_ + j_] = v_;
                 }
             }

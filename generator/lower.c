@@ -323,9 +323,9 @@ static void input_offset(pctx *c, sb *b, int ti)
     for (int k = 0; k < t->nindex; k++) {
         if (k)
             sb_puts(b, " + ");
-        sb_puts(b, "(");
-        pe(c, b, t->index[k], 0);
-        sb_printf(b, ") * args->%s.stride[%d]", L->tname[ti], k);
+        /* a product binds tighter than anything but a unary or a name */
+        pe(c, b, t->index[k], 6);
+        sb_printf(b, " * args->%s.stride[%d]", L->tname[ti], k);
     }
     if (t->nindex == 0)
         sb_puts(b, "0");
@@ -840,7 +840,12 @@ static char *stmt_code(lc *L, int ti)
     sb body = {L->a, NULL, 0, 0};
     pctx c = {L, SITE_VALUE, 0, L->mask_ok};
     const char *val;
-    sb_printf(&body, "/* %s, plan line %d */\n", source_line(L, t->loc), t->loc.line);
+    if (t->hoisted && t->hoisted_from >= 0 && t->hoisted_from < p->ntensors)
+        sb_printf(&body, "/* %s: the %s inside %s, plan line %d */\n", t->name,
+                  fg_reduce_names[t->op], source_line(L, p->tensors[t->hoisted_from].loc),
+                  t->loc.line);
+    else
+        sb_printf(&body, "/* %s, plan line %d */\n", source_line(L, t->loc), t->loc.line);
     if (t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION) {
         int ax = t->red_axis;
         sb v = {L->a, NULL, 0, 0};
@@ -1573,14 +1578,15 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         if (t->kind != TENSOR_STMT || !L.needs_buf[i])
             continue;
         sb size = {a, NULL, 0, 0};
-        sb_puts(&size, "1");
         for (int k = 0; k < t->naxes; k++) {
             int ax = t->axes[k];
             if (L.outer & (1u << ax))
                 continue;
-            sb_printf(&size, " * %s", ax == L.rowtile ? "TM_" : ax == L.fused ? "TN_"
-                                                       : L.dname[p->axes[ax].dim]);
+            sb_printf(&size, "%s%s", size.len ? " * " : "",
+                      ax == L.rowtile ? "TM_" : ax == L.fused ? "TN_" : L.dname[p->axes[ax].dim]);
         }
+        if (!size.len)
+            sb_puts(&size, "1");
         const char *nm = L.tname[i];
         sb_printf(&bufs, "const long %s_n_ = %s; /* %s: %s */\n", nm, sb_str(&size), t->name,
                   fg_role_names[fz->role[i]]);
