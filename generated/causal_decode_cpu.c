@@ -67,6 +67,36 @@ static int tile_state_(const dims_ *x_, long r0, long r1, long c0, long c1)
     return t0;
 }
 
+/* The keys [*lo, *hi) that rows [r0, r1) can see: the walk over the keys
+ * starts and ends at the first and last tile that holds one of them. */
+static void key_range_(const dims_ *x_, long r0, long r1, long *lo, long *hi)
+{
+    long c_lo, c_hi;
+    /* [c_lo, c_hi): the keys that rows [r0, r1) can see (empty: 0, 0) */
+    const long n_keys = (long)(x_->N);
+    c_lo = 0;
+    c_hi = 0;
+    for (long row = r0; row < r1; ++row) {
+        long x0 = -row + (long)(x_->M - x_->N);
+        long lo0 = 0, hi0 = 1 - x0;
+        if (lo0 < 0)
+            lo0 = 0;
+        if (hi0 > n_keys)
+            hi0 = n_keys;
+        if (lo0 >= hi0)
+            continue;
+        if (c_lo >= c_hi) {
+            c_lo = lo0;
+            c_hi = hi0;
+        } else {
+            c_lo = c_lo < lo0 ? c_lo : lo0;
+            c_hi = c_hi > hi0 ? c_hi : hi0;
+        }
+    }
+    *lo = c_lo;
+    *hi = c_hi;
+}
+
 fg_status fg_causal_decode_cpu(const fg_causal_decode_args *args)
 {
     if (!args)
@@ -148,6 +178,7 @@ fg_status fg_causal_decode_cpu(const fg_causal_decode_args *args)
     if (!isfinite(scale))
         return fg_set_error(FG_ERR_PARAM, "fg_causal_decode_cpu: parameter scale is not finite");
     const long ntiles_ = (N + TN_ - 1) / TN_;
+    (void)ntiles_;
     if (args->splits < 0)
         return fg_set_error(FG_ERR_PARAM, "fg_causal_decode_cpu: splits is %d, must be 0 (auto) or more",
                             args->splits);
@@ -192,9 +223,14 @@ fg_status fg_causal_decode_cpu(const fg_causal_decode_args *args)
     for (long m0_ = 0; m0_ < M; m0_ += TM_) {
         const long rows_ = M - m0_ < TM_ ? M - m0_ : TM_;
         (void)rows_;
+        /* the tiles that hold a key these rows can see */
+        long klo_ = 0, khi_ = 0;
+        key_range_(&x_, m0_, m0_ + rows_, &klo_, &khi_);
+        const long tlo_ = klo_ / TN_, thi_ = khi_ > klo_ ? (khi_ + TN_ - 1) / TN_ : tlo_;
         /* split form: contiguous runs of whole tiles, each with its own state */
         for (long s_ = 0; s_ < splits_; s_++) {
-            const long t0_ = s_ * ntiles_ / splits_, t1_ = (s_ + 1) * ntiles_ / splits_;
+            const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
+            const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)

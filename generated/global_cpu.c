@@ -125,6 +125,7 @@ fg_status fg_global_cpu(const fg_global_args *args)
     if (!isfinite(scale))
         return fg_set_error(FG_ERR_PARAM, "fg_global_cpu: parameter scale is not finite");
     const long ntiles_ = (N + TN_ - 1) / TN_;
+    (void)ntiles_;
     if (args->splits < 0 || args->splits > 1)
         return fg_set_error(FG_ERR_PARAM,
                             "fg_global_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
@@ -153,9 +154,10 @@ fg_status fg_global_cpu(const fg_global_args *args)
     for (long m0_ = 0; m0_ < M; m0_ += TM_) {
         const long rows_ = M - m0_ < TM_ ? M - m0_ : TM_;
         (void)rows_;
-        /* rolling form: one walk over every tile */
+        const long tlo_ = 0, thi_ = ntiles_;
+        /* rolling form: one walk over the tiles */
         {
-            const long t0_ = 0, t1_ = ntiles_;
+            const long t0_ = tlo_, t1_ = thi_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)

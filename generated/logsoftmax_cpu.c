@@ -66,6 +66,7 @@ fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args)
         return fg_set_error(FG_ERR_SHAPE, "fg_logsoftmax_cpu: Y.shape[1] is %lld, but C is %ld (from X.shape[1])",
                             (long long)args->Y.shape[1], C);
     const long ntiles_ = (C + TN_ - 1) / TN_;
+    (void)ntiles_;
     if (args->splits < 0 || args->splits > 1)
         return fg_set_error(FG_ERR_PARAM,
                             "fg_logsoftmax_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
@@ -84,9 +85,10 @@ fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args)
     for (long m0_ = 0; m0_ < R; m0_ += TM_) {
         const long rows_ = R - m0_ < TM_ ? R - m0_ : TM_;
         (void)rows_;
-        /* rolling form: one walk over every tile */
+        const long tlo_ = 0, thi_ = ntiles_;
+        /* rolling form: one walk over the tiles */
         {
-            const long t0_ = 0, t1_ = ntiles_;
+            const long t0_ = tlo_, t1_ = thi_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)

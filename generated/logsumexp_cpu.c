@@ -63,6 +63,7 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
         return fg_set_error(FG_ERR_SHAPE, "fg_logsumexp_cpu: LSE.shape[0] is %lld, but R is %ld (from X.shape[0])",
                             (long long)args->LSE.shape[0], R);
     const long ntiles_ = (C + TN_ - 1) / TN_;
+    (void)ntiles_;
     if (args->splits < 0)
         return fg_set_error(FG_ERR_PARAM, "fg_logsumexp_cpu: splits is %d, must be 0 (auto) or more",
                             args->splits);
@@ -87,9 +88,11 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
     for (long m0_ = 0; m0_ < R; m0_ += TM_) {
         const long rows_ = R - m0_ < TM_ ? R - m0_ : TM_;
         (void)rows_;
+        const long tlo_ = 0, thi_ = ntiles_;
         /* split form: contiguous runs of whole tiles, each with its own state */
         for (long s_ = 0; s_ < splits_; s_++) {
-            const long t0_ = s_ * ntiles_ / splits_, t1_ = (s_ + 1) * ntiles_ / splits_;
+            const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
+            const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)

@@ -70,6 +70,36 @@ static int tile_state_(const dims_ *x_, long r0, long r1, long c0, long c1)
     return t0;
 }
 
+/* The keys [*lo, *hi) that rows [r0, r1) can see: the walk over the keys
+ * starts and ends at the first and last tile that holds one of them. */
+static void key_range_(const dims_ *x_, long r0, long r1, long *lo, long *hi)
+{
+    long c_lo, c_hi;
+    /* [c_lo, c_hi): the keys that rows [r0, r1) can see (empty: 0, 0) */
+    const long n_keys = (long)(x_->N);
+    c_lo = 0;
+    c_hi = 0;
+    for (long row = r0; row < r1; ++row) {
+        long x0 = -row + (long)(x_->M - x_->N);
+        long lo0 = 0, hi0 = 1 - x0;
+        if (lo0 < 0)
+            lo0 = 0;
+        if (hi0 > n_keys)
+            hi0 = n_keys;
+        if (lo0 >= hi0)
+            continue;
+        if (c_lo >= c_hi) {
+            c_lo = lo0;
+            c_hi = hi0;
+        } else {
+            c_lo = c_lo < lo0 ? c_lo : lo0;
+            c_hi = c_hi > hi0 ? c_hi : hi0;
+        }
+    }
+    *lo = c_lo;
+    *hi = c_hi;
+}
+
 fg_status fg_softcap_cpu(const fg_softcap_args *args)
 {
     if (!args)
@@ -189,6 +219,7 @@ fg_status fg_softcap_cpu(const fg_softcap_args *args)
             return fg_set_error(FG_ERR_SHAPE, "fg_softcap_cpu: index h / G of V is %ld at h = %ld, outside [0, %ld)", x_, h, Hkv);
     }
     const long ntiles_ = (N + TN_ - 1) / TN_;
+    (void)ntiles_;
     if (args->splits < 0 || args->splits > 1)
         return fg_set_error(FG_ERR_PARAM,
                             "fg_softcap_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
@@ -231,9 +262,13 @@ fg_status fg_softcap_cpu(const fg_softcap_args *args)
     for (long m0_ = 0; m0_ < M; m0_ += TM_) {
         const long rows_ = M - m0_ < TM_ ? M - m0_ : TM_;
         (void)rows_;
-        /* rolling form: one walk over every tile */
+        /* the tiles that hold a key these rows can see */
+        long klo_ = 0, khi_ = 0;
+        key_range_(&x_, m0_, m0_ + rows_, &klo_, &khi_);
+        const long tlo_ = klo_ / TN_, thi_ = khi_ > klo_ ? (khi_ + TN_ - 1) / TN_ : tlo_;
+        /* rolling form: one walk over the tiles */
         {
-            const long t0_ = 0, t1_ = ntiles_;
+            const long t0_ = tlo_, t1_ = thi_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)

@@ -1513,6 +1513,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
                                      mt->loc.line)
                       : "");
         fg_def_code(defs, "c_tile_state", mask_emit_tile_state(a, &fz->mask, mask_print, &L));
+        fg_def_code(defs, "c_key_range", mask_emit_key_range(a, &fz->mask, mask_print, &L));
         bool row_outer = fz->mask.row_axis != L.rowtile;
         const char *ra = row_outer ? L.aname[fz->mask.row_axis] : NULL;
         fg_def_str(defs, "c_mask_rows",
@@ -1520,6 +1521,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
     } else {
         fg_def_str(defs, "c_mask_origin", "");
         fg_def_code(defs, "c_tile_state", "");
+        fg_def_code(defs, "c_key_range", "");
         fg_def_str(defs, "c_mask_rows", "");
     }
     /* Tile outputs must be written on every tile: no skipping then. */

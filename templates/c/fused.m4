@@ -26,12 +26,24 @@ static int tile_state_(const dims_ *x_, long r0, long r1, long c0, long c1)
 {
 fg_c_tile_state[[[]]]m4_dnl
 }
+fg_c_skip_if([[[
+/* The keys [*lo, *hi) that rows [r0, r1) can see: the walk over the keys
+ * starts and ends at the first and last tile that holds one of them. */
+static void key_range_(const dims_ *x_, long r0, long r1, long *lo, long *hi)
+{
+    long c_lo, c_hi;
+fg_c_key_range[[[]]]m4_dnl
+    *lo = c_lo;
+    *hi = c_hi;
+}
+]]])m4_dnl
 ]]])m4_dnl
 
 fg_status fg_cpu_entry[[[]]](const fg_args_type *args)
 {
 fg_c_validate[[[]]]m4_dnl
     const long ntiles_ = (fg_c_keys + TN_ - 1) / TN_;
+    (void)ntiles_;
 fg_split_if([[[m4_dnl
     if (args->splits < 0)
         return fg_set_error(FG_ERR_PARAM, "fg_cpu_entry: splits is %d, must be 0 (auto) or more",
@@ -64,14 +76,23 @@ fg_c_outer_loops[[[]]]m4_dnl
         const long rows_ = fg_c_rows - m0_ < TM_ ? fg_c_rows - m0_ : TM_;
         (void)rows_;
 fg_c_prologue[[[]]]m4_dnl
+fg_c_skip_if([[[m4_dnl
+        /* the tiles that hold a key these rows can see */
+        long klo_ = 0, khi_ = 0;
+        key_range_(&x_, fg_c_mask_rows, &klo_, &khi_);
+        const long tlo_ = klo_ / TN_, thi_ = khi_ > klo_ ? (khi_ + TN_ - 1) / TN_ : tlo_;
+]]], [[[m4_dnl
+        const long tlo_ = 0, thi_ = ntiles_;
+]]])m4_dnl
 fg_split_if([[[m4_dnl
         /* split form: contiguous runs of whole tiles, each with its own state */
         for (long s_ = 0; s_ < splits_; s_++) {
-            const long t0_ = s_ * ntiles_ / splits_, t1_ = (s_ + 1) * ntiles_ / splits_;
+            const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
+            const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
 ]]], [[[m4_dnl
-        /* rolling form: one walk over every tile */
+        /* rolling form: one walk over the tiles */
         {
-            const long t0_ = 0, t1_ = ntiles_;
+            const long t0_ = tlo_, t1_ = thi_;
 ]]])m4_dnl
 fg_c_running_init[[[]]]m4_dnl
             for (long t_ = t0_; t_ < t1_; t_++) {
