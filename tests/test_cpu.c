@@ -428,6 +428,119 @@ static void short_window_masks_both_sides(void **state)
         }
 }
 
+/* Same values, other layouts and types: fp16 inputs against f32 inputs that
+ * hold the same (fp16-exact) values, K stored as [B, N, H, D] (strided),
+ * and bf16/fp16 outputs, which must be the f32 result rounded to nearest
+ * even, bit for bit. */
+static void dtypes_and_strides_agree_exactly(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    long dims[16];
+    for (int i = 0; i < info->ndims && i < 16; i++)
+        dims[i] = dim_value(info->dims[i], 7, 131, 64, 1);
+    int64_t sh[3][4], osh[2][4];
+    size_t n[3], on[2];
+    for (int k = 0; k < 3; k++) {
+        n[k] = 1;
+        for (int q = 0; q < 4; q++)
+            n[k] *= (size_t)(sh[k][q] = dims[info->inputs[k].dims[q]]);
+    }
+    for (int k = 0; k < 2; k++) {
+        on[k] = 1;
+        for (int q = 0; q < info->outputs[k].rank; q++)
+            on[k] *= (size_t)(osh[k][q] = dims[info->outputs[k].dims[q]]);
+    }
+    float *f32[3], *kt;
+    uint16_t *f16[3];
+    for (int k = 0; k < 3; k++) {
+        f32[k] = malloc(n[k] * sizeof(float));
+        f16[k] = malloc(n[k] * sizeof(uint16_t));
+        assert_true(f32[k] && f16[k]);
+        for (size_t i = 0; i < n[k]; i++) {
+            f16[k][i] = fg_float_to_half((float)rng_uniform(-2, 2));
+            f32[k][i] = fg_half_to_float(f16[k][i]);
+        }
+    }
+    /* K again, stored [B, N, H, D]: the same logical tensor through strides */
+    kt = malloc(n[1] * sizeof(float));
+    assert_non_null(kt);
+    int64_t B = sh[1][0], H = sh[1][1], N = sh[1][2], D = sh[1][3];
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t hh = 0; hh < H; hh++)
+            for (int64_t nn = 0; nn < N; nn++)
+                for (int64_t d = 0; d < D; d++)
+                    kt[((b * N + nn) * H + hh) * D + d] = f32[1][((b * H + hh) * N + nn) * D + d];
+    float *ref[2], *o32[2];
+    uint16_t *o16[2];
+    for (int k = 0; k < 2; k++) {
+        ref[k] = malloc(on[k] * sizeof(float));
+        o32[k] = malloc(on[k] * sizeof(float));
+        o16[k] = malloc(on[k] * sizeof(uint16_t));
+        assert_true(ref[k] && o32[k] && o16[k]);
+    }
+    fg_tensor in[3], out[2];
+    for (int k = 0; k < 3; k++)
+        in[k] = fg_tensor_dense(f32[k], FG_F32, 4, sh[k]);
+    for (int k = 0; k < 2; k++)
+        out[k] = fg_tensor_dense(ref[k], FG_F32, info->outputs[k].rank, osh[k]);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+
+    /* fp16 inputs */
+    for (int k = 0; k < 3; k++)
+        in[k] = fg_tensor_dense(f16[k], FG_FP16, 4, sh[k]);
+    for (int k = 0; k < 2; k++)
+        out[k] = fg_tensor_dense(o32[k], FG_F32, info->outputs[k].rank, osh[k]);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    for (int k = 0; k < 2; k++)
+        assert_memory_equal(o32[k], ref[k], on[k] * sizeof(float));
+
+    /* strided K */
+    for (int k = 0; k < 3; k++)
+        in[k] = fg_tensor_dense(f32[k], FG_F32, 4, sh[k]);
+    in[1].data = kt;
+    in[1].stride[0] = N * H * D;
+    in[1].stride[1] = D;
+    in[1].stride[2] = H * D;
+    in[1].stride[3] = 1;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < on[k]; i++)
+            o32[k][i] = NAN;
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    for (int k = 0; k < 2; k++)
+        assert_memory_equal(o32[k], ref[k], on[k] * sizeof(float));
+
+    /* bf16 and fp16 outputs: the f32 values rounded to nearest even */
+    in[1] = fg_tensor_dense(f32[1], FG_F32, 4, sh[1]);
+    for (int pass = 0; pass < 2; pass++) {
+        fg_dtype t = pass ? FG_FP16 : FG_BF16;
+        for (int k = 0; k < 2; k++) {
+            memset(o16[k], 0xff, on[k] * sizeof(uint16_t));
+            out[k] = fg_tensor_dense(o16[k], t, info->outputs[k].rank, osh[k]);
+        }
+        assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; i < on[k]; i++) {
+                uint16_t want = pass ? fg_float_to_half(ref[k][i]) : fg_float_to_bf16(ref[k][i]);
+                if (o16[k][i] != want)
+                    print_error("%s output %s[%zu]: 0x%04x, want 0x%04x\n",
+                                pass ? "fp16" : "bf16", info->outputs[k].name, i, o16[k][i],
+                                want);
+                assert_int_equal(o16[k][i], want);
+            }
+    }
+    for (int k = 0; k < 3; k++) {
+        free(f32[k]);
+        free(f16[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(ref[k]);
+        free(o32[k]);
+        free(o16[k]);
+    }
+    free(kt);
+}
+
 /* Every plan of the registry must have a test here. */
 static void registry_lists_every_tested_plan(void **state)
 {
@@ -519,6 +632,10 @@ int main(void)
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(invalid_arguments_are_refused, setup_gqa, teardown_plan),
         cmocka_unit_test_setup_teardown(short_window_masks_both_sides, setup_window,
+                                        teardown_plan),
+        cmocka_unit_test_setup_teardown(dtypes_and_strides_agree_exactly, setup_causal,
+                                        teardown_plan),
+        cmocka_unit_test_setup_teardown(dtypes_and_strides_agree_exactly, setup_softcap_decode,
                                         teardown_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
