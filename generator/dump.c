@@ -117,7 +117,15 @@ static void format_number(char *buf, size_t size, double v)
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
-            return;
+            break;
+    }
+    /* Plain notation for ordinary magnitudes: 50, not 5e+01. */
+    if (strchr(buf, 'e') && fabs(v) >= 1e-4 && fabs(v) < 1e16) {
+        for (int decimals = 0; decimals <= 20; decimals++) {
+            snprintf(buf, size, "%.*f", decimals, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
     }
 }
 
@@ -199,6 +207,10 @@ static void print_expr(strbuf *b, const fg_plan *p, const fg_expr *e)
     case E_NUM:
         format_number(buf, sizeof buf, e->num);
         sb_puts(b, buf);
+        /* A real written as a real stays one when read back: -8.0 * h / H
+         * is not integer division. */
+        if (!e->is_int && e->loc.line > 0 && !strpbrk(buf, ".en"))
+            sb_puts(b, ".0");
         return;
     case E_INF:
         sb_puts(b, "inf");

@@ -1,9 +1,6 @@
 # tests/emit.mk - emission (m4 interface, files of a run), the CPU numerics
 # harness over the generated registry, and the freshness of generated/.
 
-# libfusegen_cpu.a and the regeneration rule: included here until the top
-# Makefile.am includes generated/local.mk itself (then drop this line).
-include generated/local.mk
 
 CMOCKA_TESTS += tests/test_emit tests/test_cpu
 

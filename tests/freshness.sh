@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' 0 1 2 15
   echo "freshness: fusegen failed"
   exit 1
 }
-if diff -r -x local.mk -x stamp "$srcdir/generated" "$tmp"; then
+if diff -r -x local.mk -x stamp -x "*.o" -x .deps -x .dirstamp "$srcdir/generated" "$tmp"; then
   echo "freshness: generated/ is up to date"
   exit 0
 fi

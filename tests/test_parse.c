@@ -150,7 +150,7 @@ static void test_parse_every_item_kind(void **state)
     assert_string_equal(p->params[1].index_name, "h");
     assert_loc(p->params[1].index_loc, 7, 13);
     assert_int_equal(p->params[1].dtype, DT_F32);
-    assert_string_equal(expr_text(f, p->params[1].deflt), "exp2(-8 * (h + 1) / Hq)");
+    assert_string_equal(expr_text(f, p->params[1].deflt), "exp2(-8.0 * (h + 1) / Hq)");
     assert_string_equal(p->params[2].name, "bias");
     assert_int_equal(p->params[2].dtype, DT_F32);
     assert_null(p->params[2].deflt);
@@ -231,7 +231,7 @@ static void test_dump_ast_prints_items_in_source_order(void **state)
                         "  axis h: Hq @5:12\n"
                         "  axis n: N @5:19\n"
                         "  param G: int = Hq / Hkv @6:7\n"
-                        "  param slope[h]: f32 = exp2(-8 * (h + 1) / Hq) @7:7\n"
+                        "  param slope[h]: f32 = exp2(-8.0 * (h + 1) / Hq) @7:7\n"
                         "  param bias[n]: f32 @8:7\n"
                         "  input K[b, h / G, n]: fp16[B, Hkv, N] @9:7\n"
                         "  input X[b, h, n]: f32 @10:7\n"
