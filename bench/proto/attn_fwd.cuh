@@ -10,6 +10,23 @@
 // elements) for batch, head and sequence; last dim contiguous; base pointers and
 // strides*sizeof(T) 16-byte aligned.  LSE [B,Hq,M] fp32 contiguous, natural log.
 // GQA: query head h reads kv head h / (Hq/Hkv).  Causal masks bottom-right aligned.
+//
+// Design (FA2-like): a CTA owns BM query rows of one (batch, head); each warp owns
+// BM/NW consecutive rows (MT = rows/16 m16 tiles; MT = 2 is the fast D<=128 choice).
+// Q tile -> smem once (cp.async, zero-filled past M); K/V tiles of BN keys go through
+// a ring of STAGES smem slots (cp.async.cg 16 B, src-size 0 past N), one
+// __syncthreads per tile.  Rows are padded by 16 B (SROW = D + 8), which makes
+// ldmatrix and cp.async conflict-free for every D.  Per tile and warp:
+// S = Q K^T (ldmatrix.x4 for Q and K, mma m16n8k16, fp32), score/mask hooks, online
+// softmax (exp2 domain, quad shuffles), P packed to bf16/fp16 A fragments in
+// registers, O += P V (ldmatrix.x4.trans for V).  Epilogue: O / l, LSE, O staged
+// through the warp's own Q rows in smem for 16-byte coalesced stores.
+// Tiles the hooks classify as fully visible run a mask-free instantiation of the
+// step; partial tiles (and the ragged last tile) run the masked one; fully masked
+// tiles are skipped (and the key range bounds the loop, so they are not loaded).
+// Measured choice on H200 (bench/NOTES.md): D=128 BM128 BN64 4 warps, 2 stages
+// up to 8k keys, BM256 BN64 8 warps at 32k and for the unmasked plan (with lazy
+// rescale); D=64 BM128 BN64 4 warps with Q in registers.
 #pragma once
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
@@ -281,7 +298,7 @@ struct fg_type<__half> {
 //   QREG: keep Q fragments in registers (else re-read from smem by ldmatrix);
 //   MINB: min CTAs per SM for __launch_bounds__; SKIP_RESCALE: see below.
 template <int D_, int BM_, int BN_, int NW_, int STAGES_, bool QREG_, int MINB_ = 1, bool SKIP_RESCALE_ = false,
-          bool FOLD_ = true, bool PIPE_ = false>
+          bool FOLD_ = true>
 struct fg_cfg {
   static constexpr int D = D_, BM = BM_, BN = BN_, NW = NW_, STAGES = STAGES_, MINB = MINB_;
   static constexpr bool QREG = QREG_;
@@ -294,10 +311,6 @@ struct fg_cfg {
   // (warp vote; exact: the skipped factor is exactly 1).
   static constexpr bool SKIP_RESCALE = SKIP_RESCALE_;
   static constexpr bool FOLD = FOLD_;  // use fg_score_is_scaled_qk when the plan sets it
-  // Software pipelining: Q K^T of the next tile overlaps the softmax of this one
-  // (needs two S accumulators; K and V rings of 2 slots each, STAGES must be 2).
-  static constexpr bool PIPE = PIPE_;
-  static_assert(!PIPE_ || STAGES_ == 2, "PIPE uses 2-slot K and V rings");
   static_assert(MT * 16 * NW == BM, "BM must be a multiple of 16*NW");
   static_assert(D % 32 == 0 && BN % 16 == 0 && STAGES >= 2, "bad tile");
   template <typename T>
@@ -411,7 +424,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fg_attn_fwd_kernel(const __gri
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (t_lo + s < t_hi) load_kv(t_lo + s, C::PIPE ? (t_lo & 1) : s, true, !C::PIPE);
+    if (t_lo + s < t_hi) load_kv(t_lo + s, s, true, true);
     fg_cp_async_commit();
   }
 
@@ -598,47 +611,20 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fg_attn_fwd_kernel(const __gri
       softpv(fg_bool<true>{}, S, vslot, n0);
   };
 
-  if constexpr (!C::PIPE) {
-    // ---- main loop over visible key tiles: K/V ring of STAGES slots
-    for (int t = t_lo; t < t_hi; ++t) {
-      const int it = t - t_lo;
-      fg_cp_async_wait<STAGES - 2>();  // tile t landed
-      __syncthreads();                 // ... for all threads; slot (it-1)%STAGES is free
-      {
-        const int tn = t + STAGES - 1;
-        if (tn < t_hi) load_kv(tn, (it + STAGES - 1) % STAGES, true, true);
-        fg_cp_async_commit();
-      }
-      const int slot = it % STAGES;
-      Sacc S;
-      qk(S, slot);
-      tile_step(S, t, slot);
-    }
-  } else if (t_lo < t_hi) {
-    // ---- software-pipelined loop: Q K_{u}^T is issued before the softmax and P V of
-    // tile u-1, so the tensor cores work while the softmax runs.  K and V have rings
-    // of 2 slots each (slot = tile & 1); at step u the group {K_{u+1}, V_u} is loaded.
-    // (The prologue loaded K_{t_lo} alone.)
-    auto issue = [&](int u) {
-      fg_cp_async_wait<0>();  // K_u and V_{u-1} landed
-      __syncthreads();        // ... for all threads; K slot of u-1 and V slot of u-2 are free
-      load_kv(u + 1, (u + 1) & 1, u + 1 < t_hi, false);
-      load_kv(u, u & 1, false, u < t_hi);
+  // ---- main loop over visible key tiles: K/V ring of STAGES slots, one barrier per tile
+  for (int t = t_lo; t < t_hi; ++t) {
+    const int it = t - t_lo;
+    fg_cp_async_wait<STAGES - 2>();  // tile t landed
+    __syncthreads();                 // ... for all threads; slot (it-1)%STAGES is free
+    {
+      const int tn = t + STAGES - 1;
+      if (tn < t_hi) load_kv(tn, (it + STAGES - 1) % STAGES, true, true);
       fg_cp_async_commit();
-    };
-    Sacc SA, SB;
-    issue(t_lo);
-    qk(SA, t_lo & 1);
-    for (int u = t_lo + 1;; u += 2) {
-      issue(u);
-      if (u < t_hi) qk(SB, u & 1);
-      tile_step(SA, u - 1, (u - 1) & 1);
-      if (u >= t_hi) break;
-      issue(u + 1);
-      if (u + 1 < t_hi) qk(SA, (u + 1) & 1);
-      tile_step(SB, u, u & 1);
-      if (u + 1 >= t_hi) break;
     }
+    const int slot = it % STAGES;
+    Sacc S;
+    qk(S, slot);
+    tile_step(S, t, slot);
   }
   fg_cp_async_wait<0>();
 

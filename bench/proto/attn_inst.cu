@@ -8,10 +8,10 @@
 namespace FG_NS {
 
 // Tile configurations.  cfg 0 is the default for each D; the others are timed as
-// alternatives (bf16 only).  Flags after MINB: lazy rescale, FFMA fold, pipelining.
+// alternatives (bf16 only).  Flags after MINB: lazy rescale, FFMA fold.
 using C64_0 = fg_cfg<64, 128, 64, 4, 2, true>;                     // 32 rows/warp, Q in regs
 using C64_1 = fg_cfg<64, 128, 64, 4, 2, true, 1, true>;            // + lazy rescale
-using C64_2 = fg_cfg<64, 128, 64, 4, 2, false, 1, true, true, true>;  // Q smem, lazy, pipelined
+using C64_2 = fg_cfg<64, 128, 128, 4, 2, false>;                 // BN 128, Q via ldmatrix
 using C96 = fg_cfg<96, 128, 64, 8, 2, true>;
 using C256 = fg_cfg<256, 128, 64, 8, 2, false>;
 using C128_0 = fg_cfg<128, 128, 64, 4, 2, false>;                  // 32 rows/warp, Q via ldmatrix
@@ -19,8 +19,7 @@ using C128_1 = fg_cfg<128, 128, 64, 4, 2, false, 1, true>;         // + lazy res
 using C128_2 = fg_cfg<128, 256, 64, 8, 2, false>;                  // 8 warps, 1 CTA/SM
 using C128_3 = fg_cfg<128, 256, 64, 8, 2, false, 1, true>;         // + lazy rescale
 using C128_4 = fg_cfg<128, 128, 64, 4, 2, false, 1, false, false>;  // C128_0 without the FFMA fold
-using C128_5 = fg_cfg<128, 128, 32, 4, 2, false, 1, true, true, true>;  // BN32, lazy, pipelined
-using C128_6 = fg_cfg<128, 256, 32, 8, 2, false, 1, true, true, true>;  // BM256 BN32, lazy, pipelined
+using C128_5 = fg_cfg<128, 128, 128, 8, 2, true>;                 // 16 rows/warp, BN128, Q in regs
 
 template <typename T>
 static cudaError_t dispatch(const fg_args& a, int D, int cfg) {
@@ -46,7 +45,6 @@ static cudaError_t dispatch(const fg_args& a, int D, int cfg) {
         if (cfg == 3) return fg_attn_fwd_launch<T, C128_3>(a);
         if (cfg == 4 && fg_score_is_scaled_qk) return fg_attn_fwd_launch<T, C128_4>(a);
         if (cfg == 5) return fg_attn_fwd_launch<T, C128_5>(a);
-        if (cfg == 6) return fg_attn_fwd_launch<T, C128_6>(a);
       }
 #endif
       break;
@@ -72,11 +70,10 @@ cudaError_t FG_CAT(fg_run_, FG_VARIANT)(const attn_problem& pr, int cfg) {
 
 #if FG_VARIANT == 0
 const char* fg_cfg_name(int D, int cfg) {
-  static const char* n128[] = {"BM128 BN64 W4",      "BM128 BN64 W4 lazy", "BM256 BN64 W8",
-                               "BM256 BN64 W8 lazy", "BM128 BN64 W4 nofold", "BM128 BN32 W4 lazy pipe",
-                               "BM256 BN32 W8 lazy pipe"};
-  static const char* n64[] = {"d64 BM128 BN64 W4 Qreg", "d64 BM128 BN64 W4 Qreg lazy", "d64 BM128 BN64 W4 lazy pipe"};
-  if (D == 128) return cfg >= 0 && cfg < 7 ? n128[cfg] : "?";
+  static const char* n128[] = {"BM128 BN64 W4",      "BM128 BN64 W4 lazy",   "BM256 BN64 W8",
+                               "BM256 BN64 W8 lazy", "BM128 BN64 W4 nofold", "BM128 BN128 W8 MT1 Qreg"};
+  static const char* n64[] = {"d64 BM128 BN64 W4 Qreg", "d64 BM128 BN64 W4 Qreg lazy", "d64 BM128 BN128 W4"};
+  if (D == 128) return cfg >= 0 && cfg < 6 ? n128[cfg] : "?";
   if (D == 64) return cfg >= 0 && cfg < 3 ? n64[cfg] : "?";
   return cfg == 0 ? "default" : "?";
 }
@@ -84,7 +81,7 @@ int fg_num_cfgs(int D) {
 #ifdef FG_NO_ALT_CFGS
   return 1;
 #else
-  return D == 128 ? 7 : D == 64 ? 3 : 1;
+  return D == 128 ? 6 : D == 64 ? 3 : 1;
 #endif
 }
 #endif
