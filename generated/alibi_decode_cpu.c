@@ -180,8 +180,10 @@ fg_status fg_alibi_decode_cpu(const fg_alibi_decode_args *args)
     const long ntiles_ = (N + TN_ - 1) / TN_;
     (void)ntiles_;
     if (args->splits < 0)
-        return fg_set_error(FG_ERR_PARAM, "fg_alibi_decode_cpu: splits is %d, must be 0 (auto) or more",
+        return fg_set_error(FG_ERR_PARAM, "fg_alibi_decode_cpu: splits is %d, must be 0 (the schedule's) or more",
                             args->splits);
+    /* The CPU runs any split count: 1 is the rolling walk, more split the
+     * keys into runs of whole tiles whose partial states are combined. */
     long splits_ = args->splits ? args->splits : (ntiles_ / 4 < 1 ? 1 : ntiles_ / 4 > 64 ? 64 : ntiles_ / 4);
     if (splits_ > ntiles_)
         splits_ = ntiles_; /* whole tiles per split */
@@ -239,7 +241,8 @@ fg_status fg_alibi_decode_cpu(const fg_alibi_decode_args *args)
         long klo_ = 0, khi_ = 0;
         key_range_(&x_, m0_, m0_ + rows_, &klo_, &khi_);
         const long tlo_ = klo_ / TN_, thi_ = khi_ > klo_ ? (khi_ + TN_ - 1) / TN_ : tlo_;
-        /* split form: contiguous runs of whole tiles, each with its own state */
+        /* splits_ contiguous runs of whole tiles, each with its own state
+         * (one run: the rolling walk) */
         for (long s_ = 0; s_ < splits_; s_++) {
             const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
             const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
@@ -331,11 +334,14 @@ fg_status fg_alibi_decode_cpu(const fg_alibi_decode_args *args)
                     }
                 }
             }
+            if (splits_ > 1) {
             memcpy(Mx_part_ + s_ * Mx_n_, Mx, sizeof(float) * (size_t)Mx_n_);
             memcpy(L_part_ + s_ * L_n_, L, sizeof(float) * (size_t)L_n_);
             memcpy(O_sum_part_ + s_ * O_sum_n_, O_sum, sizeof(float) * (size_t)O_sum_n_);
+            }
         }
-        /* combine the splits' partial states */
+        if (splits_ > 1) {
+            /* combine the splits' partial states */
         for (long i_ = 0; i_ < rows_; i_++) {
             /* Mx: running max over n, plan line 18 */
             float acc_ = -INFINITY;
@@ -361,6 +367,7 @@ fg_status fg_alibi_decode_cpu(const fg_alibi_decode_args *args)
                 }
                 O_sum[i_ * D + d] = acc_;
             }
+        }
         }
         /* epilogue: after the last tile */
         for (long i_ = 0; i_ < rows_; i_++) {

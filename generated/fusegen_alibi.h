@@ -25,7 +25,7 @@ typedef struct fg_alibi_args {
     float scale; /* f32; default rsqrt(D) */
     int has_scale; /* 0: use the default */
     const float *slope; /* [H], one per h; NULL: the default exp2(-8 * (h + 1) / H) */
-    int splits; /* rolling schedule: must be 0 or 1 */
+    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: it then splits n and combines) */
 } fg_alibi_args;
 
 /* The fused schedule on the CPU (libfusegen_cpu.a).  Validates every

@@ -26,7 +26,7 @@ typedef struct fg_gqa_args {
     int has_G; /* 0: use the default */
     float scale; /* f32; default rsqrt(D) */
     int has_scale; /* 0: use the default */
-    int splits; /* rolling schedule: must be 0 or 1 */
+    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: it then splits n and combines) */
 } fg_gqa_args;
 
 /* The fused schedule on the CPU (libfusegen_cpu.a).  Validates every

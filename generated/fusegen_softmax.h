@@ -18,7 +18,7 @@ extern "C" {
 typedef struct fg_softmax_args {
     fg_tensor X; /* input X[r, c]: shape [R, C], plan dtype f32 (bf16, fp16 or f32 accepted) */
     fg_tensor Y; /* output Y[r, c]: shape [R, C], plan dtype f32 (f32, bf16 or fp16 accepted) */
-    int splits; /* rolling schedule: must be 0 or 1 */
+    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: it then splits c and combines) */
 } fg_softmax_args;
 
 /* The fused schedule on the CPU (libfusegen_cpu.a).  Validates every

@@ -30,7 +30,7 @@ typedef struct fg_window_args {
     int has_scale; /* 0: use the default */
     float cap; /* f32; default 50 */
     int has_cap; /* 0: use the default */
-    int splits; /* rolling schedule: must be 0 or 1 */
+    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: it then splits n and combines) */
 } fg_window_args;
 
 /* The fused schedule on the CPU (libfusegen_cpu.a).  Validates every

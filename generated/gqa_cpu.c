@@ -211,10 +211,16 @@ fg_status fg_gqa_cpu(const fg_gqa_args *args)
     }
     const long ntiles_ = (N + TN_ - 1) / TN_;
     (void)ntiles_;
-    if (args->splits < 0 || args->splits > 1)
-        return fg_set_error(FG_ERR_PARAM,
-                            "fg_gqa_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
+    if (args->splits < 0)
+        return fg_set_error(FG_ERR_PARAM, "fg_gqa_cpu: splits is %d, must be 0 (the schedule's) or more",
                             args->splits);
+    /* The CPU runs any split count: 1 is the rolling walk, more split the
+     * keys into runs of whole tiles whose partial states are combined. */
+    long splits_ = args->splits ? args->splits : (1);
+    if (splits_ > ntiles_)
+        splits_ = ntiles_; /* whole tiles per split */
+    if (splits_ < 1)
+        splits_ = 1;
     dims_ x_;
     x_.B = B;
     x_.Hq = Hq;
@@ -231,16 +237,19 @@ fg_status fg_gqa_cpu(const fg_gqa_args *args)
     const long Mx_n_ = TM_; /* Mx: running */
     float *Mx = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_prev_ = malloc(sizeof(float) * (size_t)Mx_n_);
+    float *Mx_part_ = malloc(sizeof(float) * (size_t)Mx_n_ * (size_t)splits_);
     const long P_n_ = TM_ * TN_; /* P: tile */
     float *P = malloc(sizeof(float) * (size_t)P_n_);
     const long L_n_ = TM_; /* L: running */
     float *L = malloc(sizeof(float) * (size_t)L_n_);
+    float *L_part_ = malloc(sizeof(float) * (size_t)L_n_ * (size_t)splits_);
     const long S_sum_n_ = TM_ * TN_; /* S_sum: tile */
     float *S_sum = malloc(sizeof(float) * (size_t)S_sum_n_);
     const long O_sum_n_ = TM_ * D; /* O_sum: running */
     float *O_sum = malloc(sizeof(float) * (size_t)O_sum_n_);
+    float *O_sum_part_ = malloc(sizeof(float) * (size_t)O_sum_n_ * (size_t)splits_);
     fg_status rc_ = FG_OK;
-    if (!S || !T || !Mx || !Mx_prev_ || !P || !L || !S_sum || !O_sum) {
+    if (!S || !T || !Mx || !Mx_prev_ || !Mx_part_ || !P || !L || !L_part_ || !S_sum || !O_sum || !O_sum_part_) {
         rc_ = fg_set_error(FG_ERR_NOMEM, "fg_gqa_cpu: out of memory for the tile buffers");
         goto done_;
     }
@@ -254,9 +263,11 @@ fg_status fg_gqa_cpu(const fg_gqa_args *args)
         long klo_ = 0, khi_ = 0;
         key_range_(&x_, m0_, m0_ + rows_, &klo_, &khi_);
         const long tlo_ = klo_ / TN_, thi_ = khi_ > klo_ ? (khi_ + TN_ - 1) / TN_ : tlo_;
-        /* rolling form: one walk over the tiles */
-        {
-            const long t0_ = tlo_, t1_ = thi_;
+        /* splits_ contiguous runs of whole tiles, each with its own state
+         * (one run: the rolling walk) */
+        for (long s_ = 0; s_ < splits_; s_++) {
+            const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
+            const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)
@@ -336,6 +347,40 @@ fg_status fg_gqa_cpu(const fg_gqa_args *args)
                     }
                 }
             }
+            if (splits_ > 1) {
+            memcpy(Mx_part_ + s_ * Mx_n_, Mx, sizeof(float) * (size_t)Mx_n_);
+            memcpy(L_part_ + s_ * L_n_, L, sizeof(float) * (size_t)L_n_);
+            memcpy(O_sum_part_ + s_ * O_sum_n_, O_sum, sizeof(float) * (size_t)O_sum_n_);
+            }
+        }
+        if (splits_ > 1) {
+            /* combine the splits' partial states */
+        for (long i_ = 0; i_ < rows_; i_++) {
+            /* Mx: running max over n, plan line 17 */
+            float acc_ = -INFINITY;
+            for (long s_ = 0; s_ < splits_; s_++) {
+                acc_ = fmaxf(acc_, Mx_part_[s_ * Mx_n_ + i_]);
+            }
+            Mx[i_] = acc_;
+        }
+        for (long i_ = 0; i_ < rows_; i_++) {
+            /* L: running sum under a moving max Mx; correction * exp(Mx_prev - Mx) from P[b, h, m, n] = exp(T - Mx), plan line 18 */
+            float acc_ = 0.0f;
+            for (long s_ = 0; s_ < splits_; s_++) {
+                acc_ += L_part_[s_ * L_n_ + i_] * expf(Mx_part_[s_ * Mx_n_ + i_] - safe_(Mx[i_]));
+            }
+            L[i_] = acc_;
+        }
+        for (long i_ = 0; i_ < rows_; i_++) {
+            for (long d = 0; d < D; d++) {
+                /* O_sum: running sum under a moving max Mx; correction * exp(Mx_prev - Mx) from P[b, h, m, n] = exp(T - Mx), plan line 18 */
+                float acc_ = 0.0f;
+                for (long s_ = 0; s_ < splits_; s_++) {
+                    acc_ += O_sum_part_[s_ * O_sum_n_ + i_ * D + d] * expf(Mx_part_[s_ * Mx_n_ + i_] - safe_(Mx[i_]));
+                }
+                O_sum[i_ * D + d] = acc_;
+            }
+        }
         }
         /* epilogue: after the last tile */
         for (long i_ = 0; i_ < rows_; i_++) {
@@ -359,9 +404,12 @@ done_:
     free(T);
     free(Mx);
     free(Mx_prev_);
+    free(Mx_part_);
     free(P);
     free(L);
+    free(L_part_);
     free(S_sum);
     free(O_sum);
+    free(O_sum_part_);
     return rc_;
 }

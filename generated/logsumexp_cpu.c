@@ -65,8 +65,10 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
     const long ntiles_ = (C + TN_ - 1) / TN_;
     (void)ntiles_;
     if (args->splits < 0)
-        return fg_set_error(FG_ERR_PARAM, "fg_logsumexp_cpu: splits is %d, must be 0 (auto) or more",
+        return fg_set_error(FG_ERR_PARAM, "fg_logsumexp_cpu: splits is %d, must be 0 (the schedule's) or more",
                             args->splits);
+    /* The CPU runs any split count: 1 is the rolling walk, more split the
+     * keys into runs of whole tiles whose partial states are combined. */
     long splits_ = args->splits ? args->splits : (4);
     if (splits_ > ntiles_)
         splits_ = ntiles_; /* whole tiles per split */
@@ -89,7 +91,8 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
         const long rows_ = R - m0_ < TM_ ? R - m0_ : TM_;
         (void)rows_;
         const long tlo_ = 0, thi_ = ntiles_;
-        /* split form: contiguous runs of whole tiles, each with its own state */
+        /* splits_ contiguous runs of whole tiles, each with its own state
+         * (one run: the rolling walk) */
         for (long s_ = 0; s_ < splits_; s_++) {
             const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
             const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
@@ -123,10 +126,13 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
                     L[i_] += acc_;
                 }
             }
+            if (splits_ > 1) {
             memcpy(Mx_part_ + s_ * Mx_n_, Mx, sizeof(float) * (size_t)Mx_n_);
             memcpy(L_part_ + s_ * L_n_, L, sizeof(float) * (size_t)L_n_);
+            }
         }
-        /* combine the splits' partial states */
+        if (splits_ > 1) {
+            /* combine the splits' partial states */
         for (long i_ = 0; i_ < rows_; i_++) {
             /* Mx: running max over c, plan line 10 */
             float acc_ = -INFINITY;
@@ -142,6 +148,7 @@ fg_status fg_logsumexp_cpu(const fg_logsumexp_args *args)
                 acc_ += L_part_[s_ * L_n_ + i_] * expf(Mx_part_[s_ * Mx_n_ + i_] - safe_(Mx[i_]));
             }
             L[i_] = acc_;
+        }
         }
         /* epilogue: after the last tile */
         for (long i_ = 0; i_ < rows_; i_++) {

@@ -67,19 +67,27 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
                             (long long)args->Y.shape[1], C);
     const long ntiles_ = (C + TN_ - 1) / TN_;
     (void)ntiles_;
-    if (args->splits < 0 || args->splits > 1)
-        return fg_set_error(FG_ERR_PARAM,
-                            "fg_softmax_cpu: splits is %d, but a rolling schedule is one split (0 or 1)",
+    if (args->splits < 0)
+        return fg_set_error(FG_ERR_PARAM, "fg_softmax_cpu: splits is %d, must be 0 (the schedule's) or more",
                             args->splits);
+    /* The CPU runs any split count: 1 is the rolling walk, more split the
+     * keys into runs of whole tiles whose partial states are combined. */
+    long splits_ = args->splits ? args->splits : (1);
+    if (splits_ > ntiles_)
+        splits_ = ntiles_; /* whole tiles per split */
+    if (splits_ < 1)
+        splits_ = 1;
     const long Mx_n_ = TM_; /* Mx: running */
     float *Mx = malloc(sizeof(float) * (size_t)Mx_n_);
     float *Mx_prev_ = malloc(sizeof(float) * (size_t)Mx_n_);
+    float *Mx_part_ = malloc(sizeof(float) * (size_t)Mx_n_ * (size_t)splits_);
     const long E_n_ = TM_ * TN_; /* E: tile */
     float *E = malloc(sizeof(float) * (size_t)E_n_);
     const long L_n_ = TM_; /* L: running */
     float *L = malloc(sizeof(float) * (size_t)L_n_);
+    float *L_part_ = malloc(sizeof(float) * (size_t)L_n_ * (size_t)splits_);
     fg_status rc_ = FG_OK;
-    if (!Mx || !Mx_prev_ || !E || !L) {
+    if (!Mx || !Mx_prev_ || !Mx_part_ || !E || !L || !L_part_) {
         rc_ = fg_set_error(FG_ERR_NOMEM, "fg_softmax_cpu: out of memory for the tile buffers");
         goto done_;
     }
@@ -88,9 +96,11 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
         const long rows_ = R - m0_ < TM_ ? R - m0_ : TM_;
         (void)rows_;
         const long tlo_ = 0, thi_ = ntiles_;
-        /* rolling form: one walk over the tiles */
-        {
-            const long t0_ = tlo_, t1_ = thi_;
+        /* splits_ contiguous runs of whole tiles, each with its own state
+         * (one run: the rolling walk) */
+        for (long s_ = 0; s_ < splits_; s_++) {
+            const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
+            const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
             for (long k_ = 0; k_ < Mx_n_; k_++)
                 Mx[k_] = -INFINITY;
             for (long k_ = 0; k_ < L_n_; k_++)
@@ -128,6 +138,29 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
                     L[i_] += acc_;
                 }
             }
+            if (splits_ > 1) {
+            memcpy(Mx_part_ + s_ * Mx_n_, Mx, sizeof(float) * (size_t)Mx_n_);
+            memcpy(L_part_ + s_ * L_n_, L, sizeof(float) * (size_t)L_n_);
+            }
+        }
+        if (splits_ > 1) {
+            /* combine the splits' partial states */
+        for (long i_ = 0; i_ < rows_; i_++) {
+            /* Mx: running max over c, plan line 10 */
+            float acc_ = -INFINITY;
+            for (long s_ = 0; s_ < splits_; s_++) {
+                acc_ = fmaxf(acc_, Mx_part_[s_ * Mx_n_ + i_]);
+            }
+            Mx[i_] = acc_;
+        }
+        for (long i_ = 0; i_ < rows_; i_++) {
+            /* L: running sum under a moving max Mx; correction * exp(Mx_prev - Mx) from E[r, c] = exp(X - Mx), plan line 11 */
+            float acc_ = 0.0f;
+            for (long s_ = 0; s_ < splits_; s_++) {
+                acc_ += L_part_[s_ * L_n_ + i_] * expf(Mx_part_[s_ * Mx_n_ + i_] - safe_(Mx[i_]));
+            }
+            L[i_] = acc_;
+        }
         }
         /* epilogue: after the last tile */
         /* epilogue statements along c: a second walk over the tiles */
@@ -158,7 +191,9 @@ fg_status fg_softmax_cpu(const fg_softmax_args *args)
 done_:
     free(Mx);
     free(Mx_prev_);
+    free(Mx_part_);
     free(E);
     free(L);
+    free(L_part_);
     return rc_;
 }

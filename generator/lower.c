@@ -1456,7 +1456,9 @@ int lower_common(fg_arena *a, const fg_fused *fz, fg_defs *defs, fg_diag *d)
                   p->sched.splits ? arena_printf(a, "the plan's %d", p->sched.splits)
                                   : "auto (from the size)");
     else
-        sb_printf(&f, "    int splits; /* rolling schedule: must be 0 or 1 */\n");
+        sb_printf(&f, "    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: "
+                      "it then splits %s and combines) */\n",
+                  p->axes[L.fused].name);
     fg_def_code(defs, "args_fields", sb_str(&f));
     return L.errors ? -1 : 0;
 }
@@ -1600,7 +1602,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
             sb_printf(&nulls, " || !%s_prev_", nm);
             sb_printf(&frees, "free(%s_prev_);\n", nm);
         }
-        if (L.is_running[i] && fz->form == FORM_SPLIT) {
+        if (L.is_running[i]) {
             sb_printf(&bufs,
                       "float *%s_part_ = malloc(sizeof(float) * (size_t)%s_n_ * (size_t)splits_);\n",
                       nm, nm);
@@ -1723,7 +1725,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
     fg_def_code(defs, "c_epilogue_tile", ind(a, sb_str(&ep2), 12));
 
     /* split count */
-    int def_splits = p->sched.splits;
+    int def_splits = fz->form == FORM_SPLIT ? p->sched.splits : 1;
     fg_def_str(defs, "c_default_splits",
                def_splits > 0 ? arena_printf(a, "%d", def_splits)
                               : "ntiles_ / 4 < 1 ? 1 : ntiles_ / 4 > 64 ? 64 : ntiles_ / 4");

@@ -4,8 +4,8 @@
  * interpreter (interp_run, double precision) on the same values.
  *
  *   query rows 1, 7, 67; key rows 1, 13, 131, 1000; head dims 32, 64, 80,
- *   128; groups 1 and 4 (plans with Hkv); batch 2; split plans with splits
- *   0 (auto), 1, 2, 3, 7.  Small problems run in full; of the large ones a
+ *   128; groups 1 and 4 (plans with Hkv); batch 2; every plan with splits
+ *   0 (the schedule's), 1, 2, 3, 7 in turn.  Small problems run in full; of the large ones a
  *   seeded sample, so that the whole program stays well under a minute
  *   under ASan.  Inputs f32, or bf16 with the reference reading the same
  *   rounded values.  Outputs are poisoned with NaN before each run.
@@ -258,7 +258,6 @@ static void run_plan(void **state)
     static const int split_set[] = {0, 1, 2, 3, 7};
     bool attention = has_dim(info, "D");
     bool grouped = has_dim(info, "Hkv");
-    bool split = !strcmp(info->form, "split");
     int nhd = attention ? 4 : 1, ng = grouped ? 2 : 1;
     int fails = 0;
     long idx = 0;
@@ -266,8 +265,9 @@ static void run_plan(void **state)
         for (int ki = 0; ki < 4; ki++)
             for (int di = 0; di < nhd; di++)
                 for (int gi = 0; gi < ng; gi++, idx++) {
-                        /* split plans: the split counts in turn */
-                        int si = split ? (int)(idx % 5) : 0;
+                        /* the split counts in turn, for every plan: a
+                         * rolling plan runs split on the CPU as well */
+                        int si = (int)(idx % 5);
                         long dims[16];
                         for (int i = 0; i < info->ndims && i < 16; i++)
                             dims[i] = dim_value(info->dims[i], rows_set[ri], keys_set[ki],
@@ -299,8 +299,7 @@ static void masked_rows_give_zero_and_minus_inf(void **state)
     for (int i = 0; i < info->ndims && i < 16; i++)
         dims[i] = dim_value(info->dims[i], 67, 13, 32, 1);
     assert_int_equal(run_case(h, dims, 0, 0), 0);
-    if (!strcmp(info->form, "split"))
-        assert_int_equal(run_case(h, dims, 3, 1), 0);
+    assert_int_equal(run_case(h, dims, 3, 1), 0);
     /* and the rows really are masked in the generated output */
     int o = -1, lse = -1;
     for (int k = 0; k < info->noutputs; k++) {
@@ -610,8 +609,9 @@ static void invalid_arguments_are_refused(void **state)
     params[0] = 0;
     assert_int_equal(info->cpu(in, out, params, has, NULL, 0), FG_ERR_PARAM);
     assert_non_null(strstr(fg_last_error(), "G"));
-    /* a rolling plan takes no split count */
-    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 5), FG_ERR_PARAM);
+    /* a negative split count */
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, -2), FG_ERR_PARAM);
+    assert_non_null(strstr(fg_last_error(), "splits is -2"));
 }
 
 int main(void)

@@ -44,21 +44,16 @@ fg_status fg_cpu_entry[[[]]](const fg_args_type *args)
 fg_c_validate[[[]]]m4_dnl
     const long ntiles_ = (fg_c_keys + TN_ - 1) / TN_;
     (void)ntiles_;
-fg_split_if([[[m4_dnl
     if (args->splits < 0)
-        return fg_set_error(FG_ERR_PARAM, "fg_cpu_entry: splits is %d, must be 0 (auto) or more",
+        return fg_set_error(FG_ERR_PARAM, "fg_cpu_entry: splits is %d, must be 0 (the schedule's) or more",
                             args->splits);
+    /* The CPU runs any split count: 1 is the rolling walk, more split the
+     * keys into runs of whole tiles whose partial states are combined. */
     long splits_ = args->splits ? args->splits : (fg_c_default_splits);
     if (splits_ > ntiles_)
         splits_ = ntiles_; /* whole tiles per split */
     if (splits_ < 1)
         splits_ = 1;
-]]], [[[m4_dnl
-    if (args->splits < 0 || args->splits > 1)
-        return fg_set_error(FG_ERR_PARAM,
-                            "fg_cpu_entry: splits is %d, but a rolling schedule is one split (0 or 1)",
-                            args->splits);
-]]])m4_dnl
 fg_c_param_vectors[[[]]]m4_dnl
 fg_c_mask_if([[[m4_dnl
     dims_ x_;
@@ -84,16 +79,11 @@ fg_c_skip_if([[[m4_dnl
 ]]], [[[m4_dnl
         const long tlo_ = 0, thi_ = ntiles_;
 ]]])m4_dnl
-fg_split_if([[[m4_dnl
-        /* split form: contiguous runs of whole tiles, each with its own state */
+        /* splits_ contiguous runs of whole tiles, each with its own state
+         * (one run: the rolling walk) */
         for (long s_ = 0; s_ < splits_; s_++) {
             const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
             const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
-]]], [[[m4_dnl
-        /* rolling form: one walk over the tiles */
-        {
-            const long t0_ = tlo_, t1_ = thi_;
-]]])m4_dnl
 fg_c_running_init[[[]]]m4_dnl
             for (long t_ = t0_; t_ < t1_; t_++) {
                 const long n0_ = t_ * TN_;
@@ -109,14 +99,14 @@ fg_c_skip_if([[[m4_dnl
 ]]])m4_dnl
 fg_c_tile_body[[[]]]m4_dnl
             }
-fg_split_if([[[m4_dnl
+            if (splits_ > 1) {
 fg_c_save_partials[[[]]]m4_dnl
-]]])m4_dnl
+            }
         }
-fg_split_if([[[m4_dnl
-        /* combine the splits' partial states */
+        if (splits_ > 1) {
+            /* combine the splits' partial states */
 fg_c_combine[[[]]]m4_dnl
-]]])m4_dnl
+        }
         /* epilogue: after the last tile */
 fg_c_epilogue[[[]]]m4_dnl
 fg_c_epilogue_pass_if([[[m4_dnl
