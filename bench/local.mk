@@ -1,0 +1,22 @@
+# bench/local.mk - fusegen-bench, the benchmark of the generated CUDA
+# kernels (`make bench`, JSON lines beside the shared peers.py's).  Not
+# installed: a check program, built by `make check` in every configuration
+# (without CUDA it only maps cases, --dry-run), so that its case mapping and
+# FLOP counts are checked without a GPU (bench/dry-run-check.sh).
+# bench/run-gpu.sh is the one script for a device call (docs in its header).
+
+check_PROGRAMS += bench/fusegen-bench
+BENCHMARKS += bench/fusegen-bench
+bench_fusegen_bench_SOURCES = bench/fusegen-bench.c
+bench_fusegen_bench_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+bench_fusegen_bench_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(AM_CPPFLAGS)
+if HAVE_CUDA
+bench_fusegen_bench_CPPFLAGS += $(CUDA_CPPFLAGS)
+bench_fusegen_bench_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
+else
+bench_fusegen_bench_LDADD = libfusegen_cpu.a -lm
+endif
+
+TESTS += bench/dry-run-check.sh
+EXTRA_DIST += bench/dry-run-check.sh bench/dry-run-cases.tsv bench/cases.tsv \
+	bench/run-gpu.sh bench/RESULTS.md bench/NOTES.md

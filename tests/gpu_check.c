@@ -1,0 +1,778 @@
+/* gpu_check.c - the CUDA kernels of every plan in fg_plan_cuda_list against
+ * the CPU entry of the same plan (`make check-gpu`; plain C11 and the CUDA
+ * runtime API, no CMocka: the GPU machines have none).
+ *
+ * Per case: fresh random inputs (normal, rounded to bf16 or fp16; one seed
+ * from the time or --seed, printed, each case drawing from it and its
+ * number), sizes chosen to be awkward for the tiles, a packed layout or a
+ * strided one (Q and O as [b, m, h, d], K and V with padded rows; the gaps
+ * hold NaN, so a kernel that reads them shows it).  Outputs are poisoned
+ * with NaN bytes before each run; afterwards the gaps must still hold them.
+ * The reference is the plan's CPU entry (itself checked against the double
+ * precision interpreter by `make check`) on the same rounded inputs as f32.
+ *
+ *   rolling plans: query rows 1, 7, 67, 300 x key rows 1, 13, 131, 1000,
+ *     4097 at head dim 128; at 64, 96 and 256 four of those pairs; groups 1
+ *     and 4 where the plan has Hkv (window: W = 100 or its default);
+ *   split plans: query rows 1, 3, 16 x key rows 1, 13, 131, 1000, 4097 x
+ *     splits auto, 1, 2, 3, 7, 16, 64 at head dim 128; splits auto and 3 at
+ *     the other head dims; groups 1 and 4 where the plan has Hkv;
+ *   batch 2, bf16 and fp16 for all of them;
+ *   per plan, bad arguments (NULL data, K and V of different lengths, head
+ *   dim 48, a misaligned pointer) must return FG_ERR_NULL, FG_ERR_SHAPE,
+ *   FG_ERR_UNSUPPORTED, FG_ERR_ALIGN and leave the outputs untouched.
+ * A head dim the entry answers FG_ERR_UNSUPPORTED for is skipped (128 must
+ * run).
+ *
+ * Pass: ||O - ref|| / ||ref|| < 1e-2 and, per LSE element,
+ * |LSE - ref| / max(1, |ref|) < 1e-3; a reference -inf (no visible key)
+ * must be matched exactly; no NaN in any output element.
+ *
+ * usage: gpu_check [--small] [--seed N]
+ *   --small  two sizes per plan, bf16 only, and the bad arguments: for
+ *            compute-sanitizer (tests/gpu-sanitize.sh).
+ * Prints one line per case and `N passed, N failed, N skipped`; exit 0 if
+ * nothing failed, 77 without a usable GPU, 1 otherwise.  Cases go in
+ * batches: the GPU runs a batch one case after another, then the CPU
+ * references of the batch run on all cores, one thread per case.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "fusegen_registry.h"
+
+#define BATCH 32
+#define MAX_IO 4
+#define MAX_PARAMS 8
+#define O_TOL 1e-2
+#define LSE_TOL 1e-3
+
+typedef struct gc_case {
+    const fg_plan_info *info;
+    fg_plan_cuda_fn fn;
+    int index;
+    int b, hq, hkv, m, n, d;
+    fg_dtype dt;
+    int splits;  /* passed to the CUDA entry; 0 = auto */
+    int strided; /* non-packed layouts */
+    int window;  /* W for a plan with that param, 0 = its default */
+    char label[160];
+
+    double params[MAX_PARAMS];
+    int has[MAX_PARAMS];
+
+    /* Host side: dense f32 inputs (rounded values) and reference outputs. */
+    fg_tensor ref_in[MAX_IO], ref_out[MAX_IO];
+    /* The device outputs as copied back, in their device layout. */
+    fg_tensor got[MAX_IO];
+    size_t got_elems[MAX_IO];
+
+    enum { C_PENDING, C_SKIP, C_FAIL, C_DONE } state;
+    char why[200];
+} gc_case;
+
+static uint64_t seed;
+static int npass, nfail, nskip;
+
+static uint64_t mix(uint64_t *s)
+{
+    /* splitmix64 */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double normal(uint64_t *s)
+{
+    double u1 = ((double)(mix(s) >> 11) + 1.0) * (1.0 / 9007199254740993.0);
+    double u2 = (double)(mix(s) >> 11) * (1.0 / 9007199254740992.0);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static uint16_t to16(fg_dtype dt, float f)
+{
+    return dt == FG_BF16 ? fg_float_to_bf16(f) : fg_float_to_half(f);
+}
+
+static float from16(fg_dtype dt, uint16_t x)
+{
+    return dt == FG_BF16 ? fg_bf16_to_float(x) : fg_half_to_float(x);
+}
+
+static int64_t numel(const fg_tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->shape[i];
+    return n;
+}
+
+/* Elements a buffer must hold for the view t (0 for an empty tensor). */
+static int64_t extent(const fg_tensor *t)
+{
+    int64_t e = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->shape[i] == 0)
+            return 0;
+        e += (t->shape[i] - 1) * t->stride[i];
+    }
+    return e;
+}
+
+/* Offset of the element with linear (row-major) index k. */
+static int64_t offset_of(const fg_tensor *t, int64_t k)
+{
+    int64_t off = 0;
+    for (int i = t->rank - 1; i >= 0; i--) {
+        off += (k % t->shape[i]) * t->stride[i];
+        k /= t->shape[i];
+    }
+    return off;
+}
+
+static void dense_strides(fg_tensor *t)
+{
+    int64_t s = 1;
+    for (int i = t->rank - 1; i >= 0; i--) {
+        t->stride[i] = s;
+        s *= t->shape[i];
+    }
+}
+
+/* The non-packed layouts: rank-4 [b, h, s, d] tensors whose h extent is
+ * the query heads' (Q, O) are stored as [b, s, h, d]; the others (K, V) as
+ * [b, h, s, d] with rows of d + 8 elements.  Lower ranks stay dense. */
+static void strided_strides(fg_tensor *t, int permute)
+{
+    if (t->rank != 4) {
+        dense_strides(t);
+        return;
+    }
+    int64_t s0 = t->shape[0], s1 = t->shape[1], s2 = t->shape[2], s3 = t->shape[3];
+    (void)s0;
+    if (permute) {
+        t->stride[3] = 1;
+        t->stride[1] = s3;
+        t->stride[2] = s1 * s3;
+        t->stride[0] = s2 * s1 * s3;
+    } else {
+        t->stride[3] = 1;
+        t->stride[2] = s3 + 8;
+        t->stride[1] = s2 * (s3 + 8);
+        t->stride[0] = s1 * s2 * (s3 + 8);
+    }
+}
+
+static int dim_index(const fg_plan_info *info, const char *name)
+{
+    for (int i = 0; i < info->ndims; i++)
+        if (!strcmp(info->dims[i], name))
+            return i;
+    return -1;
+}
+
+static int param_index(const fg_plan_info *info, const char *name)
+{
+    for (int i = 0; i < info->nparams; i++)
+        if (!strcmp(info->params[i].name, name))
+            return i;
+    return -1;
+}
+
+/* The dims of the case by name; 0 if the plan has a dim this check does not
+ * know (it is then skipped). */
+static int bind_dims(const gc_case *c, int64_t *dims)
+{
+    for (int i = 0; i < c->info->ndims; i++) {
+        const char *n = c->info->dims[i];
+        if (!strcmp(n, "B"))
+            dims[i] = c->b;
+        else if (!strcmp(n, "H") || !strcmp(n, "Hq"))
+            dims[i] = c->hq;
+        else if (!strcmp(n, "Hkv"))
+            dims[i] = c->hkv;
+        else if (!strcmp(n, "M"))
+            dims[i] = c->m;
+        else if (!strcmp(n, "N"))
+            dims[i] = c->n;
+        else if (!strcmp(n, "D"))
+            dims[i] = c->d;
+        else
+            return 0;
+    }
+    return 1;
+}
+
+static void shape_of(const fg_plan_tensor_info *ti, const int64_t *dims, fg_tensor *t)
+{
+    memset(t, 0, sizeof *t);
+    t->rank = ti->rank;
+    for (int k = 0; k < ti->rank; k++)
+        t->shape[k] = dims[ti->dims[k]];
+}
+
+static void set_params(gc_case *c)
+{
+    memset(c->params, 0, sizeof c->params);
+    memset(c->has, 0, sizeof c->has);
+    int w = param_index(c->info, "W");
+    if (w >= 0 && c->window > 0) {
+        c->params[w] = c->window;
+        c->has[w] = 1;
+    }
+    /* The strided cases pass G explicitly, the others take its default. */
+    int g = param_index(c->info, "G");
+    if (g >= 0 && c->strided) {
+        c->params[g] = c->hq / c->hkv;
+        c->has[g] = 1;
+    }
+}
+
+static void release(gc_case *c)
+{
+    for (int i = 0; i < MAX_IO; i++) {
+        free(c->ref_in[i].data);
+        free(c->ref_out[i].data);
+        free(c->got[i].data);
+        c->ref_in[i].data = c->ref_out[i].data = c->got[i].data = NULL;
+    }
+}
+
+static void case_fail(gc_case *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    c->state = C_FAIL;
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+}
+
+/* Device buffers of one run, freed together. */
+typedef struct dev_set {
+    void *p[2 * MAX_IO];
+    int n;
+} dev_set;
+
+static int dev_alloc(dev_set *s, size_t bytes, void **out)
+{
+    *out = NULL;
+    if (cudaMalloc(out, bytes ? bytes : 16) != cudaSuccess)
+        return 0;
+    s->p[s->n++] = *out;
+    return 1;
+}
+
+static void dev_free(dev_set *s)
+{
+    for (int i = 0; i < s->n; i++)
+        cudaFree(s->p[i]);
+    s->n = 0;
+}
+
+/* GPU side of a case: inputs, the launch, the outputs copied back. */
+static void run_gpu(gc_case *c)
+{
+    const fg_plan_info *info = c->info;
+    int64_t dims[16];
+    dev_set ds = {{0}, 0};
+    fg_tensor din[MAX_IO], dout[MAX_IO];
+    uint64_t rs = seed ^ ((uint64_t)c->index * 0x2545f4914f6cdd1dull);
+
+    c->state = C_PENDING;
+    if (info->ndims > 16 || info->ninputs > MAX_IO || info->noutputs > MAX_IO ||
+        info->nparams > MAX_PARAMS || !bind_dims(c, dims)) {
+        c->state = C_SKIP;
+        snprintf(c->why, sizeof c->why, "plan shape not known to this check");
+        return;
+    }
+    set_params(c);
+    int ud = dim_index(info, "Hkv") >= 0 ? dim_index(info, "Hq") : dim_index(info, "H");
+    for (int i = 0; i < info->ninputs; i++) {
+        const fg_plan_tensor_info *ti = &info->inputs[i];
+        fg_tensor *r = &c->ref_in[i], *d = &din[i];
+        shape_of(ti, dims, r);
+        shape_of(ti, dims, d);
+        r->dtype = FG_F32;
+        d->dtype = c->dt;
+        dense_strides(r);
+        if (c->strided)
+            strided_strides(d, ti->rank == 4 && ti->dims[1] == ud);
+        else
+            dense_strides(d);
+        int64_t n = numel(r), e = extent(d);
+        r->data = malloc((size_t)(n ? n : 1) * sizeof(float));
+        uint16_t *h = malloc((size_t)(e ? e : 1) * 2);
+        if (!r->data || !h) {
+            free(h);
+            case_fail(c, "host allocation failed");
+            goto out;
+        }
+        memset(h, 0xff, (size_t)e * 2); /* NaN in the gaps */
+        for (int64_t k = 0; k < n; k++) {
+            uint16_t v = to16(c->dt, (float)normal(&rs));
+            ((float *)r->data)[k] = from16(c->dt, v);
+            h[offset_of(d, k)] = v;
+        }
+        int ok = dev_alloc(&ds, (size_t)e * 2, &d->data) &&
+                 cudaMemcpy(d->data, h, (size_t)e * 2, cudaMemcpyHostToDevice) == cudaSuccess;
+        free(h);
+        if (!ok) {
+            case_fail(c, "device allocation or copy failed");
+            goto out;
+        }
+    }
+    for (int j = 0; j < info->noutputs; j++) {
+        const fg_plan_tensor_info *ti = &info->outputs[j];
+        fg_tensor *g = &c->got[j], *d = &dout[j], *r = &c->ref_out[j];
+        shape_of(ti, dims, d);
+        shape_of(ti, dims, r);
+        d->dtype = ti->dtype == FG_F32 ? FG_F32 : c->dt;
+        r->dtype = FG_F32;
+        dense_strides(r);
+        if (c->strided)
+            strided_strides(d, ti->rank == 4 && ti->dims[1] == ud);
+        else
+            dense_strides(d);
+        *g = *d;
+        size_t bytes = (size_t)extent(d) * fg_dtype_size(d->dtype);
+        c->got_elems[j] = (size_t)extent(d);
+        g->data = malloc(bytes ? bytes : 1);
+        r->data = malloc((size_t)(numel(r) ? numel(r) : 1) * sizeof(float));
+        if (!g->data || !r->data) {
+            case_fail(c, "host allocation failed");
+            goto out;
+        }
+        memset(g->data, 0xff, bytes);
+        if (!dev_alloc(&ds, bytes, &d->data) ||
+            cudaMemcpy(d->data, g->data, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+            case_fail(c, "device allocation or copy failed");
+            goto out;
+        }
+    }
+
+    fg_status st = c->fn(din, dout, c->params, c->has, NULL, c->splits, NULL);
+    if (st == FG_ERR_UNSUPPORTED && c->d != 128) {
+        c->state = C_SKIP;
+        snprintf(c->why, sizeof c->why, "head dim %d not compiled: %s", c->d, fg_last_error());
+        goto out;
+    }
+    if (st != FG_OK) {
+        c->state = C_FAIL;
+        snprintf(c->why, sizeof c->why, "returned %s: %s", fg_strerror(st), fg_last_error());
+        goto out;
+    }
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+        e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        case_fail(c, "CUDA error after the launch: %s", cudaGetErrorString(e));
+        goto out;
+    }
+    for (int j = 0; j < info->noutputs; j++) {
+        size_t bytes = c->got_elems[j] * fg_dtype_size(dout[j].dtype);
+        if (cudaMemcpy(c->got[j].data, dout[j].data, bytes, cudaMemcpyDeviceToHost) !=
+            cudaSuccess) {
+            case_fail(c, "copy back failed");
+            goto out;
+        }
+    }
+out:
+    dev_free(&ds);
+}
+
+static double got_at(const fg_tensor *g, int64_t off)
+{
+    if (g->dtype == FG_F32)
+        return ((const float *)g->data)[off];
+    return from16(g->dtype, ((const uint16_t *)g->data)[off]);
+}
+
+/* Whether the element at off still holds the poison bytes. */
+static int poisoned(const fg_tensor *g, int64_t off)
+{
+    size_t es = fg_dtype_size(g->dtype);
+    const unsigned char *p = (const unsigned char *)g->data + (size_t)off * es;
+    for (size_t i = 0; i < es; i++)
+        if (p[i] != 0xff)
+            return 0;
+    return 1;
+}
+
+/* CPU side: the reference, then the comparison. */
+static void check_case(gc_case *c)
+{
+    const fg_plan_info *info = c->info;
+    if (c->state != C_PENDING)
+        return;
+    fg_status st = info->cpu(c->ref_in, c->ref_out, c->params, c->has, NULL, 0);
+    if (st != FG_OK) {
+        case_fail(c, "CPU reference returned %s: %s", fg_strerror(st), fg_last_error());
+        return;
+    }
+    double worst_o = 0, worst_l = 0;
+    for (int j = 0; j < info->noutputs; j++) {
+        const fg_tensor *g = &c->got[j], *r = &c->ref_out[j];
+        const char *name = info->outputs[j].name;
+        int64_t n = numel(r);
+        int is_lse = info->outputs[j].dtype == FG_F32; /* per element, else a norm */
+        double num = 0, den = 0, worst = 0;
+        char *touched = calloc(c->got_elems[j] ? c->got_elems[j] : 1, 1);
+        if (!touched) {
+            case_fail(c, "host allocation failed");
+            return;
+        }
+        for (int64_t k = 0; k < n; k++) {
+            int64_t off = offset_of(g, k);
+            double x = got_at(g, off), y = ((const float *)r->data)[k];
+            touched[off] = 1;
+            if (isnan(x)) {
+                free(touched);
+                case_fail(c, "%s has NaN at element %lld", name, (long long)k);
+                return;
+            }
+            if (isnan(y)) {
+                free(touched);
+                case_fail(c, "reference %s has NaN at element %lld", name, (long long)k);
+                return;
+            }
+            if (isinf(y) || isinf(x)) {
+                if (x != y) {
+                    free(touched);
+                    case_fail(c, "%s[%lld] = %g, reference %g", name, (long long)k, x, y);
+                    return;
+                }
+                continue;
+            }
+            if (is_lse) {
+                double rel = fabs(x - y) / fmax(1.0, fabs(y));
+                worst = fmax(worst, rel);
+            } else {
+                num += (x - y) * (x - y);
+                den += y * y;
+            }
+        }
+        for (size_t off = 0; off < c->got_elems[j]; off++)
+            if (!touched[off] && !poisoned(g, (int64_t)off)) {
+                free(touched);
+                case_fail(c, "%s: the kernel wrote into a gap of the layout (offset %zu)",
+                          name, off);
+                return;
+            }
+        free(touched);
+        if (is_lse) {
+            worst_l = fmax(worst_l, worst);
+            if (worst >= LSE_TOL) {
+                case_fail(c, "%s max relative error %.3g", name, worst);
+                return;
+            }
+        } else {
+            double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+            worst_o = fmax(worst_o, rel);
+            if (rel >= O_TOL) {
+                case_fail(c, "%s relative error %.3g", name, rel);
+                return;
+            }
+        }
+    }
+    c->state = C_DONE;
+    snprintf(c->why, sizeof c->why, "O err %.2e, LSE err %.2e", worst_o, worst_l);
+}
+
+static void *check_thread(void *p)
+{
+    check_case(p);
+    return NULL;
+}
+
+static void report(gc_case *c)
+{
+    const char *tag = c->state == C_DONE ? "PASS" : c->state == C_SKIP ? "SKIP" : "FAIL";
+    printf("%s: %s: %s\n", tag, c->label, c->why);
+    if (c->state == C_DONE)
+        npass++;
+    else if (c->state == C_SKIP)
+        nskip++;
+    else
+        nfail++;
+}
+
+static gc_case batch[BATCH];
+static int nbatch, ncases;
+
+static void flush_batch(void)
+{
+    pthread_t th[BATCH];
+    int started[BATCH];
+    for (int i = 0; i < nbatch; i++)
+        started[i] = pthread_create(&th[i], NULL, check_thread, &batch[i]) == 0;
+    for (int i = 0; i < nbatch; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            check_case(&batch[i]);
+    }
+    for (int i = 0; i < nbatch; i++) {
+        report(&batch[i]);
+        release(&batch[i]);
+    }
+    fflush(stdout);
+    nbatch = 0;
+}
+
+static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d, int m,
+                     int n, int groups, int splits, int strided, int window)
+{
+    gc_case *c = &batch[nbatch];
+    memset(c, 0, sizeof *c);
+    c->info = info;
+    c->fn = fn;
+    c->index = ncases++;
+    c->b = 2;
+    c->hkv = groups == 1 ? 2 : 1;
+    c->hq = c->hkv * groups;
+    c->m = m;
+    c->n = n;
+    c->d = d;
+    c->dt = dt;
+    c->splits = splits;
+    c->strided = strided;
+    c->window = window;
+    int len = snprintf(c->label, sizeof c->label,
+                       "%s %s b%d hq%d hkv%d m%d n%d d%d%s", info->name,
+                       dt == FG_BF16 ? "bf16" : "fp16", c->b, c->hq, c->hkv, m, n, d,
+                       strided ? " strided" : "");
+    if (!strcmp(info->form, "split"))
+        len += snprintf(c->label + len, sizeof c->label - (size_t)len, " splits %d", splits);
+    if (window)
+        snprintf(c->label + len, sizeof c->label - (size_t)len, " W %d", window);
+    run_gpu(c);
+    if (++nbatch == BATCH)
+        flush_batch();
+}
+
+/* ---- bad arguments ---- */
+
+static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
+{
+    static const struct {
+        const char *what;
+        fg_status want;
+    } kinds[] = {
+        {"NULL K data", FG_ERR_NULL},
+        {"V longer than K", FG_ERR_SHAPE},
+        {"head dim 48", FG_ERR_UNSUPPORTED},
+        {"Q misaligned by one element", FG_ERR_ALIGN},
+    };
+    gc_case c;
+    memset(&c, 0, sizeof c);
+    c.info = info;
+    c.b = 1;
+    c.hq = c.hkv = 2;
+    c.m = 3;
+    c.n = 70;
+    int64_t dims[16];
+    int ni = dim_index(info, "N"), di = dim_index(info, "D");
+    if (info->ndims > 16 || info->ninputs > MAX_IO || info->ninputs < 3 ||
+        info->nparams > MAX_PARAMS || ni < 0 || di < 0)
+        return;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        dev_set ds = {{0}, 0};
+        fg_tensor din[MAX_IO], dout[MAX_IO];
+        c.d = kinds[k].want == FG_ERR_UNSUPPORTED ? 48 : 128;
+        snprintf(c.label, sizeof c.label, "%s bad argument: %s", info->name, kinds[k].what);
+        c.state = C_FAIL;
+        snprintf(c.why, sizeof c.why, "device allocation failed");
+        if (!bind_dims(&c, dims))
+            return;
+        set_params(&c);
+        int ok = 1;
+        for (int i = 0; i < info->ninputs && ok; i++) {
+            shape_of(&info->inputs[i], dims, &din[i]);
+            din[i].dtype = FG_BF16;
+            /* The third input (V) one key longer than the second (K). */
+            if (kinds[k].want == FG_ERR_SHAPE && i == 2)
+                for (int p = 0; p < din[i].rank; p++)
+                    if (info->inputs[i].dims[p] == ni)
+                        din[i].shape[p]++;
+            dense_strides(&din[i]);
+            ok = dev_alloc(&ds, (size_t)extent(&din[i]) * 2 + 16, &din[i].data) &&
+                 cudaMemset(din[i].data, 0, (size_t)extent(&din[i]) * 2 + 16) == cudaSuccess;
+        }
+        size_t obytes[MAX_IO];
+        for (int j = 0; j < info->noutputs && ok; j++) {
+            shape_of(&info->outputs[j], dims, &dout[j]);
+            dout[j].dtype = info->outputs[j].dtype == FG_F32 ? FG_F32 : FG_BF16;
+            dense_strides(&dout[j]);
+            obytes[j] = (size_t)extent(&dout[j]) * fg_dtype_size(dout[j].dtype);
+            ok = dev_alloc(&ds, obytes[j], &dout[j].data) &&
+                 cudaMemset(dout[j].data, 0xff, obytes[j]) == cudaSuccess;
+        }
+        if (ok) {
+            if (kinds[k].want == FG_ERR_NULL)
+                din[1].data = NULL;
+            if (kinds[k].want == FG_ERR_ALIGN)
+                din[0].data = (char *)din[0].data + 2;
+            fg_status st = fn(din, dout, c.params, c.has, NULL, 0, NULL);
+            cudaError_t e = cudaDeviceSynchronize();
+            if (st != kinds[k].want) {
+                snprintf(c.why, sizeof c.why, "returned %s, expected %s (%s)", fg_strerror(st),
+                         fg_strerror(kinds[k].want), fg_last_error());
+            } else if (e != cudaSuccess) {
+                snprintf(c.why, sizeof c.why, "CUDA error: %s", cudaGetErrorString(e));
+            } else {
+                c.state = C_DONE;
+                snprintf(c.why, sizeof c.why, "%s: %s", fg_strerror(st), fg_last_error());
+                for (int j = 0; j < info->noutputs && c.state == C_DONE; j++) {
+                    unsigned char *h = malloc(obytes[j] ? obytes[j] : 1);
+                    if (!h || cudaMemcpy(h, dout[j].data, obytes[j], cudaMemcpyDeviceToHost) !=
+                                  cudaSuccess) {
+                        c.state = C_FAIL;
+                        snprintf(c.why, sizeof c.why, "copy back failed");
+                    } else {
+                        for (size_t q = 0; q < obytes[j]; q++)
+                            if (h[q] != 0xff) {
+                                c.state = C_FAIL;
+                                snprintf(c.why, sizeof c.why,
+                                         "returned %s but wrote output %s (byte %zu)",
+                                         fg_strerror(st), info->outputs[j].name, q);
+                                break;
+                            }
+                    }
+                    free(h);
+                }
+            }
+        }
+        dev_free(&ds);
+        report(&c);
+    }
+}
+
+/* ---- the case lists ---- */
+
+static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
+{
+    static const int ms[] = {1, 7, 67, 300}, ns[] = {1, 13, 131, 1000, 4097};
+    static const int other_d[] = {64, 96, 256};
+    static const int pairs[][2] = {{1, 4097}, {7, 13}, {67, 131}, {300, 1000}};
+    int has_g = dim_index(info, "Hkv") >= 0, has_w = param_index(info, "W") >= 0;
+    if (small) {
+        add_case(info, fn, FG_BF16, 128, 7, 131, has_g ? 4 : 1, 0, 1, has_w ? 100 : 0);
+        add_case(info, fn, FG_BF16, 64, 67, 13, 1, 0, 0, 0);
+        return;
+    }
+    for (int t = 0; t < 2; t++) {
+        fg_dtype dt = t ? FG_FP16 : FG_BF16;
+        int k = 0;
+        for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 5; j++, k++)
+                for (int g = 1; g <= (has_g ? 4 : 1); g += 3)
+                    add_case(info, fn, dt, 128, ms[i], ns[j], g, 0, (k + g) % 3 == 0,
+                             has_w && (k + g) % 2 ? 100 : 0);
+        for (size_t q = 0; q < 3; q++)
+            for (size_t p = 0; p < 4; p++)
+                for (int g = 1; g <= (has_g ? 4 : 1); g += 3)
+                    add_case(info, fn, dt, other_d[q], pairs[p][0], pairs[p][1], g, 0,
+                             p == 2, has_w && p == 3 ? 100 : 0);
+    }
+}
+
+static void split_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
+{
+    static const int ms[] = {1, 3, 16}, ns[] = {1, 13, 131, 1000, 4097};
+    static const int all_splits[] = {0, 1, 2, 3, 7, 16, 64}, few_splits[] = {0, 3};
+    static const int ds[] = {128, 64, 96, 256};
+    int has_g = dim_index(info, "Hkv") >= 0;
+    if (small) {
+        add_case(info, fn, FG_BF16, 128, 3, 131, has_g ? 4 : 1, 3, 1, 0);
+        add_case(info, fn, FG_BF16, 128, 1, 1000, 1, 0, 0, 0);
+        return;
+    }
+    for (int t = 0; t < 2; t++) {
+        fg_dtype dt = t ? FG_FP16 : FG_BF16;
+        for (size_t q = 0; q < 4; q++) {
+            const int *sp = q == 0 ? all_splits : few_splits;
+            size_t nsp = q == 0 ? 7 : 2;
+            int k = 0;
+            for (size_t i = 0; i < 3; i++)
+                for (size_t j = 0; j < 5; j++)
+                    for (size_t s = 0; s < nsp; s++, k++) {
+                        int g = has_g && k % 2 ? 4 : 1;
+                        add_case(info, fn, dt, ds[q], ms[i], ns[j], g, sp[s], k % 5 == 0, 0);
+                    }
+        }
+    }
+}
+
+static const fg_plan_info *find_plan(const char *name)
+{
+    for (int i = 0; fg_plan_list[i]; i++)
+        if (!strcmp(fg_plan_list[i]->name, name))
+            return fg_plan_list[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int small = 0, count = 0;
+    seed = (uint64_t)time(NULL);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--small"))
+            small = 1;
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: %s [--small] [--seed N]\n", argv[0]);
+            return 2;
+        }
+    }
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        printf("no usable GPU (%s): GPU checks skipped\n",
+               e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+        return 77;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+    printf("seed: %llu (rerun with --seed %llu)\n", (unsigned long long)seed,
+           (unsigned long long)seed);
+
+    int nplans = 0;
+    for (int i = 0; fg_plan_cuda_list[i].name; i++) {
+        const fg_plan_info *info = find_plan(fg_plan_cuda_list[i].name);
+        fg_plan_cuda_fn fn = fg_plan_cuda_list[i].fn;
+        if (!info || !fn) {
+            printf("FAIL: %s: a CUDA entry without a plan in fg_plan_list\n",
+                   fg_plan_cuda_list[i].name);
+            nfail++;
+            continue;
+        }
+        nplans++;
+        bad_args(info, fn);
+        if (!strcmp(info->form, "split"))
+            split_cases(info, fn, small);
+        else
+            rolling_cases(info, fn, small);
+    }
+    if (nbatch)
+        flush_batch();
+    if (nplans == 0) {
+        printf("FAIL: fg_plan_cuda_list holds no plan\n");
+        nfail++;
+    }
+    printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
+    if (nfail)
+        printf("seed was %llu\n", (unsigned long long)seed);
+    return nfail ? 1 : 0;
+}
