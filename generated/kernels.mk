@@ -20,6 +20,17 @@ FG_CPU_KERNEL_FILES = \
 	$(NULL)
 
 FG_CUDA_KERNEL_FILES = \
+	generated/alibi_cuda.cu \
+	generated/alibi_decode_cuda.cu \
+	generated/causal_cuda.cu \
+	generated/causal_decode_cuda.cu \
+	generated/global_cuda.cu \
+	generated/gqa_cuda.cu \
+	generated/gqa_decode_cuda.cu \
+	generated/softcap_cuda.cu \
+	generated/softcap_decode_cuda.cu \
+	generated/window_cuda.cu \
+	generated/fusegen_plans_cuda.c \
 	$(NULL)
 
 FG_HIP_KERNEL_FILES = \

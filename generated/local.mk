@@ -31,3 +31,20 @@ $(srcdir)/generated/stamp: $(FG_PLANS) $(FG_TEMPLATES) | fusegen$(EXEEXT)
 	  echo "generated/ is read-only here: kept as distributed"; \
 	fi
 all-local: $(srcdir)/generated/stamp
+
+# libfusegen_cuda.a: the generated CUDA kernels (FG_CUDA_KERNEL_FILES, from
+# kernels.mk) and the generic CUDA registry, compiled by nvcc for the
+# --with-cuda-arch list (build-aux/device.mk).  Link it before
+# libfusegen_cpu.a, which holds the runtime it calls.
+if HAVE_CUDA
+lib_LIBRARIES += libfusegen_cuda.a
+libfusegen_cuda_a_SOURCES = \
+	$(FG_CUDA_KERNEL_FILES) \
+	$(FG_KERNEL_HEADER_FILES) \
+	runtime/fusegen_internal.h \
+	runtime/fusegen_registry.h \
+	$(NULL)
+libfusegen_cuda_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPFLAGS)
+libfusegen_cuda_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+AM_NVCCFLAGS += -I$(srcdir)/generated -I$(srcdir)/runtime
+endif

@@ -24,7 +24,7 @@
 
 const fg_backend fg_backends[3] = {
     {"c", TARGET_C, ".c", "c/prelude.m4", "_cpu", "FG_CPU_KERNEL_FILES", lower_c},
-    {"cuda", TARGET_CUDA, ".cu", "cuda/prelude.m4", "_cuda", "FG_CUDA_KERNEL_FILES", NULL},
+    {"cuda", TARGET_CUDA, ".cu", "cuda/prelude.m4", "_cuda", "FG_CUDA_KERNEL_FILES", lower_cuda},
     {"hip", TARGET_HIP, ".hip", "hip/prelude.m4", "_hip", "FG_HIP_KERNEL_FILES", NULL},
 };
 
@@ -290,7 +290,7 @@ static const char *const api_names[] = {
     "fg_last_error", "fg_strerror", "fg_dtype_size", "fg_dtype_name", "fg_tensor_dense",
     "fg_bf16_to_float", "fg_float_to_bf16", "fg_half_to_float", "fg_float_to_half",
     "fg_plan_info", "fg_plan_list", "fg_plan_tensor_info", "fg_plan_param_info",
-    "fg_plan_cpu_fn", NULL,
+    "fg_plan_cpu_fn", "fg_plan_cuda_fn", "fg_plan_cuda_entry", "fg_plan_cuda_list", NULL,
 };
 
 static bool allowed_name(const char *w, size_t n, const char *const *plans)
@@ -522,6 +522,8 @@ typedef struct run_plan {
     const char *path;     /* canonical: plans/FILE */
     const char *registry; /* its entry for fusegen_plans.c */
     const char *info;     /* its fg_plan_info object */
+    const char *cuda_registry; /* its wrapper for fusegen_plans_cuda.c, or NULL */
+    const char *cuda_entry;    /* the wrapper's name */
     unsigned backends;    /* TARGET_* bits emitted */
 } run_plan;
 
@@ -652,6 +654,22 @@ int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d)
             }
             continue; /* not asked for explicitly: skipped */
         }
+        if (be->target == TARGET_CUDA) {
+            /* Plans the attention kernels cannot express: an error when
+             * cuda was asked for on the command line, else a warning and
+             * no CUDA source for the plan. */
+            fg_loc wl;
+            const char *why = NULL;
+            if (lower_cuda_supported(a, fz, &wl, &why) < 0) {
+                if (r->o.targets & TARGET_CUDA) {
+                    diag_error(d, wl, "plan '%s' does not fit the CUDA attention kernel: %s",
+                               p->name, why);
+                    goto done;
+                }
+                diag_warning(d, wl, "plan '%s' gets no CUDA kernel: %s", p->name, why);
+                continue;
+            }
+        }
         fg_defs *defs = defs_create(a);
         fg_def_str(defs, "command", cmd);
         fg_def_str(defs, "backend", be->name);
@@ -672,6 +690,12 @@ int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d)
         goto done;
     rp->registry = arena_strdup(r->a, code);
     rp->info = arena_strdup(r->a, info);
+    if (rp->backends & TARGET_CUDA) {
+        if (lower_cuda_registry_entry(a, fz, &code, &info, d) < 0)
+            goto done;
+        rp->cuda_registry = arena_strdup(r->a, code);
+        rp->cuda_entry = arena_strdup(r->a, info);
+    }
     vec_push(r->a, &r->plans, rp);
     rc = d->errors > errors0 ? -1 : 0;
 done:
@@ -696,6 +720,7 @@ static int render_run_files(fg_emit_run *r, fg_diag *d)
      * over the plan names and paths, which decide these files' content. */
     uint64_t h = 1469598103934665603ull;
     char *includes = "", *entries = "", *list = "", *mk_headers = "";
+    char *cuda_entries = "", *cuda_list = "";
     char *mk[3] = {"", "", ""};
     for (int i = 0; i < r->plans.len; i++) {
         run_plan *rp = r->plans.items[i];
@@ -704,6 +729,11 @@ static int render_run_files(fg_emit_run *r, fg_diag *d)
         includes = arena_printf(a, "%s#include \"fusegen_%s.h\"\n", includes, rp->name);
         entries = arena_printf(a, "%s%s\n", entries, rp->registry);
         list = arena_printf(a, "%s    &%s,\n", list, rp->info);
+        if (rp->cuda_registry) {
+            cuda_entries = arena_printf(a, "%s%s\n", cuda_entries, rp->cuda_registry);
+            cuda_list = arena_printf(a, "%s    {\"%s\", %s},\n", cuda_list, rp->name,
+                                     rp->cuda_entry);
+        }
         mk_headers = arena_printf(a, "%s\tgenerated/fusegen_%s.h \\\n", mk_headers, rp->name);
         for (int k = 0; k < 3; k++)
             if (rp->backends & fg_backends[k].target)
@@ -711,12 +741,20 @@ static int render_run_files(fg_emit_run *r, fg_diag *d)
                                      fg_backends[k].suffix, fg_backends[k].ext);
     }
     mk[0] = arena_printf(a, "%s\tgenerated/fusegen_plans.c \\\n", mk[0]);
+    /* the generic CUDA registry, when a plan of the run has a CUDA kernel */
+    bool any_cuda = false;
+    for (int i = 0; i < r->plans.len; i++)
+        any_cuda |= ((run_plan *)r->plans.items[i])->cuda_registry != NULL;
+    if (any_cuda)
+        mk[1] = arena_printf(a, "%s\tgenerated/fusegen_plans_cuda.c \\\n", mk[1]);
     mk_headers = arena_printf(a, "%s\tgenerated/fusegen_plans.h \\\n", mk_headers);
     fg_def_str(defs, "hash", arena_printf(a, "%016llx", (unsigned long long)h));
     fg_def_int(defs, "nplans", r->plans.len);
     fg_def_code(defs, "plan_includes", includes);
     fg_def_code(defs, "registry_entries", entries);
     fg_def_code(defs, "plan_entries", list);
+    fg_def_code(defs, "cuda_registry_entries", cuda_entries);
+    fg_def_code(defs, "cuda_plan_entries", cuda_list);
     fg_def_code(defs, "mk_headers", mk_headers);
     fg_def_code(defs, "mk_cpu_sources", mk[0]);
     fg_def_code(defs, "mk_cuda_sources", mk[1]);
@@ -728,9 +766,12 @@ static int render_run_files(fg_emit_run *r, fg_diag *d)
         {"api/plans_h.m4", "fusegen_plans.h"},
         {"api/plans_c.m4", "fusegen_plans.c"},
         {"api/kernels_mk.m4", "kernels.mk"},
+        {"api/plans_cuda_c.m4", "fusegen_plans_cuda.c"},
     };
     for (size_t i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
         char *text = NULL;
+        if (!any_cuda && !strcmp(run_files[i].file, "fusegen_plans_cuda.c"))
+            continue;
         if (emit_render(a, &r->o, defs, run_files[i].tmpl, run_files[i].file, names, &text, d) <
             0)
             return -1;

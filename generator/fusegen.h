@@ -724,6 +724,20 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
 int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **info_name,
                          fg_diag *d);
 
+/* lower_cuda.c: the CUDA backend (templates/cuda/).  0 when the plan's
+ * fused schedule is attention as the tensor-core kernels compute it; else
+ * -1 with the reason and the location of the statement that differs
+ * (nothing is reported). */
+int lower_cuda_supported(fg_arena *a, const fg_fused *fz, fg_loc *loc, const char **why);
+/* The hooks, params and entry point of the attention kernels; a plan that
+ * does not fit is a located error. */
+int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **template_rel,
+               fg_diag *d);
+/* The plan's wrapper for fusegen_plans_cuda.c (the generic CUDA registry
+ * entry) and the wrapper's name. */
+int lower_cuda_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **entry_name,
+                              fg_diag *d);
+
 /* A run: every plan of one fusegen invocation.  Files are rendered into
  * memory and written by emit_run_finish, only if no plan of the run
  * failed (emit_run_plan returned -1 or emit_run_mark_failed was called):

@@ -17,6 +17,7 @@ generator_libfggen_a_SOURCES = \
 	generator/fuse.c \
 	generator/interp.c \
 	generator/lower.c \
+	generator/lower_cuda.c \
 	generator/emit.c \
 	$(NULL)
 generator_libfggen_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)

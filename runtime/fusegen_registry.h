@@ -59,6 +59,24 @@ typedef struct fg_plan_info {
 
 extern const fg_plan_info *const fg_plan_list[];
 
+/* The generic CUDA entry (libfusegen_cuda.a, generated fusegen_plans_cuda.c):
+ * the arguments of fg_plan_cpu_fn, then the stream (a cudaStream_t, NULL for
+ * the default stream).  Inputs and outputs are device memory; per-index
+ * params (param_vectors) are host memory, copied into the launch.  It
+ * validates as fg_NAME does and launches asynchronously. */
+typedef fg_status (*fg_plan_cuda_fn)(const fg_tensor *inputs, const fg_tensor *outputs,
+                                     const double *params, const int *has_params,
+                                     const float *const *param_vectors, int splits,
+                                     void *stream);
+
+typedef struct fg_plan_cuda_entry {
+    const char *name; /* the plan, as in fg_plan_list */
+    fg_plan_cuda_fn fn;
+} fg_plan_cuda_entry;
+
+/* One entry per plan that has a CUDA kernel; ends with {NULL, NULL}. */
+extern const fg_plan_cuda_entry fg_plan_cuda_list[];
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@ dist_templates_api_DATA = \
 	templates/api/kernels_mk.m4 \
 	templates/api/plan_h.m4 \
 	templates/api/plans_c.m4 \
+	templates/api/plans_cuda_c.m4 \
 	templates/api/plans_h.m4 \
 	$(NULL)
 
@@ -27,11 +28,22 @@ dist_templates_c_DATA = \
 	templates/c/rowreduce.m4 \
 	$(NULL)
 
-EXTRA_DIST += templates/README.md
+templates_cudadir = $(templatesdir)/cuda
+dist_templates_cuda_DATA = \
+	templates/cuda/attention.m4 \
+	templates/cuda/attention_body.cuh \
+	templates/cuda/attention_head.cuh \
+	templates/cuda/decode_body.cuh \
+	templates/cuda/launch.m4 \
+	templates/cuda/prelude.m4 \
+	$(NULL)
+
+EXTRA_DIST += templates/README.md templates/cuda/sync-from-proto.sh
 
 # Every template, for the rule that regenerates generated/ (generated/local.mk).
 FG_TEMPLATES = \
 	$(dist_templates_common_DATA) \
 	$(dist_templates_api_DATA) \
 	$(dist_templates_c_DATA) \
+	$(dist_templates_cuda_DATA) \
 	$(NULL)

@@ -6,3 +6,4 @@ include tests/algebra.mk
 include tests/fuse.mk
 include tests/emit.mk
 include tests/interp.mk
+include tests/cuda.mk

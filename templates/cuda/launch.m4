@@ -1,0 +1,169 @@
+m4_dnl cuda/launch.m4 - launchers and the dispatch by dtype and head dim, with
+m4_dnl the prototype's tuned tile configurations (bench/proto/attn_inst.cu,
+m4_dnl decode_inst.cu: their cfg 0).  Included inside the plan's namespace.
+fg_cuda_split_if([[[m4_dnl
+// Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB
+using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;
+using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;
+using CD96_1 = fd_cfg<96, 1, 4, 16, 3, true, 2>;
+using CD96_2 = fd_cfg<96, 2, 4, 16, 3, false, 2>;
+using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or fewer
+using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;
+using CD128_8W = fd_cfg<128, 1, 8, 16, 2, true, 1>;  // bf16, 16 packed rows or fewer (best measured, H200)
+using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;
+
+template <typename T, class C>
+static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
+  static std::atomic<unsigned long long> smem_done{0};
+  static std::atomic<int> occ_cache[PLAN_MAX_DEVICES];
+  const size_t smem = C::template smem_bytes<T>();
+  fg_status s = plan_set_smem(fd_split_kernel<T, C>, smem, smem_done, dev, entry);
+  if (s != FG_OK) return s;
+  const int tiles = (a.N + C::BNW - 1) / C::BNW;
+  const int R = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
+  const int rowgroups = (R + C::RB - 1) / C::RB;
+  int splits = splits_req;
+  if (splits == 0) {  // auto: the prototype's one-wave rule
+    int sms = 0;
+    if ((s = plan_sm_count(dev, &sms, entry)) != FG_OK) return s;
+    int occ = dev < PLAN_MAX_DEVICES ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
+    if (occ <= 0) {
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fd_split_kernel<T, C>, C::NT, smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        occ = 1;
+      }
+      if (occ < 1) occ = 1;
+      if (dev < PLAN_MAX_DEVICES) occ_cache[dev].store(occ, std::memory_order_relaxed);
+    }
+    splits = fd_choose_splits(a.B, a.Hkv, a.N, sms, occ, rowgroups);
+  }
+  if (splits > tiles) splits = tiles;  // whole warp tiles per split
+  if (splits < 1) splits = 1;
+  int chunk = (tiles + splits - 1) / splits;
+  chunk = (chunk + C::NW - 1) / C::NW * C::NW;
+  if (chunk < C::NW) chunk = C::NW;
+  a.splits = splits;
+  a.chunk = chunk;
+  if ((long long)a.B * a.Hkv > 65535LL || rowgroups > 65535)
+    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d x %d (batch x kv heads) or %d row groups exceed the grid", entry,
+                        a.B, a.Hkv, rowgroups);
+  if ((long long)C::BNW * (a.k_sn > a.v_sn ? a.k_sn : a.v_sn) >= (1LL << 31))
+    return fg_set_error(FG_ERR_STRIDE, "%s: key strides of %lld elements are beyond the kernel's 32-bit offsets", entry,
+                        (long long)(a.k_sn > a.v_sn ? a.k_sn : a.v_sn));
+  void* ws = nullptr;
+  if (splits > 1) {
+    const size_t rows = (size_t)a.B * a.Hq * a.QL;
+    const size_t bytes = rows * (size_t)splits * (size_t)(C::D + 2) * sizeof(float);
+    cudaMemPool_t pool;
+    if ((s = plan_pool(dev, &pool, entry)) != FG_OK) return s;
+    if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      return fg_set_error(FG_ERR_NOMEM, "%s: no device memory for %zu bytes of split partials: %s", entry, bytes,
+                          cudaGetErrorString(e));
+    }
+    a.o_part = static_cast<float*>(ws);
+    a.m_part = a.o_part + rows * (size_t)splits * C::D;
+    a.l_part = a.m_part + rows * (size_t)splits;
+  }
+  const dim3 grid((unsigned)splits, (unsigned)rowgroups, (unsigned)(a.B * a.Hkv));
+  fd_split_kernel<T, C><<<grid, C::NT, smem, st>>>(a);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess && splits > 1) {
+    const long long rows = (long long)a.B * a.Hq * a.QL;
+    fd_combine_kernel<T, C::D><<<(unsigned)((rows + 3) / 4), 128, 0, st>>>(a);
+    e = cudaGetLastError();
+  }
+  if (ws) (void)cudaFreeAsync(ws, st);
+  if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
+  return FG_OK;
+}
+
+template <typename T>
+static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
+  const bool mt2 = (a.Hq / a.Hkv) * a.QL > 16;
+  switch (D) {
+    case 64: return mt2 ? plan_launch_split<T, CD64_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
+    case 96: return mt2 ? plan_launch_split<T, CD96_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
+    case 128:
+      if (mt2) return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
+      if constexpr (std::is_same<T, __nv_bfloat16>::value) return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
+      else return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
+    case 256: return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
+  }
+  return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
+}
+
+static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
+                               const plan_params& p, int D, int splits, cudaStream_t st, int dev) {
+  const char* entry = "fg_gpu_entry";
+  fd_args a;
+  memset(&a, 0, sizeof a);
+  a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
+  a.kv_len = nullptr;  // every sequence has N keys
+  a.q_sb = q.stride[0]; a.q_sh = q.stride[1]; a.q_sm = q.stride[2];
+  a.k_sb = k.stride[0]; a.k_sh = k.stride[1]; a.k_sn = k.stride[2];
+  a.v_sb = v.stride[0]; a.v_sh = v.stride[1]; a.v_sn = v.stride[2];
+  a.o_sb = o.stride[0]; a.o_sh = o.stride[1]; a.o_sm = o.stride[2];
+  a.B = (int)q.shape[0]; a.Hq = p.Hq; a.Hkv = p.Hkv; a.QL = p.M; a.N = p.N;
+  a.p = p;
+  if (q.dtype == FG_BF16) return plan_dispatch_t<__nv_bfloat16>(a, D, splits, st, dev, entry);
+  return plan_dispatch_t<__half>(a, D, splits, st, dev, entry);
+}
+]]], [[[m4_dnl
+// Rolling-form configurations (attn_inst.cu, cfg 0):  D BM BN NW STAGES QREG
+using C64 = fa_cfg<64, 128, 64, 4, 2, true>;    // 32 rows per warp, Q in registers
+using C96 = fa_cfg<96, 128, 64, 8, 2, true>;
+using C128 = fa_cfg<128, 128, 64, 4, 2, false>; // 32 rows per warp, Q through ldmatrix
+using C256 = fa_cfg<256, 128, 64, 8, 2, false>;
+
+template <typename T, class C>
+static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const char* entry) {
+  static std::atomic<unsigned long long> smem_done{0};
+  const size_t smem = C::template smem_bytes<T>();
+  fg_status s = plan_set_smem(fa_attn_fwd_kernel<T, C>, smem, smem_done, dev, entry);
+  if (s != FG_OK) return s;
+  const long long mblocks = (a.M + C::BM - 1) / C::BM;
+  if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
+    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
+                        mblocks);
+  if ((long long)C::BN * (a.k_sn > a.v_sn ? a.k_sn : a.v_sn) >= (1LL << 31))
+    return fg_set_error(FG_ERR_STRIDE, "%s: key strides of %lld elements are beyond the kernel's 32-bit offsets", entry,
+                        (long long)(a.k_sn > a.v_sn ? a.k_sn : a.v_sn));
+  const dim3 grid = plan_schedule == 1 ? dim3((unsigned)a.Hq, (unsigned)a.B, (unsigned)mblocks)
+                                       : dim3((unsigned)mblocks, (unsigned)a.Hq, (unsigned)a.B);
+  fa_attn_fwd_kernel<T, C><<<grid, C::NT, smem, st>>>(a);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
+  return FG_OK;
+}
+
+template <typename T>
+static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry) {
+  switch (D) {
+    case 64: return plan_launch<T, C64>(a, st, dev, entry);
+    case 96: return plan_launch<T, C96>(a, st, dev, entry);
+    case 128: return plan_launch<T, C128>(a, st, dev, entry);
+    case 256: return plan_launch<T, C256>(a, st, dev, entry);
+  }
+  return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
+}
+
+// splits: the rolling kernel walks all keys of its rows in one CTA; a split
+// count asks for nothing more here (the CPU version honours it).
+static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
+                               const plan_params& p, int D, int splits, cudaStream_t st, int dev) {
+  const char* entry = "fg_gpu_entry";
+  (void)splits;
+  fa_args a;
+  memset(&a, 0, sizeof a);
+  a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
+  a.q_sb = q.stride[0]; a.q_sh = q.stride[1]; a.q_sm = q.stride[2];
+  a.k_sb = k.stride[0]; a.k_sh = k.stride[1]; a.k_sn = k.stride[2];
+  a.v_sb = v.stride[0]; a.v_sh = v.stride[1]; a.v_sn = v.stride[2];
+  a.o_sb = o.stride[0]; a.o_sh = o.stride[1]; a.o_sm = o.stride[2];
+  a.B = (int)q.shape[0]; a.Hq = p.Hq; a.Hkv = p.Hkv; a.M = p.M; a.N = p.N;
+  a.p = p;
+  if (q.dtype == FG_BF16) return plan_dispatch_t<__nv_bfloat16>(a, D, st, dev, entry);
+  return plan_dispatch_t<__half>(a, D, st, dev, entry);
+}
+]]])m4_dnl

@@ -1,0 +1,17 @@
+# A score with an additive bias tensor: the attention kernel reads only Q, K, V.
+plan bias
+dim B, H, M, N, D
+axis b: B, h: H, m: M, n: N, d: D
+input Q[b, h, m, d]: bf16
+input K[b, h, n, d]: bf16
+input V[b, h, n, d]: bf16
+input Bias[b, h, m, n]: f32
+S[b, h, m, n] = sum(d: Q * K) + Bias
+Mx[b, h, m] = max(n: S)
+P[b, h, m, n] = exp(S - Mx)
+L[b, h, m] = sum(n: P)
+O[b, h, m, d] = sum(n: P * V) / L
+output O: bf16
+schedule {
+  reduce n: rolling
+}

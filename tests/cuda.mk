@@ -1,0 +1,30 @@
+# tests/cuda.mk - the CUDA backend: its lowering (test_cuda), golden
+# refusals of plans the attention kernels cannot express (cuda-refuse.sh),
+# and a library that holds every generated kernel for every configured
+# architecture (cuda-library.sh; SKIP only when configure found no nvcc).
+
+CMOCKA_TESTS += tests/test_cuda
+tests_test_cuda_SOURCES = tests/test_cuda.c
+tests_test_cuda_CFLAGS = $(FG_TEST_CFLAGS)
+tests_test_cuda_CPPFLAGS = -I$(srcdir)/generator
+tests_test_cuda_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
+
+if HAVE_CUDA
+FG_TEST_HAVE_CUDA = 1
+else
+FG_TEST_HAVE_CUDA = 0
+endif
+AM_TESTS_ENVIRONMENT += \
+	FG_HAVE_CUDA='$(FG_TEST_HAVE_CUDA)'; NVCC='$(NVCC)'; CUDA_ARCHS='$(CUDA_ARCHS)'; \
+	FG_CUDA_KERNEL_FILES='$(FG_CUDA_KERNEL_FILES)'; \
+	export FG_HAVE_CUDA NVCC CUDA_ARCHS FG_CUDA_KERNEL_FILES;
+
+TESTS += tests/cuda-refuse.sh tests/cuda-library.sh
+EXTRA_DIST += \
+	tests/cuda-refuse.sh \
+	tests/cuda-library.sh \
+	tests/cuda-bad/bias.fp tests/cuda-bad/bias.err tests/cuda-bad/bias.warn \
+	tests/cuda-bad/maxout.fp tests/cuda-bad/maxout.err tests/cuda-bad/maxout.warn \
+	tests/cuda-bad/normalised.fp tests/cuda-bad/normalised.err tests/cuda-bad/normalised.warn \
+	tests/cuda-bad/rowmax.fp tests/cuda-bad/rowmax.err tests/cuda-bad/rowmax.warn \
+	$(NULL)

@@ -1,0 +1,272 @@
+/* test_cuda.c - the CUDA backend's lowering (lower_cuda.c): which plans the
+ * tensor-core attention kernels express, the hooks it computes for the
+ * bundled plans (score in the exp2 domain with constants folded, mask,
+ * host constants, per-head constants, parameter checks), the generic
+ * registry wrapper, and located refusals. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusegen.h"
+
+typedef struct fixture {
+    fg_arena *arena;
+    char *diag_text;
+    size_t diag_len;
+    FILE *diag_out;
+    fg_diag diag;
+} fixture;
+
+static const char *srcdir(void)
+{
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    f->arena = arena_create();
+    f->diag_out = open_memstream(&f->diag_text, &f->diag_len);
+    if (!f->diag_out)
+        return -1;
+    diag_init(&f->diag, NULL, f->diag_out);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    fclose(f->diag_out);
+    free(f->diag_text);
+    arena_destroy(f->arena);
+    free(f);
+    return 0;
+}
+
+static const char *diag_output(fixture *f)
+{
+    fflush(f->diag_out);
+    return f->diag_text ? f->diag_text : "";
+}
+
+/* Parse, check and fuse a plan file (relative to srcdir). */
+static fg_fused *fused_file(fixture *f, const char *rel)
+{
+    char *path = arena_printf(f->arena, "%s/%s", srcdir(), rel);
+    fg_source *src = ARENA_NEW(f->arena, fg_source);
+    if (source_read(f->arena, path, src, &f->diag) < 0)
+        return NULL;
+    diag_init(&f->diag, src, f->diag_out);
+    fg_plan *p = NULL;
+    fg_fused *fz = NULL;
+    if (parse_plan(f->arena, src, &f->diag, &p) < 0 || check_plan(p, &f->diag) < 0 ||
+        fuse_plan(f->arena, p, &f->diag, &fz) < 0)
+        return NULL;
+    return fz;
+}
+
+/* The definitions lower_cuda writes for a bundled plan. */
+static const char *cuda_defs(fixture *f, const char *rel)
+{
+    fg_fused *fz = fused_file(f, rel);
+    assert_non_null(fz);
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), 0);
+    assert_string_equal(tmpl, "cuda/attention.m4");
+    assert_int_equal(f->diag.errors, 0);
+    return defs_text(defs);
+}
+
+/* m4_define([[[fg_NAME]]], [[[VALUE]]]) is in the definitions. */
+static void assert_def(const char *defs, const char *name, const char *value)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "m4_define([[[fg_%s]]], [[[%s]]])", name, value);
+    if (!strstr(defs, want))
+        fail_msg("missing definition: %s", want);
+}
+
+static void assert_has(const char *text, const char *part)
+{
+    if (!strstr(text, part))
+        fail_msg("missing: %s", part);
+}
+
+static void every_bundled_attention_plan_fits(void **state)
+{
+    fixture *f = *state;
+    static const char *const plans[] = {
+        "global", "causal", "gqa", "alibi", "softcap", "window",
+        "causal_decode", "gqa_decode", "alibi_decode", "softcap_decode",
+    };
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        fg_fused *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", plans[i]));
+        assert_non_null(fz);
+        fg_loc loc = {0, 0};
+        const char *why = NULL;
+        if (lower_cuda_supported(f->arena, fz, &loc, &why) != 0)
+            fail_msg("%s: %s (line %d)", plans[i], why ? why : "?", loc.line);
+    }
+}
+
+static void row_reductions_are_not_attention(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *plan;
+        int line, col;
+    } cases[] = {
+        {"softmax", 17, 1}, {"logsumexp", 16, 1}, {"logsoftmax", 16, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fg_fused *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", cases[i].plan));
+        assert_non_null(fz);
+        fg_loc loc = {0, 0};
+        const char *why = NULL;
+        assert_int_equal(lower_cuda_supported(f->arena, fz, &loc, &why), -1);
+        assert_non_null(why);
+        assert_has(why, "the attention kernel keeps 3 running reductions");
+        assert_int_equal(loc.line, cases[i].line);
+        assert_int_equal(loc.col, cases[i].col);
+    }
+}
+
+static void global_score_is_folded_scale(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/global.fp");
+    assert_def(d, "cuda_score", "qk * p.c0_");
+    assert_def(d, "cuda_fold", "1");
+    assert_def(d, "cuda_fold_scale", "p.c0_");
+    assert_def(d, "cuda_schedule", "0");
+    assert_def(d, "cuda_mask", "0");
+    assert_def(d, "cuda_visible", "true");
+    assert_def(d, "cuda_split", "0");
+    /* scale = rsqrt(D) by default, then times log2(e) on the host, and the
+     * fold needs it finite and >= 0 */
+    assert_has(d, "p.scale = args->has_scale ? args->scale : (float)(plan_rsqrt_host((double)(p.D)));");
+    assert_has(d, "p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */");
+    assert_has(d, "if (!(p.c0_ >= 0.0f) || isinf(p.c0_))");
+}
+
+static void causal_mask_bounds_keys_and_tiles(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/causal.fp");
+    assert_def(d, "cuda_score", "qk * p.c0_");
+    assert_def(d, "cuda_schedule", "1");
+    assert_def(d, "cuda_mask", "1");
+    assert_def(d, "cuda_mask_skip", "1");
+    assert_def(d, "cuda_visible", "j <= i + p.N - p.M");
+    /* masks.c's emitters over the kernel's params */
+    assert_has(d, "long v0_lo = -(r1 - 1) + c0 + (long)(p.M - p.N);");
+    assert_has(d, "const long n_keys = (long)(p.N);");
+    assert_has(d, "correction exp(Mx_prev - Mx) from P, plan line 17");
+}
+
+static void alibi_slope_becomes_a_head_constant(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/alibi.fp");
+    assert_def(d, "cuda_fold", "0");
+    assert_def(d, "cuda_score", "qk * p.c0_ + (j - (i + p.N - p.M)) * p.hc0_");
+    assert_has(d, "p.hc0_ = plan_slope_at(p, h) * 1.44269504f; /* slope * log2(e) */");
+    /* the default 2^(-8 (h+1) / H) on the device when the caller gives none */
+    assert_has(d, "return p.slope ? p.slope@{h@} : (float)(exp2f(-8.0f * (h + 1) / p.Hq));");
+    assert_has(d, "{ args->slope, &p.slope, \"slope\" },");
+}
+
+static void softcap_constants_fold_on_the_host(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/softcap.fp");
+    assert_def(d, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
+    assert_has(d, "p.c0_ = (float)(p.cap * 1.4426950408889634); /* cap * log2(e) */");
+    assert_has(d, "p.c1_ = (float)(p.scale / p.cap); /* scale / cap */");
+    /* G divides (h / G) and must equal Hq / Hkv for the kernel's mapping */
+    assert_has(d, "p.G = args->has_G ? args->G : (int)(p.Hq / p.Hkv);");
+    assert_has(d, "if (p.G <= 0)");
+    assert_has(d, "if ((long)(p.G) * Hkv != Hq)");
+}
+
+static void window_mask_and_split_form(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/window.fp");
+    assert_def(d, "cuda_visible", "j <= i + p.N - p.M && i + p.N - p.M - j < p.W");
+    assert_has(d, "long v1_lo = r0 - (c1 - 1) + (long)(p.N - p.M - p.W);");
+    const char *s = cuda_defs(f, "plans/softcap_decode.fp");
+    assert_def(s, "cuda_split", "1");
+    assert_def(s, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
+}
+
+static void registry_wrapper_fills_the_args(void **state)
+{
+    fixture *f = *state;
+    fg_fused *fz = fused_file(f, "plans/alibi.fp");
+    assert_non_null(fz);
+    char *code = NULL, *name = NULL;
+    assert_int_equal(lower_cuda_registry_entry(f->arena, fz, &code, &name, &f->diag), 0);
+    assert_string_equal(name, "alibi_cuda_");
+    assert_has(code, "a_.Q = inputs[0];");
+    assert_has(code, "a_.V = inputs[2];");
+    assert_has(code, "a_.LSE = outputs[1];");
+    assert_has(code, "a_.scale = (float)params[0];");
+    assert_has(code, "a_.slope = param_vectors ? param_vectors[1] : NULL;");
+    assert_has(code, "return fg_alibi(&a_, (struct CUstream_st *)stream);");
+}
+
+static void refusal_is_a_located_error(void **state)
+{
+    fixture *f = *state;
+    fg_fused *fz = fused_file(f, "tests/cuda-bad/bias.fp");
+    assert_non_null(fz);
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), -1);
+    assert_int_equal(f->diag.errors, 1);
+    const char *out = diag_output(f);
+    assert_has(out, "bias.fp:9:33: error: plan 'bias' does not fit the CUDA attention kernel: "
+                    "the score reads 'Bias'");
+    assert_has(out, "S[b, h, m, n] = sum(d: Q * K) + Bias\n");
+}
+
+static void fa1_form_is_refused_at_its_statement(void **state)
+{
+    fixture *f = *state;
+    fg_fused *fz = fused_file(f, "tests/cuda-bad/normalised.fp");
+    assert_non_null(fz);
+    fg_loc loc = {0, 0};
+    const char *why = NULL;
+    assert_int_equal(lower_cuda_supported(f->arena, fz, &loc, &why), -1);
+    assert_int_equal(loc.line, 12);
+    assert_int_equal(loc.col, 1);
+    assert_has(why, "running reduction 'O'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_bundled_attention_plan_fits, setup, teardown),
+        cmocka_unit_test_setup_teardown(row_reductions_are_not_attention, setup, teardown),
+        cmocka_unit_test_setup_teardown(global_score_is_folded_scale, setup, teardown),
+        cmocka_unit_test_setup_teardown(causal_mask_bounds_keys_and_tiles, setup, teardown),
+        cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),
+        cmocka_unit_test_setup_teardown(softcap_constants_fold_on_the_host, setup, teardown),
+        cmocka_unit_test_setup_teardown(window_mask_and_split_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(registry_wrapper_fills_the_args, setup, teardown),
+        cmocka_unit_test_setup_teardown(refusal_is_a_located_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
