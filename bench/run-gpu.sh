@@ -1,0 +1,164 @@
+#!/bin/sh
+# bench/run-gpu.sh - THE script of a device call: build, GPU checks,
+# fusegen-bench, the peers in the same call, the comparison.
+#
+# usage (on the GPU machine, from the repository root):
+#   sh bench/run-gpu.sh            everything, in this order:
+#     1. build       ./autogen.sh (or the carried .carry/buildsys.tar when
+#                    autoreconf is missing there), then configure
+#                    --with-cuda-arch=90a and make -j16 in $BUILD
+#     2. check-gpu   make check-gpu (tests/gpu_check, tests/gpu-sanitize.sh)
+#     3. bench       bench/fusegen-bench over bench/cases.tsv
+#     4. peers       .carry/peers.py: SDPA FlashAttention-2 and cuDNN on every
+#                    case, FlexAttention on $PEERS_FLEX_ONLY (each Flex case
+#                    compiles for ~15-60 s, too slow for all 25)
+#     5. compare     .carry/compare.py fusegen.jsonl peers.jsonl
+# A step that fails is reported and the later steps still run (a failed
+# build skips the steps that need it).  The exit status is the number of
+# failed steps.
+#
+# The caller copies the shared bench/{peers.py,cases.tsv,compare.py} into
+# .carry/ (git-ignored) and names .carry in the run tool's carry list.
+# Environment:
+#   OUT              where logs and results go (default ./gpu-out); at most
+#                    8 files: build.log check-gpu.log bench.txt fusegen.jsonl
+#                    peers.log peers.jsonl compare.txt summary.txt
+#   BUILD            build folder (default /tmp/fg-build)
+#   STEPS            steps to run (default "build check-gpu bench peers compare")
+#   BENCH_ONLY       case ids for fusegen-bench (default all)
+#   PEERS_ONLY       case ids for the SDPA peers (default all)
+#   PEERS_FLEX_ONLY  case ids for Flex (default the masks SDPA cannot express,
+#                    at 8k; "none" for no Flex)
+#   RUN_LIMIT        seconds the whole script may take (default 540); each
+#                    step is cut to what is left
+OUT=${OUT:-$PWD/gpu-out}
+BUILD=${BUILD:-/tmp/fg-build}
+STEPS=${STEPS:-build check-gpu bench peers compare}
+RUN_LIMIT=${RUN_LIMIT:-540}
+PEERS_FLEX_ONLY=${PEERS_FLEX_ONLY:-alibi-pf-8k,softcap-pf-8k,window-pf-8k,softcap-dc-8k}
+SRC=$PWD
+mkdir -p "$OUT" "$BUILD" || exit 1
+START=`date +%s`
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+failed=0
+built=0
+
+note() { echo "$*" | tee -a "$SUMMARY"; }
+
+# Seconds left for a step: at most $1, and 20 s kept for the steps after.
+left() {
+  rest=$(( RUN_LIMIT - (`date +%s` - START) - 20 ))
+  test $rest -gt $1 && rest=$1
+  test $rest -lt 5 && rest=5
+  echo $rest
+}
+
+# step NAME STATUS: record a step's outcome (0 ok, 124 cut by its time limit).
+step() {
+  el=$(( `date +%s` - START ))
+  case $2 in
+    0) note "step $1: ok (at ${el} s)";;
+    124) note "step $1: FAILED: cut at its time limit (at ${el} s)"; failed=$((failed + 1));;
+    [0-9]*) note "step $1: FAILED: exit $2 (at ${el} s)"; failed=$((failed + 1));;
+    *) note "step $1: FAILED: $2 (at ${el} s)"; failed=$((failed + 1));;
+  esac
+}
+
+has_step() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
+
+note "run-gpu.sh: `date -u +%Y-%m-%dT%H:%M:%SZ`, `git rev-parse --short HEAD 2>/dev/null || echo no-git`"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader \
+  2>&1 | sed 's/^/gpu: /' | tee -a "$SUMMARY"
+
+if has_step build; then
+  (
+    set -e
+    if command -v autoreconf > /dev/null 2>&1 && ./autogen.sh; then
+      echo "autogen.sh: ok"
+    elif test -f .carry/buildsys.tar; then
+      echo "autogen.sh failed or autoreconf missing: unpacking .carry/buildsys.tar"
+      tar xf .carry/buildsys.tar
+      # Newer than their sources, so make does not try to rerun autotools.
+      touch aclocal.m4; sleep 1; touch configure config.h.in; sleep 1; touch Makefile.in
+    else
+      echo "no autoreconf and no .carry/buildsys.tar"; exit 1
+    fi
+    cd "$BUILD"
+    "$SRC/configure" --with-cuda-arch=90a
+    make -j16
+    make -j16 tests/gpu_check bench/fusegen-bench
+  ) > "$OUT/build.log" 2>&1
+  rc=$?
+  tail -25 "$OUT/build.log"
+  step build $rc
+  test $rc -eq 0 && built=1
+else
+  test -x "$BUILD/bench/fusegen-bench" && built=1
+fi
+
+if has_step check-gpu; then
+  if test $built = 1; then
+    (cd "$BUILD" && timeout `left 240` make check-gpu) > "$OUT/check-gpu.log" 2>&1
+    rc=$?
+    grep -E '^(FAIL|SKIP|no usable|seed|device|ok:|== )' "$OUT/check-gpu.log" | head -40
+    grep -E 'passed, .* failed' "$OUT/check-gpu.log" | tee -a "$SUMMARY"
+    step check-gpu $rc
+  else
+    step check-gpu "not built"
+  fi
+fi
+
+if has_step bench; then
+  if test $built = 1; then
+    only=
+    test -n "${BENCH_ONLY:-}" && only="--only $BENCH_ONLY"
+    timeout `left 180` "$BUILD/bench/fusegen-bench" --cases "$SRC/bench/cases.tsv" $only \
+      --out "$OUT/fusegen.jsonl" 2> "$OUT/bench.txt"
+    step bench $?
+  else
+    step bench "not built"
+  fi
+fi
+
+if has_step peers; then
+  if test -f .carry/peers.py && test -f .carry/cases.tsv; then
+    only=
+    test -n "${PEERS_ONLY:-}" && only="--only $PEERS_ONLY"
+    PYTHONUNBUFFERED=1 timeout `left 150` python3 .carry/peers.py --cases .carry/cases.tsv \
+      $only --peers sdpa-flash,sdpa-cudnn --out "$OUT/peers-sdpa.jsonl" > "$OUT/peers.log" 2>&1
+    rc=$?
+    if test "$PEERS_FLEX_ONLY" != none; then
+      PYTHONUNBUFFERED=1 timeout `left 240` python3 .carry/peers.py --cases .carry/cases.tsv \
+        --only "$PEERS_FLEX_ONLY" --peers flex --out "$OUT/peers-flex.jsonl" >> "$OUT/peers.log" 2>&1
+      rc2=$?
+      test $rc -eq 0 && rc=$rc2
+    fi
+    cat "$OUT"/peers-sdpa.jsonl "$OUT"/peers-flex.jsonl > "$OUT/peers.jsonl" 2> /dev/null
+    rm -f "$OUT"/peers-sdpa.jsonl "$OUT"/peers-flex.jsonl
+    step peers $rc
+  else
+    step peers "no .carry/peers.py or .carry/cases.tsv"
+  fi
+fi
+
+if has_step compare; then
+  if test -f .carry/compare.py && test -s "$OUT/fusegen.jsonl"; then
+    python3 .carry/compare.py "$OUT/fusegen.jsonl" "$OUT/peers.jsonl" > "$OUT/compare.txt" 2>&1
+    step compare $?
+  else
+    step compare "no .carry/compare.py or no fusegen.jsonl"
+  fi
+fi
+
+echo
+echo "== fusegen-bench (bench.txt)"
+cat "$OUT/bench.txt" 2> /dev/null
+echo
+echo "== compare (compare.txt)"
+cat "$OUT/compare.txt" 2> /dev/null
+echo
+echo "== summary"
+cat "$SUMMARY"
+note "run-gpu.sh: $failed failed step(s), `expr \`date +%s\` - $START` s"
+exit $failed
