@@ -7,3 +7,4 @@ include tests/fuse.mk
 include tests/emit.mk
 include tests/interp.mk
 include tests/cuda.mk
+include tests/gpu.mk
