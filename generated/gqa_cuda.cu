@@ -92,7 +92,7 @@ struct plan_params {
 
 // CTA order: 0 = row blocks fastest; 1 = heaviest row block first (masked plans).
 constexpr int plan_schedule = 1;
-// The score is qk times a constant >= 0 (checked on the host): the kernel takes
+// The score is qk times a constant > 0 (checked on the host): the kernel takes
 // the row max on raw qk and folds the constant into one FFMA per element.
 constexpr bool plan_score_is_scaled_qk = true;
 __device__ __forceinline__ float plan_score_scale(const plan_params& p) { return p.c0_; }
@@ -866,8 +866,8 @@ extern "C" fg_status fg_gqa(const fg_gqa_args *args, struct CUstream_st *stream)
   if ((long)(p.G) * Hkv != Hq)
     return fg_set_error(FG_ERR_SHAPE, "fg_gqa: Hq = %ld query heads, Hkv = %ld kv heads and G = %ld: the kernel needs Hq = G * Hkv", (long)Hq, (long)Hkv, (long)(p.G));
   p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */
-  if (!(p.c0_ >= 0.0f) || isinf(p.c0_))
-    return fg_set_error(FG_ERR_PARAM, "fg_gqa: the score is Q.K times scale = %g: the kernel takes the row max before scaling, so it must be finite and >= 0", (double)p.c0_);
+  if (!(p.c0_ > 0.0f) || isinf(p.c0_))
+    return fg_set_error(FG_ERR_PARAM, "fg_gqa: the score is Q.K times scale = %g: the kernel takes the row max before scaling, so it must be finite and > 0", (double)p.c0_);
   int dev = 0;
   const cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) {

@@ -94,7 +94,7 @@ struct plan_params {
 
 // CTA order: 0 = row blocks fastest; 1 = heaviest row block first (masked plans).
 constexpr int plan_schedule = 1;
-// The score is qk times a constant >= 0 (checked on the host): the kernel takes
+// The score is qk times a constant > 0 (checked on the host): the kernel takes
 // the row max on raw qk and folds the constant into one FFMA per element.
 constexpr bool plan_score_is_scaled_qk = false;
 __device__ __forceinline__ float plan_score_scale(const plan_params& p) { return 1.f; }

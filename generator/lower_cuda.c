@@ -1255,10 +1255,10 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
                   c.host_why[i]);
     if (fold && fold_k)
         cb_printf(&params,
-                  "  if (!(p.%s >= 0.0f) || isinf(p.%s))\n"
+                  "  if (!(p.%s > 0.0f) || isinf(p.%s))\n"
                   "    return fg_set_error(FG_ERR_PARAM, \"%s: the score is Q.K times %s = "
                   "%%g: the kernel takes the row max before scaling, so it must be finite and "
-                  ">= 0\", (double)p.%s);\n",
+                  "> 0\", (double)p.%s);\n",
                   fold_k, fold_k, entry,
                   comment_text(a, expr_to_string(a, p, fold == c.score ? c.score : fold)), fold_k);
     fg_def_code(defs, "cuda_set_dims", cb_str(&dimset));

@@ -153,10 +153,10 @@ static void global_score_is_folded_scale(void **state)
     assert_def(d, "cuda_visible", "true");
     assert_def(d, "cuda_split", "0");
     /* scale = rsqrt(D) by default, then times log2(e) on the host, and the
-     * fold needs it finite and >= 0 */
+     * fold needs it finite and > 0 */
     assert_has(d, "p.scale = args->has_scale ? args->scale : (float)(plan_rsqrt_host((double)(p.D)));");
     assert_has(d, "p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */");
-    assert_has(d, "if (!(p.c0_ >= 0.0f) || isinf(p.c0_))");
+    assert_has(d, "if (!(p.c0_ > 0.0f) || isinf(p.c0_))");
 }
 
 static void causal_mask_bounds_keys_and_tiles(void **state)

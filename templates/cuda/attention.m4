@@ -33,7 +33,7 @@ fg_cuda_vector_fns[[[]]]m4_dnl
 
 // CTA order: 0 = row blocks fastest; 1 = heaviest row block first (masked plans).
 constexpr int plan_schedule = fg_cuda_schedule;
-// The score is qk times a constant >= 0 (checked on the host): the kernel takes
+// The score is qk times a constant > 0 (checked on the host): the kernel takes
 // the row max on raw qk and folds the constant into one FFMA per element.
 constexpr bool plan_score_is_scaled_qk = fg_cuda_fold_if([[[true]]], [[[false]]]);
 __device__ __forceinline__ float plan_score_scale(const plan_params& p) { return fg_cuda_fold_scale; }
