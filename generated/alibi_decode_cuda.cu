@@ -1436,6 +1436,8 @@ extern "C" fg_status fg_alibi_decode(const fg_alibi_decode_args *args, struct CU
   p.B = (int)B;
   p.D = (int)D;
   p.scale = args->has_scale ? args->scale : (float)(plan_rsqrt_host((double)(p.D)));
+  if (Hkv != Hq)
+    return fg_set_error(FG_ERR_SHAPE, "fg_alibi_decode: K has %lld heads, Q has %lld: they read the same head h", (long long)Hkv, (long long)Hq);
   p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */
   int dev = 0;
   const cudaError_t e = cudaGetDevice(&dev);

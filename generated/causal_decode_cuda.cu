@@ -1430,6 +1430,8 @@ extern "C" fg_status fg_causal_decode(const fg_causal_decode_args *args, struct 
   p.B = (int)B;
   p.D = (int)D;
   p.scale = args->has_scale ? args->scale : (float)(plan_rsqrt_host((double)(p.D)));
+  if (Hkv != Hq)
+    return fg_set_error(FG_ERR_SHAPE, "fg_causal_decode: K has %lld heads, Q has %lld: they read the same head h", (long long)Hkv, (long long)Hq);
   p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */
   if (!(p.c0_ > 0.0f) || isinf(p.c0_))
     return fg_set_error(FG_ERR_PARAM, "fg_causal_decode: the score is Q.K times scale = %g: the kernel takes the row max before scaling, so it must be finite and > 0", (double)p.c0_);

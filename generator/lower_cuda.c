@@ -1239,6 +1239,12 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
         }
     }
     /* the kernel maps query head h to kv head h / (Hq / Hkv) */
+    if (c.kv_head->kind != E_DIV)
+        cb_printf(&params,
+                  "  if (Hkv != Hq)\n"
+                  "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s has %%lld heads, %s has %%lld: "
+                  "they read the same head %s\", (long long)Hkv, (long long)Hq);\n",
+                  entry, K->name, Q->name, p->axes[c.ax_h].name);
     if (c.kv_head->kind == E_DIV) {
         const char *g = cu_text(&c, c.kv_head->args[1], CS_HOST);
         cb_printf(&params,

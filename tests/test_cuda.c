@@ -172,6 +172,8 @@ static void causal_mask_bounds_keys_and_tiles(void **state)
     assert_has(d, "long v0_lo = -(r1 - 1) + c0 + (long)(p.M - p.N);");
     assert_has(d, "const long n_keys = (long)(p.N);");
     assert_has(d, "correction exp(Mx_prev - Mx) from P, plan line 17");
+    /* K[b, h, n, d]: as many kv heads as query heads */
+    assert_has(d, "if (Hkv != Hq)");
 }
 
 static void alibi_slope_becomes_a_head_constant(void **state)
