@@ -25,11 +25,8 @@ typedef struct fg_logsoftmax_args {
  * argument before any work; on failure fg_last_error() says which. */
 fg_status fg_logsoftmax_cpu(const fg_logsoftmax_args *args);
 
-#ifndef FUSEGEN_NO_CUDA
-struct CUstream_st;
-/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t. */
-fg_status fg_logsoftmax(const fg_logsoftmax_args *args, struct CUstream_st *stream);
-#endif
+/* No CUDA kernel: the attention kernels cannot express this plan, or the
+ * run did not target cuda. */
 
 #ifdef __cplusplus
 }

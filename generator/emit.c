@@ -635,6 +635,10 @@ int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d)
     fg_def_str(common, "command", cmd);
     if (lower_common(a, fz, common, d) < 0)
         goto done;
+    /* the header declares fg_PLAN only when the run gives the plan a kernel */
+    bool has_cuda = (want & TARGET_CUDA) && template_exists(r, a, fg_backends[1].prelude) &&
+                    lower_cuda_supported(a, fz, NULL, NULL) == 0;
+    fg_def_bool(common, "has_cuda", has_cuda);
 
     char *text = NULL;
     if (emit_render(a, &r->o, common, "api/plan_h.m4",

@@ -19,11 +19,16 @@ fg_args_fields[[[]]]m4_dnl
  * argument before any work; on failure fg_last_error() says which. */
 fg_status fg_cpu_entry[[[]]](const fg_args_type *args);
 
+fg_has_cuda_if([[[m4_dnl
 #ifndef FUSEGEN_NO_CUDA
 struct CUstream_st;
 /* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t. */
 fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *stream);
 #endif
+]]], [[[m4_dnl
+/* No CUDA kernel: the attention kernels cannot express this plan, or the
+ * run did not target cuda. */
+]]])m4_dnl
 
 #ifdef __cplusplus
 }
