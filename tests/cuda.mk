@@ -9,6 +9,18 @@ tests_test_cuda_CFLAGS = $(FG_TEST_CFLAGS)
 tests_test_cuda_CPPFLAGS = -I$(srcdir)/generator
 tests_test_cuda_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 
+# The entry points' validation, without a GPU (libfusegen_cuda.a, cudart).
+if HAVE_CUDA
+CMOCKA_TESTS += tests/test_cuda_entry
+tests_test_cuda_entry_SOURCES = tests/test_cuda_entry.c
+tests_test_cuda_entry_CFLAGS = $(FG_TEST_CFLAGS)
+tests_test_cuda_entry_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(CUDA_CPPFLAGS) \
+	$(AM_CPPFLAGS)
+tests_test_cuda_entry_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(FG_TEST_LIBS) \
+	$(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
+endif
+EXTRA_DIST += tests/test_cuda_entry.c
+
 if HAVE_CUDA
 FG_TEST_HAVE_CUDA = 1
 else

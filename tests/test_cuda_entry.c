@@ -1,0 +1,244 @@
+/* test_cuda_entry.c - the validation of the generated CUDA entry points
+ * (libfusegen_cuda.a), without a GPU: every argument the kernels cannot
+ * take is refused with its status and a message naming it, before any
+ * device call; an empty problem succeeds without a device; the generic
+ * registry lists the plans with CUDA kernels.  The tensors point at
+ * addresses that are never dereferenced: validation fails first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "fusegen_plans.h"
+
+/* A fake device address, 256-byte aligned; never read. */
+#define FAKE(k) ((void *)(uintptr_t)(0x7f0000000000ull + (uint64_t)(k) * 0x1000000ull))
+
+static fg_tensor dense4(int k, fg_dtype t, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    int64_t shape[4] = {a, b, c, d};
+    return fg_tensor_dense(FAKE(k), t, 4, shape);
+}
+
+static fg_tensor dense3(int k, fg_dtype t, int64_t a, int64_t b, int64_t c)
+{
+    int64_t shape[3] = {a, b, c};
+    return fg_tensor_dense(FAKE(k), t, 3, shape);
+}
+
+/* B 2, H 4, M 33, N 70, D 128, bf16, LSE f32: valid for the kernels. */
+static fg_causal_args causal_args(int64_t d)
+{
+    fg_causal_args a;
+    memset(&a, 0, sizeof a);
+    a.Q = dense4(1, FG_BF16, 2, 4, 33, d);
+    a.K = dense4(2, FG_BF16, 2, 4, 70, d);
+    a.V = dense4(3, FG_BF16, 2, 4, 70, d);
+    a.O = dense4(4, FG_BF16, 2, 4, 33, d);
+    a.LSE = dense3(5, FG_F32, 2, 4, 33);
+    return a;
+}
+
+/* Hq 8, Hkv 2 */
+static fg_gqa_args gqa_args(void)
+{
+    fg_gqa_args a;
+    memset(&a, 0, sizeof a);
+    a.Q = dense4(1, FG_FP16, 1, 8, 16, 64);
+    a.K = dense4(2, FG_FP16, 1, 2, 100, 64);
+    a.V = dense4(3, FG_FP16, 1, 2, 100, 64);
+    a.O = dense4(4, FG_FP16, 1, 8, 16, 64);
+    a.LSE = dense3(5, FG_F32, 1, 8, 16);
+    return a;
+}
+
+static void expect(fg_status got, fg_status want, const char *message_part)
+{
+    if (got != want)
+        fail_msg("status %s, expected %s (%s)", fg_strerror(got), fg_strerror(want),
+                 fg_last_error());
+    if (!strstr(fg_last_error(), message_part))
+        fail_msg("message '%s' lacks '%s'", fg_last_error(), message_part);
+}
+
+static void null_arguments_are_refused(void **state)
+{
+    (void)state;
+    expect(fg_causal(NULL, NULL), FG_ERR_NULL, "fg_causal: args is NULL");
+    fg_causal_args a = causal_args(128);
+    a.K.data = NULL;
+    expect(fg_causal(&a, NULL), FG_ERR_NULL, "fg_causal: K");
+}
+
+static void shapes_that_disagree_are_refused(void **state)
+{
+    (void)state;
+    fg_causal_args a = causal_args(128);
+    a.V = dense4(3, FG_BF16, 2, 4, 71, 128);
+    expect(fg_causal(&a, NULL), FG_ERR_SHAPE, "fg_causal: V's extent 2 is 71, K's 70");
+    a = causal_args(128);
+    a.O = dense4(4, FG_BF16, 2, 4, 32, 128);
+    expect(fg_causal(&a, NULL), FG_ERR_SHAPE, "fg_causal: O's extent 2 is 32, Q's 33");
+    a = causal_args(128);
+    a.K = dense4(2, FG_BF16, 2, 2, 70, 128);
+    a.V = dense4(3, FG_BF16, 2, 2, 70, 128);
+    expect(fg_causal(&a, NULL), FG_ERR_SHAPE, "fg_causal: K has 2 heads, Q has 4");
+    a = causal_args(128);
+    a.LSE = dense3(5, FG_F32, 2, 4, 34);
+    expect(fg_causal(&a, NULL), FG_ERR_SHAPE, "fg_causal: LSE is [2, 4, 34], expected [2, 4, 33]");
+}
+
+static void dtypes_the_kernels_lack_are_refused(void **state)
+{
+    (void)state;
+    fg_causal_args a = causal_args(128);
+    a.O.dtype = FG_FP16;
+    expect(fg_causal(&a, NULL), FG_ERR_DTYPE, "must have one dtype (bf16 or fp16); they are bf16, bf16, bf16, fp16");
+    a = causal_args(128);
+    a.Q = dense4(1, FG_F32, 2, 4, 33, 128);
+    expect(fg_causal(&a, NULL), FG_ERR_DTYPE, "fg_causal: Q");
+    a = causal_args(128);
+    a.LSE.dtype = FG_BF16;
+    expect(fg_causal(&a, NULL), FG_ERR_DTYPE, "fg_causal: LSE");
+}
+
+static void head_dims_without_kernels_are_unsupported(void **state)
+{
+    (void)state;
+    static const int64_t bad[] = {48, 80, 160, 512};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fg_causal_args a = causal_args(bad[i]);
+        expect(fg_causal(&a, NULL), FG_ERR_UNSUPPORTED, "has no compiled kernel (64, 96, 128 or 256)");
+    }
+}
+
+static void layouts_the_kernels_cannot_read_are_refused(void **state)
+{
+    (void)state;
+    fg_causal_args a = causal_args(128);
+    a.Q.data = (char *)a.Q.data + 2; /* one element off 16 bytes */
+    expect(fg_causal(&a, NULL), FG_ERR_ALIGN, "fg_causal: Q");
+    a = causal_args(128);
+    a.K.stride[2] = 130; /* rows of 260 bytes */
+    expect(fg_causal(&a, NULL), FG_ERR_ALIGN, "fg_causal: K");
+    a = causal_args(128);
+    a.V.stride[3] = 2; /* innermost not contiguous */
+    a.V.stride[2] = 256;
+    a.V.stride[1] = 256 * 70;
+    a.V.stride[0] = 256 * 70 * 4;
+    expect(fg_causal(&a, NULL), FG_ERR_STRIDE, "fg_causal: V");
+    a = causal_args(128);
+    a.LSE.stride[1] = 40; /* LSE rows padded: the kernel writes it densely */
+    a.LSE.stride[0] = 160;
+    expect(fg_causal(&a, NULL), FG_ERR_STRIDE, "the kernel writes LSE densely");
+}
+
+static void params_out_of_range_are_refused(void **state)
+{
+    (void)state;
+    fg_causal_args a = causal_args(128);
+    a.scale = -0.5f;
+    a.has_scale = 1;
+    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "fg_causal: the score is Q.K times scale = -0.721");
+    a.scale = 0.0f;
+    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "times scale = 0:");
+    a = causal_args(128);
+    a.splits = -1;
+    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "fg_causal: splits is -1");
+    fg_gqa_args g = gqa_args();
+    g.G = 0;
+    g.has_G = 1;
+    expect(fg_gqa(&g, NULL), FG_ERR_PARAM, "fg_gqa: param G = 0: it divides, so it must be > 0");
+    g.G = 3;
+    expect(fg_gqa(&g, NULL), FG_ERR_SHAPE, "Hq = 8 query heads, Hkv = 2 kv heads and G = 3");
+    g = gqa_args();
+    g.K = dense4(2, FG_FP16, 1, 3, 100, 64);
+    g.V = dense4(3, FG_FP16, 1, 3, 100, 64);
+    expect(fg_gqa(&g, NULL), FG_ERR_SHAPE, "Hq = 8 query heads is not a multiple of Hkv = 3 kv heads");
+}
+
+static void empty_problem_needs_no_device(void **state)
+{
+    (void)state;
+    fg_causal_args a = causal_args(128);
+    a.Q = dense4(1, FG_BF16, 2, 4, 0, 128);
+    a.O = dense4(4, FG_BF16, 2, 4, 0, 128);
+    a.LSE = dense3(5, FG_F32, 2, 4, 0);
+    a.Q.data = a.O.data = a.LSE.data = NULL;
+    assert_int_equal(fg_causal(&a, NULL), FG_OK);
+    fg_gqa_decode_args d;
+    memset(&d, 0, sizeof d);
+    d.Q = dense4(1, FG_BF16, 0, 8, 1, 128);
+    d.K = dense4(2, FG_BF16, 0, 2, 50, 128);
+    d.V = dense4(3, FG_BF16, 0, 2, 50, 128);
+    d.O = dense4(4, FG_BF16, 0, 8, 1, 128);
+    d.Q.data = d.K.data = d.V.data = d.O.data = NULL;
+    assert_int_equal(fg_gqa_decode(&d, NULL), FG_OK);
+}
+
+static void valid_arguments_reach_the_device(void **state)
+{
+    (void)state;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+        skip(); /* a real GPU would run the kernel on fake addresses */
+    fg_causal_args a = causal_args(128);
+    expect(fg_causal(&a, NULL), FG_ERR_DEVICE, "fg_causal: no usable CUDA device");
+    fg_alibi_decode_args d;
+    memset(&d, 0, sizeof d);
+    d.Q = dense4(1, FG_FP16, 3, 4, 2, 96);
+    d.K = dense4(2, FG_FP16, 3, 4, 500, 96);
+    d.V = dense4(3, FG_FP16, 3, 4, 500, 96);
+    d.O = dense4(4, FG_FP16, 3, 4, 2, 96);
+    d.splits = 5;
+    expect(fg_alibi_decode(&d, NULL), FG_ERR_DEVICE, "fg_alibi_decode: no usable CUDA device");
+}
+
+static void registry_lists_the_cuda_plans(void **state)
+{
+    (void)state;
+    static const char *const want[] = {
+        "alibi", "alibi_decode", "causal", "causal_decode", "global",
+        "gqa", "gqa_decode", "softcap", "softcap_decode", "window",
+    };
+    size_t n = 0;
+    while (fg_plan_cuda_list[n].name) {
+        assert_non_null(fg_plan_cuda_list[n].fn);
+        n++;
+    }
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(fg_plan_cuda_list[i].name, want[i]);
+    assert_null(fg_plan_cuda_list[n].fn);
+    /* the generic entry validates as the plan's own: V one key longer */
+    fg_tensor in[3], out[2];
+    in[0] = dense4(1, FG_BF16, 1, 2, 5, 64);
+    in[1] = dense4(2, FG_BF16, 1, 2, 9, 64);
+    in[2] = dense4(3, FG_BF16, 1, 2, 10, 64);
+    out[0] = dense4(4, FG_BF16, 1, 2, 5, 64);
+    out[1] = dense3(5, FG_F32, 1, 2, 5);
+    expect(fg_plan_cuda_list[2].fn(in, out, NULL, NULL, NULL, 0, NULL), FG_ERR_SHAPE,
+           "fg_causal: V's extent 2 is 10, K's 9");
+    expect(fg_plan_cuda_list[2].fn(NULL, out, NULL, NULL, NULL, 0, NULL), FG_ERR_NULL,
+           "causal: inputs or outputs is NULL");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(null_arguments_are_refused),
+        cmocka_unit_test(shapes_that_disagree_are_refused),
+        cmocka_unit_test(dtypes_the_kernels_lack_are_refused),
+        cmocka_unit_test(head_dims_without_kernels_are_unsupported),
+        cmocka_unit_test(layouts_the_kernels_cannot_read_are_refused),
+        cmocka_unit_test(params_out_of_range_are_refused),
+        cmocka_unit_test(empty_problem_needs_no_device),
+        cmocka_unit_test(valid_arguments_reach_the_device),
+        cmocka_unit_test(registry_lists_the_cuda_plans),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
