@@ -34,7 +34,11 @@ fg_status fg_alibi_decode_cpu(const fg_alibi_decode_args *args);
 
 #ifndef FUSEGEN_NO_CUDA
 struct CUstream_st;
-/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t. */
+/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t.  Tensors
+ * are device memory, per-head params host memory; every argument is
+ * validated before the asynchronous launch (fg_last_error() says which).
+ * The splits' partial states come from a per-device memory pool, allocated
+ * and freed in stream order on `stream`: no workspace argument. */
 fg_status fg_alibi_decode(const fg_alibi_decode_args *args, struct CUstream_st *stream);
 #endif
 

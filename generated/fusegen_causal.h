@@ -33,7 +33,10 @@ fg_status fg_causal_cpu(const fg_causal_args *args);
 
 #ifndef FUSEGEN_NO_CUDA
 struct CUstream_st;
-/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t. */
+/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t.  Tensors
+ * are device memory, per-head params host memory; every argument is
+ * validated before the asynchronous launch (fg_last_error() says which).
+ * One CTA walks all keys of its rows: splits has no effect here. */
 fg_status fg_causal(const fg_causal_args *args, struct CUstream_st *stream);
 #endif
 

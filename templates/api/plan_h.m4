@@ -22,7 +22,11 @@ fg_status fg_cpu_entry[[[]]](const fg_args_type *args);
 fg_has_cuda_if([[[m4_dnl
 #ifndef FUSEGEN_NO_CUDA
 struct CUstream_st;
-/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t. */
+/* The CUDA kernels (libfusegen_cuda.a); stream is a cudaStream_t.  Tensors
+ * are device memory, per-head params host memory; every argument is
+ * validated before the asynchronous launch (fg_last_error() says which).
+fg_split_if([[[ * The splits' partial states come from a per-device memory pool, allocated
+ * and freed in stream order on `stream`: no workspace argument. */]]], [[[ * One CTA walks all keys of its rows: splits has no effect here. */]]])
 fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *stream);
 #endif
 ]]], [[[m4_dnl
