@@ -228,6 +228,24 @@ static int match_attention(cu *c)
                        arena_printf(c->a, "the attention kernel keeps 3 running reductions "
                                           "(max, sum, and the P.V contraction); plan '%s' has %d",
                                     p->name, fz->nrunning));
+    /* a running sum corrected otherwise than by the online-softmax rescale
+     * (the FlashAttention-1 form, normalised inside the sum) */
+    for (int i = 0; i < fz->nrunning && c->mx < 0; i++)
+        if (fz->running[i].op == R_MAX)
+            c->mx = fz->running[i].tensor;
+    for (int i = 0; i < fz->nrunning && c->mx >= 0; i++) {
+        const fg_running *r = &fz->running[i];
+        if (r->op == R_SUM && r->corr.kind != CORR_NONE && r->corr.factor && !is_rescale(c, &r->corr))
+            return cu_fail(c, p->tensors[r->tensor].loc,
+                           arena_printf(c->a, "the correction of '%s' is %s, not the "
+                                              "online-softmax rescale exp(%s_prev - %s): the "
+                                              "attention kernel keeps its sums unnormalised and "
+                                              "divides once after the last tile",
+                                        p->tensors[r->tensor].name,
+                                        expr_to_string(c->a, p, r->corr.factor),
+                                        p->tensors[c->mx].name, p->tensors[c->mx].name));
+    }
+    c->mx = -1;
     for (int i = 0; i < fz->nrunning; i++) {
         int t = fz->running[i].tensor;
         const fg_tensor *ts = &p->tensors[t];

@@ -253,7 +253,8 @@ static void fa1_form_is_refused_at_its_statement(void **state)
     assert_int_equal(lower_cuda_supported(f->arena, fz, &loc, &why), -1);
     assert_int_equal(loc.line, 12);
     assert_int_equal(loc.col, 1);
-    assert_has(why, "running reduction 'O'");
+    assert_has(why, "the correction of 'O' is L_prev / L * exp(Mx_prev - Mx), not the "
+                    "online-softmax rescale exp(Mx_prev - Mx)");
 }
 
 int main(void)
