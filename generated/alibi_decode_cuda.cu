@@ -4,8 +4,18 @@
  * Schedule: split over n, tile m = 16, n = 64, splits auto.
  * Per output row: 4*N*D + 15*N + 1*D + 2 operations, 4*N*D + 4*D + 4 bytes (inputs at their plan dtypes, no reuse).
  */
-// Kernels: split form (FlashDecoding): split kernel + combine kernel.
-// Instantiated: bf16 and fp16, head dim 64, 96, 128, 256 (the prototype's tuned tile configurations).
+/* Kernels: split form (FlashDecoding): split kernel + combine kernel,
+ * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
+ * D 64, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 4 stages, 76032 bytes of shared memory
+ * D 64, more than 16 packed rows: 32 rows x 16 keys per warp tile, 128 threads, 4 stages, 78336 bytes of shared memory
+ * D 96, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 3 stages, 83200 bytes of shared memory
+ * D 96, more than 16 packed rows: 32 rows x 16 keys per warp tile, 128 threads, 3 stages, 86528 bytes of shared memory
+ * D 128, bf16, 16 packed rows or fewer (best measured, H200): 16 rows x 16 keys per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory
+ * D 128, fp16, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 3 stages, 108800 bytes of shared memory
+ * D 128, more than 16 packed rows: 32 rows x 16 keys per warp tile, 128 threads, 3 stages, 113152 bytes of shared memory
+ * D 256, any rows (16 per row group): 16 rows x 16 keys per warp tile, 128 threads, 2 stages, 143616 bytes of shared memory
+ * combine: one warp per query row, 128 threads, no shared memory
+ */
 #include <atomic>
 #include <type_traits>
 #include <mutex>
@@ -1257,14 +1267,14 @@ static inline fg_status plan_pool(int dev, cudaMemPool_t* pool, const char* entr
 }
 
 // Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB
-using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;
-using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;
-using CD96_1 = fd_cfg<96, 1, 4, 16, 3, true, 2>;
-using CD96_2 = fd_cfg<96, 2, 4, 16, 3, false, 2>;
-using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or fewer
-using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;
+using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;  // 16 packed rows or fewer
+using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;  // more than 16 packed rows
+using CD96_1 = fd_cfg<96, 1, 4, 16, 3, true, 2>;  // 16 packed rows or fewer
+using CD96_2 = fd_cfg<96, 2, 4, 16, 3, false, 2>;  // more than 16 packed rows
 using CD128_8W = fd_cfg<128, 1, 8, 16, 2, true, 1>;  // bf16, 16 packed rows or fewer (best measured, H200)
-using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;
+using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or fewer
+using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;  // more than 16 packed rows
+using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;  // any rows (16 per row group)
 
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {

@@ -4,8 +4,13 @@
  * Schedule: rolling over n, tile m = 128, n = 64.
  * Per output row: 6*N*D + 18*N + 1*D + 2 operations, 4*N*D + 4*D + 4 bytes (inputs at their plan dtypes, no reuse).
  */
-// Kernels: rolling form (FlashAttention-2): one CTA walks the key tiles of BM query rows.
-// Instantiated: bf16 and fp16, head dim 64, 96, 128, 256 (the prototype's tuned tile configurations).
+/* Kernels: rolling form (FlashAttention-2): one CTA walks the key tiles of its query rows,
+ * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
+ * D 64: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 55296 bytes of shared memory
+ * D 96: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 79872 bytes of shared memory
+ * D 128: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 104448 bytes of shared memory
+ * D 256: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 202752 bytes of shared memory
+ */
 #include <atomic>
 #include <type_traits>
 #include <mutex>
@@ -748,10 +753,10 @@ static inline fg_status plan_pool(int dev, cudaMemPool_t* pool, const char* entr
 }
 
 // Rolling-form configurations (attn_inst.cu, cfg 0):  D BM BN NW STAGES QREG
-using C64 = fa_cfg<64, 128, 64, 4, 2, true>;    // 32 rows per warp, Q in registers
-using C96 = fa_cfg<96, 128, 64, 8, 2, true>;
-using C128 = fa_cfg<128, 128, 64, 4, 2, false>; // 32 rows per warp, Q through ldmatrix
-using C256 = fa_cfg<256, 128, 64, 8, 2, false>;
+using C64 = fa_cfg<64, 128, 64, 4, 2, true>;  // 32 rows per warp, Q in registers
+using C96 = fa_cfg<96, 128, 64, 8, 2, true>;  // 16 rows per warp, Q in registers
+using C128 = fa_cfg<128, 128, 64, 4, 2, false>;  // 32 rows per warp, Q through ldmatrix
+using C256 = fa_cfg<256, 128, 64, 8, 2, false>;  // 16 rows per warp, Q through ldmatrix
 
 template <typename T, class C>
 static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const char* entry) {

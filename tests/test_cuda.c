@@ -157,6 +157,10 @@ static void global_score_is_folded_scale(void **state)
     assert_has(d, "p.scale = args->has_scale ? args->scale : (float)(plan_rsqrt_host((double)(p.D)));");
     assert_has(d, "p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */");
     assert_has(d, "if (!(p.c0_ > 0.0f) || isinf(p.c0_))");
+    /* the summary: (128 + 2 stages * 2 * 64) rows of (128 + 8) bf16 */
+    assert_has(d, "D 128: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 104448 bytes "
+                  "of shared memory");
+    assert_has(d, "using C128 = fa_cfg<128, 128, 64, 4, 2, false>;");
 }
 
 static void causal_mask_bounds_keys_and_tiles(void **state)
@@ -209,6 +213,9 @@ static void window_mask_and_split_form(void **state)
     assert_has(d, "long v1_lo = r0 - (c1 - 1) + (long)(p.N - p.M - p.W);");
     const char *s = cuda_defs(f, "plans/softcap_decode.fp");
     assert_def(s, "cuda_split", "1");
+    /* Q 16 rows + max(ring 8 warps * 2 stages * 2 * 16 keys, merge) of 136 elements */
+    assert_has(s, "D 128, bf16, 16 packed rows or fewer (best measured, H200): 16 rows x 16 keys "
+                  "per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory");
     assert_def(s, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
 }
 

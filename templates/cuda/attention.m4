@@ -4,8 +4,10 @@ m4_dnl prototype's kernel bodies (attention_body.cuh, decode_body.cuh, copied by
 m4_dnl sync-from-proto.sh) around the hooks lower_cuda.c computes from the fused
 m4_dnl schedule, and the host entry point that validates and dispatches.
 fg_c_file_header
-// Kernels: fg_cuda_split_if([[[split form (FlashDecoding): split kernel + combine kernel]]], [[[rolling form (FlashAttention-2): one CTA walks the key tiles of BM query rows]]]).
-// Instantiated: bf16 and fp16, head dim 64, 96, 128, 256 (the prototype's tuned tile configurations).
+/* Kernels: fg_cuda_split_if([[[split form (FlashDecoding): split kernel + combine kernel]]], [[[rolling form (FlashAttention-2): one CTA walks the key tiles of its query rows]]]),
+ * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
+fg_cuda_config_summary[[[]]]m4_dnl
+ */
 #include <atomic>
 #include <type_traits>
 #include <mutex>

@@ -1,16 +1,8 @@
-m4_dnl cuda/launch.m4 - launchers and the dispatch by dtype and head dim, with
-m4_dnl the prototype's tuned tile configurations (bench/proto/attn_inst.cu,
-m4_dnl decode_inst.cu: their cfg 0).  Included inside the plan's namespace.
+m4_dnl cuda/launch.m4 - launchers and the dispatch by dtype and head dim over
+m4_dnl the tile configurations lower_cuda.c lists (fg_cuda_configs: the
+m4_dnl prototype's tuned defaults).  Included inside the plan's namespace.
 fg_cuda_split_if([[[m4_dnl
-// Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB
-using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;
-using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;
-using CD96_1 = fd_cfg<96, 1, 4, 16, 3, true, 2>;
-using CD96_2 = fd_cfg<96, 2, 4, 16, 3, false, 2>;
-using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or fewer
-using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;
-using CD128_8W = fd_cfg<128, 1, 8, 16, 2, true, 1>;  // bf16, 16 packed rows or fewer (best measured, H200)
-using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;
+fg_cuda_configs[[[]]]m4_dnl
 
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
@@ -110,11 +102,7 @@ static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_
   return plan_dispatch_t<__half>(a, D, splits, st, dev, entry);
 }
 ]]], [[[m4_dnl
-// Rolling-form configurations (attn_inst.cu, cfg 0):  D BM BN NW STAGES QREG
-using C64 = fa_cfg<64, 128, 64, 4, 2, true>;    // 32 rows per warp, Q in registers
-using C96 = fa_cfg<96, 128, 64, 8, 2, true>;
-using C128 = fa_cfg<128, 128, 64, 4, 2, false>; // 32 rows per warp, Q through ldmatrix
-using C256 = fa_cfg<256, 128, 64, 8, 2, false>;
+fg_cuda_configs[[[]]]m4_dnl
 
 template <typename T, class C>
 static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const char* entry) {
