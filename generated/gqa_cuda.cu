@@ -125,11 +125,14 @@ __device__ __forceinline__ bool plan_visible(int i, int j, const plan_params& p)
 __device__ __forceinline__ void plan_key_range(int m0, int m1, const plan_params& p, int* n_begin, int* n_end) {
   const long r0 = m0, r1 = m1;
   long c_lo, c_hi;
+  // The kernels call this with all 32 lanes of each warp together (at the top,
+  // outside any branch): each lane walks every 32nd row, then the lanes merge.
+  const int lane = threadIdx.x & 31;
     /* [c_lo, c_hi): the keys that rows [r0, r1) can see (empty: 0, 0) */
     const long n_keys = (long)(p.N);
     c_lo = 0;
     c_hi = 0;
-    for (long row = r0; row < r1; ++row) {
+    for (long row = r0 + lane; row < r1; row += 32) {
         long x0 = -row + (long)(p.M - p.N);
         long lo0 = 0, hi0 = 1 - x0;
         if (lo0 < 0)
@@ -146,6 +149,18 @@ __device__ __forceinline__ void plan_key_range(int m0, int m1, const plan_params
             c_hi = c_hi > hi0 ? c_hi : hi0;
         }
     }
+  int any = c_lo < c_hi;
+  for (int o = 16; o > 0; o >>= 1) {
+    const long lo_o = __shfl_xor_sync(0xffffffffu, c_lo, o);
+    const long hi_o = __shfl_xor_sync(0xffffffffu, c_hi, o);
+    const int any_o = __shfl_xor_sync(0xffffffffu, any, o);
+    if (any_o) {
+      c_lo = any ? (c_lo < lo_o ? c_lo : lo_o) : lo_o;
+      c_hi = any ? (c_hi > hi_o ? c_hi : hi_o) : hi_o;
+      any = 1;
+    }
+  }
+  if (!any) c_lo = c_hi = 0;
   *n_begin = (int)c_lo;
   *n_end = (int)c_hi;
 }

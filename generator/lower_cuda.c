@@ -1252,9 +1252,18 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
     fg_def_bool(defs, "cuda_mask_skip", mask && fz->mask_skippable);
     fg_def_code(defs, "cuda_tile_state",
                 mask ? mask_emit_tile_state(a, &fz->mask, mask_print_cuda, &c) : "");
-    fg_def_code(defs, "cuda_key_range",
-                mask && fz->mask_skippable ? mask_emit_key_range(a, &fz->mask, mask_print_cuda, &c)
-                                           : "");
+    /* The kernels call plan_key_range with every lane of each warp: the
+     * lanes split the rows of masks.c's walk and merge their ranges. */
+    char *kr = mask && fz->mask_skippable ? mask_emit_key_range(a, &fz->mask, mask_print_cuda, &c)
+                                          : "";
+    static const char walk[] = "for (long row = r0; row < r1; ++row) {";
+    char *at = strstr(kr, walk);
+    bool lanes = at && !strstr(at + 1, walk);
+    if (lanes)
+        kr = arena_printf(a, "%.*sfor (long row = r0 + lane; row < r1; row += 32) {%s",
+                          (int)(at - kr), kr, at + strlen(walk));
+    fg_def_code(defs, "cuda_key_range", kr);
+    fg_def_bool(defs, "cuda_key_range_lanes", lanes);
     const fg_running *rl = NULL;
     for (int i = 0; i < fz->nrunning; i++)
         if (fz->running[i].tensor == c.l)

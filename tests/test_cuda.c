@@ -175,6 +175,9 @@ static void causal_mask_bounds_keys_and_tiles(void **state)
     /* masks.c's emitters over the kernel's params */
     assert_has(d, "long v0_lo = -(r1 - 1) + c0 + (long)(p.M - p.N);");
     assert_has(d, "const long n_keys = (long)(p.N);");
+    /* the lanes of a warp split the rows of the walk */
+    assert_has(d, "for (long row = r0 + lane; row < r1; row += 32) {");
+    assert_def(d, "cuda_key_range_lanes", "1");
     assert_has(d, "correction exp(Mx_prev - Mx) from P, plan line 17");
     /* K[b, h, n, d]: as many kv heads as query heads */
     assert_has(d, "if (Hkv != Hq)");

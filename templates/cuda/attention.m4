@@ -61,7 +61,26 @@ __device__ __forceinline__ void plan_key_range(int m0, int m1, const plan_params
 fg_cuda_mask_skip_if([[[m4_dnl
   const long r0 = m0, r1 = m1;
   long c_lo, c_hi;
+fg_cuda_key_range_lanes_if([[[m4_dnl
+  // The kernels call this with all 32 lanes of each warp together (at the top,
+  // outside any branch): each lane walks every 32nd row, then the lanes merge.
+  const int lane = threadIdx.x & 31;
 fg_cuda_key_range[[[]]]m4_dnl
+  int any = c_lo < c_hi;
+  for (int o = 16; o > 0; o >>= 1) {
+    const long lo_o = __shfl_xor_sync(0xffffffffu, c_lo, o);
+    const long hi_o = __shfl_xor_sync(0xffffffffu, c_hi, o);
+    const int any_o = __shfl_xor_sync(0xffffffffu, any, o);
+    if (any_o) {
+      c_lo = any ? (c_lo < lo_o ? c_lo : lo_o) : lo_o;
+      c_hi = any ? (c_hi > hi_o ? c_hi : hi_o) : hi_o;
+      any = 1;
+    }
+  }
+  if (!any) c_lo = c_hi = 0;
+]]], [[[m4_dnl
+fg_cuda_key_range[[[]]]m4_dnl
+]]])m4_dnl
   *n_begin = (int)c_lo;
   *n_end = (int)c_hi;
 ]]], [[[m4_dnl
