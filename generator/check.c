@@ -867,7 +867,7 @@ static fg_expr *check_node(checker *ck, fg_expr *e, bool root)
         break;
     default:
         diag_internal(ck->d, e->loc, "the checker met an unexpected '%s' node",
-                      fg_expr_kind_names[k]);
+                      (unsigned)k < E_COUNT ? fg_expr_kind_names[k] : "?");
         ok = false;
         break;
     }
