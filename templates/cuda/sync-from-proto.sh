@@ -95,9 +95,34 @@ for f in "$tmp"/*.cuh; do
     exit 1
   fi
 done
+# The tuned configurations: lower_cuda.c's tables must match the
+# prototype's defaults (attn_inst.cu cfg 0, decode_inst.cu's dispatch).
+lower=$(dirname "$0")/../../generator/lower_cuda.c
+cfg_mismatch=0
+check_cfg() { # PROTO_FILE PROTO_NAME TABLE_NAME
+  args=$(sed -n "s/^using $2 = fgd\{0,1\}_cfg<\(.*\)>;.*/\1/p" "$1")
+  if test -z "$args"; then
+    echo "sync-from-proto: no configuration $2 in $1" >&2
+    cfg_mismatch=1
+  elif ! grep -q "{\"$3\", $args," "$lower"; then
+    echo "sync-from-proto: $2 in $1 is <$args>; lower_cuda.c's $3 differs: update its table" >&2
+    cfg_mismatch=1
+  fi
+}
+if test -f "$lower"; then
+  for pair in C64_0:C64 C96:C96 C128_0:C128 C256:C256; do
+    check_cfg "$proto/attn_inst.cu" "${pair%%:*}" "${pair##*:}"
+  done
+  for pair in D64_1:CD64_1 D64_2:CD64_2 D96_1:CD96_1 D96_2:CD96_2 D128_1:CD128_1 \
+              D128_2:CD128_2 D128_a2:CD128_8W D256_1:CD256_1; do
+    check_cfg "$proto/decode_inst.cu" "${pair%%:*}" "${pair##*:}"
+  done
+fi
+
 for f in attention_head.cuh attention_body.cuh decode_body.cuh; do
   if ! cmp -s "$tmp/$f" "$out/$f" 2>/dev/null; then
     cp "$tmp/$f" "$out/$f"
     echo "sync-from-proto: updated $out/$f"
   fi
 done
+exit $cfg_mismatch
