@@ -493,8 +493,8 @@ static int match_attention(cu *c)
                                               "and V",
                                         t->name));
     }
-    for (int i = 0; i < fz->nprologue; i++)
-        return cu_fail(c, p->tensors[fz->prologue[i]].loc,
+    if (fz->nprologue > 0)
+        return cu_fail(c, p->tensors[fz->prologue[0]].loc,
                        "a statement before the key loop: the attention kernel has none");
     if (fz->mask.present && (fz->mask.row_axis != c->ax_m || fz->mask.col_axis != c->ax_n))
         return cu_fail(c, fz->mask.loc, "the mask must relate the row and key axes");
