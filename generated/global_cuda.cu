@@ -81,6 +81,7 @@ __device__ __forceinline__ float fa_tanh(float x) {
 
 // ============================ PLAN HOOKS BEGIN ============================
 // Generated from the fused schedule of plan global.
+__device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
 
 // Per-launch scalars, filled by the entry point below; plan_head_setup runs on
 // a private copy per CTA (per query row in the decode kernel).
@@ -621,7 +622,6 @@ static inline double plan_rsqrt_host(double x) { return 1.0 / sqrt(x); }
 static inline double plan_sigmoid_host(double x) { return 1.0 / (1.0 + exp(-x)); }
 static inline long plan_min_host(long x, long y) { return x < y ? x : y; }
 static inline long plan_max_host(long x, long y) { return x > y ? x : y; }
-__device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
 
 // Devices whose facts are cached (more are served, uncached).
 constexpr int PLAN_MAX_DEVICES = 64;

@@ -496,8 +496,6 @@ static int match_attention(cu *c)
     if (fz->nprologue > 0)
         return cu_fail(c, p->tensors[fz->prologue[0]].loc,
                        "a statement before the key loop: the attention kernel has none");
-    if (fz->mask.present && (fz->mask.row_axis != c->ax_m || fz->mask.col_axis != c->ax_n))
-        return cu_fail(c, fz->mask.loc, "the mask must relate the row and key axes");
     for (int i = 0; i < p->nparams; i++) {
         const fg_param *pa = &p->params[i];
         if (pa->index_axis >= 0 && pa->index_axis != c->ax_h)
@@ -1219,7 +1217,7 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
     fg_def_bool(defs, "cuda_vectors", has_vectors);
 
     /* ---- hooks */
-    fg_def_int(defs, "cuda_schedule", fz->mask.present ? 1 : 0);
+    fg_def_int(defs, "cuda_schedule", c.cond ? 1 : 0);
     fg_def_bool(defs, "cuda_fold", fold != NULL);
     fg_def_str(defs, "cuda_fold_scale", fold_k ? arena_printf(a, "p.%s", fold_k) : "1.f");
     cb hs = {a, NULL, 0, 0};
@@ -1247,8 +1245,12 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
     fg_def_str(defs, "cuda_mask_origin",
                c.cond ? plan_line(&c, fz->mask.stmt >= 0 ? fz->mask.stmt : c.tstmt)
                       : "no mask: every key visible");
-    bool mask = fz->mask.present && c.cond;
+    /* Tiles are classified from masks.c's analysis when it is over the row
+     * and key axes; otherwise every tile applies the condition. */
+    bool mask = fz->mask.present && c.cond && fz->mask.row_axis == c.ax_m &&
+                fz->mask.col_axis == c.ax_n;
     fg_def_bool(defs, "cuda_mask", mask);
+    fg_def_bool(defs, "cuda_masked", c.cond != NULL);
     fg_def_bool(defs, "cuda_mask_skip", mask && fz->mask_skippable);
     fg_def_code(defs, "cuda_tile_state",
                 mask ? mask_emit_tile_state(a, &fz->mask, mask_print_cuda, &c) : "");

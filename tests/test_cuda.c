@@ -222,6 +222,52 @@ static void window_mask_and_split_form(void **state)
     assert_def(s, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
 }
 
+/* A score the kernels have no special case for, and a mask that masks.c
+ * cannot classify without a row tile: one expression, every tile masked. */
+static const char quad_plan[] =
+    "plan quad\n"
+    "dim B, H, M, N, D\n"
+    "axis b: B, h: H, m: M, n: N, d: D\n"
+    "param scale: f32 = rsqrt(D)\n"
+    "input Q[b, h, m, d]: fp16\n"
+    "input K[b, h, n, d]: fp16\n"
+    "input V[b, h, n, d]: fp16\n"
+    "S[b, h, m, n] = sum(d: Q * K)\n"
+    "T[b, h, m, n] = where(n <= m + N - M, abs(S) * scale - sigmoid(S) / 4, -inf)\n"
+    "Mx[b, h, m] = max(n: T)\n"
+    "P[b, h, m, n] = exp(T - Mx)\n"
+    "L[b, h, m] = sum(n: P)\n"
+    "O[b, h, m, d] = sum(n: P * V) / L\n"
+    "output O: fp16\n"
+    "schedule {\n"
+    "  reduce n: rolling\n"
+    "}\n";
+
+static void any_score_chain_becomes_one_expression(void **state)
+{
+    fixture *f = *state;
+    fg_source *src = ARENA_NEW(f->arena, fg_source);
+    source_from_string(src, "quad.fp", quad_plan);
+    diag_init(&f->diag, src, f->diag_out);
+    fg_plan *p = NULL;
+    fg_fused *fz = NULL;
+    assert_int_equal(parse_plan(f->arena, src, &f->diag, &p), 0);
+    assert_int_equal(check_plan(p, &f->diag), 0);
+    assert_int_equal(fuse_plan(f->arena, p, &f->diag, &fz), 0);
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), 0);
+    const char *d = defs_text(defs);
+    /* log2(e) distributed over the difference, constants hoisted */
+    assert_def(d, "cuda_score", "fabsf(qk) * p.c0_ - plan_sigmoid(qk) * p.c1_");
+    assert_has(d, "p.c1_ = (float)(1.0 / 4 * 1.4426950408889634); /* 1 / 4 * log2(e) */");
+    assert_def(d, "cuda_fold", "0");
+    assert_def(d, "cuda_masked", "1");
+    assert_def(d, "cuda_mask", "0");
+    assert_def(d, "cuda_schedule", "1");
+    assert_def(d, "cuda_visible", "j <= i + p.N - p.M");
+}
+
 static void registry_wrapper_fills_the_args(void **state)
 {
     fixture *f = *state;
@@ -277,6 +323,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),
         cmocka_unit_test_setup_teardown(softcap_constants_fold_on_the_host, setup, teardown),
         cmocka_unit_test_setup_teardown(window_mask_and_split_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(any_score_chain_becomes_one_expression, setup, teardown),
         cmocka_unit_test_setup_teardown(registry_wrapper_fills_the_args, setup, teardown),
         cmocka_unit_test_setup_teardown(refusal_is_a_located_error, setup, teardown),
         cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),

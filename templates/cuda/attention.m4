@@ -25,6 +25,7 @@ fg_cuda_config_summary[[[]]]m4_dnl
 m4_include([[[cuda/attention_head.cuh]]])m4_dnl
 // ============================ PLAN HOOKS BEGIN ============================
 // Generated from the fused schedule of plan fg_plan_name.
+__device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
 
 // Per-launch scalars, filled by the entry point below; plan_head_setup runs on
 // a private copy per CTA (per query row in the decode kernel).
@@ -106,7 +107,7 @@ fg_cuda_mask_skip_if([[[m4_dnl
 ]]])m4_dnl
 ]]], [[[m4_dnl
   (void)m0; (void)m1; (void)n0; (void)n1; (void)p;
-  return 2;
+  return fg_cuda_masked_if([[[1;  // no tile analysis of the mask: every tile applies it]]], [[[2;]]])
 ]]])m4_dnl
 }
 
