@@ -31,6 +31,7 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
     fi
     flags=
     grep -q '^    int W;' "$tmp/hooks.h" && flags=-DSIM_HAS_W
+    grep -q 'row += 32' "$tmp/hooks.h" && flags="$flags -DSIM_EXACT_RANGE"
     if ! $cxx -std=c++11 -O1 -pthread $flags -I"$tmp" -o "$tmp/sim" "$srcdir/tests/cuda_hooks_sim.cc"; then
         echo "FAIL: $name: the hooks do not compile on the host"
         fail=1
