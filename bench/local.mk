@@ -19,4 +19,4 @@ endif
 
 TESTS += bench/dry-run-check.sh
 EXTRA_DIST += bench/dry-run-check.sh bench/dry-run-cases.tsv bench/cases.tsv \
-	bench/run-gpu.sh
+	bench/run-gpu.sh bench/RESULTS.md
