@@ -9,6 +9,7 @@
  * D 64: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 55296 bytes of shared memory
  * D 96: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 79872 bytes of shared memory
  * D 128: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 104448 bytes of shared memory
+ * D 128 (long rows): 256 query rows x 64 keys per tile, 256 threads, 2 stages, 139264 bytes of shared memory
  * D 256: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 202752 bytes of shared memory
  */
 #include <atomic>
@@ -758,6 +759,7 @@ static inline fg_status plan_pool(int dev, cudaMemPool_t* pool, const char* entr
 using C64 = fa_cfg<64, 128, 64, 4, 2, true>;  // 32 rows per warp, Q in registers
 using C96 = fa_cfg<96, 128, 64, 8, 2, true>;  // 16 rows per warp, Q in registers
 using C128 = fa_cfg<128, 128, 64, 4, 2, false>;  // 32 rows per warp, Q through ldmatrix
+using C128L = fa_cfg<128, 256, 64, 8, 2, false>;  // 8 warps, one CTA per SM: long or unmasked rows
 using C256 = fa_cfg<256, 128, 64, 8, 2, false>;  // 16 rows per warp, Q through ldmatrix
 
 template <typename T, class C>
@@ -781,12 +783,23 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
   return FG_OK;
 }
 
+// Which D = 128 configuration a shape takes: the rule the prototype's
+// measurements gave (no wisdom file yet).
+static bool plan_long_rows(const fa_args& a) {
+  return a.N >= 16384 || (a.Hq != a.Hkv && a.M >= 8192);
+}
+
 template <typename T>
 static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry) {
   switch (D) {
     case 64: return plan_launch<T, C64>(a, st, dev, entry);
     case 96: return plan_launch<T, C96>(a, st, dev, entry);
-    case 128: return plan_launch<T, C128>(a, st, dev, entry);
+    case 128:
+      // 8 warps over 256 rows (one CTA per SM) measured faster on unmasked
+      // rows, on long keys and on grouped heads at 8k (bench/NOTES.md,
+      // prototype calls 4-6 on an H200); 4 warps over 128 rows elsewhere.
+      if (plan_long_rows(a)) return plan_launch<T, C128L>(a, st, dev, entry);
+      return plan_launch<T, C128>(a, st, dev, entry);
     case 256: return plan_launch<T, C256>(a, st, dev, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);

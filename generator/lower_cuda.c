@@ -1086,6 +1086,7 @@ static const rolling_cfg rolling_cfgs[] = {
     {"C64", 64, 128, 64, 4, 2, true, "32 rows per warp, Q in registers"},
     {"C96", 96, 128, 64, 8, 2, true, "16 rows per warp, Q in registers"},
     {"C128", 128, 128, 64, 4, 2, false, "32 rows per warp, Q through ldmatrix"},
+    {"C128L", 128, 256, 64, 8, 2, false, "8 warps, one CTA per SM: long or unmasked rows"},
     {"C256", 256, 128, 64, 8, 2, false, "16 rows per warp, Q through ldmatrix"},
 };
 
@@ -1133,9 +1134,10 @@ static void config_defs(fg_arena *a, fg_defs *defs, bool split)
             cb_printf(&use, "using %s = fa_cfg<%d, %d, %d, %d, %d, %s>;  // %s\n", k->name, k->d,
                       k->bm, k->bn, k->nw, k->stages, k->qreg ? "true" : "false", k->note);
             cb_printf(&sum,
-                      " * D %d: %d query rows x %d keys per tile, %d threads, %d stages, "
+                      " * D %d%s: %d query rows x %d keys per tile, %d threads, %d stages, "
                       "%ld bytes of shared memory\n",
-                      k->d, k->bm, k->bn, k->nw * 32, k->stages, rolling_smem(k));
+                      k->d, k->bm > 128 ? " (long rows)" : "", k->bm, k->bn, k->nw * 32,
+                      k->stages, rolling_smem(k));
         }
     } else {
         cb_puts(&use, "// Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB\n");
