@@ -783,7 +783,7 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
 // Which D = 128 configuration a shape takes: the rule the prototype's
 // measurements gave (no wisdom file yet).
 static bool plan_long_rows(const fa_args& a) {
-  return a.N >= 16384 || (a.Hq != a.Hkv && a.M >= 8192);
+  return a.N >= 16384;
 }
 
 template <typename T>
@@ -792,9 +792,9 @@ static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int d
     case 64: return plan_launch<T, C64>(a, st, dev, entry);
     case 96: return plan_launch<T, C96>(a, st, dev, entry);
     case 128:
-      // 8 warps over 256 rows (one CTA per SM) measured faster on unmasked
-      // rows, on long keys and on grouped heads at 8k (bench/NOTES.md,
-      // prototype calls 4-6 on an H200); 4 warps over 128 rows elsewhere.
+      // 8 warps over 256 rows (one CTA per SM) measured faster for scores
+      // affine in Q.K on unmasked rows and on 16k keys or more (bench/NOTES.md,
+      // H200); 4 warps over 128 rows elsewhere.
       if (plan_long_rows(a)) return plan_launch<T, C128L>(a, st, dev, entry);
       return plan_launch<T, C128>(a, st, dev, entry);
     case 256: return plan_launch<T, C256>(a, st, dev, entry);

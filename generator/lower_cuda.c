@@ -172,6 +172,18 @@ static bool is_rescale(cu *c, const fg_correction *k)
 
 /* The score may read qk, the row, key and head axes, dims, scalar params
  * and params indexed by the head axis. */
+/* Whether a score calls a function (tanh, exp, ...): such scores keep the
+ * 4-warp configuration, the 8-warp one measured slower for them. */
+static bool score_calls(const fg_expr *e)
+{
+    if (e->kind == E_CALL)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (score_calls(e->args[i]))
+            return true;
+    return false;
+}
+
 static int check_score_expr(cu *c, const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
@@ -1253,6 +1265,7 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
                 fz->mask.col_axis == c.ax_n;
     fg_def_bool(defs, "cuda_mask", mask);
     fg_def_bool(defs, "cuda_masked", c.cond != NULL);
+    fg_def_bool(defs, "cuda_long_rows", !score_calls(c.score));
     fg_def_bool(defs, "cuda_mask_skip", mask && fz->mask_skippable);
     fg_def_code(defs, "cuda_tile_state",
                 mask ? mask_emit_tile_state(a, &fz->mask, mask_print_cuda, &c) : "");

@@ -12,7 +12,8 @@
  * precision interpreter by `make check`) on the same rounded inputs as f32.
  *
  *   rolling plans: query rows 1, 7, 67, 300 x key rows 1, 13, 131, 1000,
- *     4097 at head dim 128; at 64, 96 and 256 four of those pairs; groups 1
+ *     4097 at head dim 128, plus rows 600 and 16k keys (the long-row
+ *     configuration); at 64, 96 and 256 four of those pairs; groups 1
  *     and 4 where the plan has Hkv (window: W = 100 or its default);
  *   split plans: query rows 1, 3, 16 x key rows 1, 13, 131, 1000, 4097 x
  *     splits auto, 1, 2, 3, 7, 16, 64 at head dim 128; splits auto and 3 at
@@ -695,7 +696,18 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
     if (small) {
         add_case(info, fn, FG_BF16, 128, 7, 131, has_g ? 4 : 1, 0, 1, has_w ? 100 : 0);
         add_case(info, fn, FG_BF16, 64, 67, 13, 1, 0, 0, 0);
+        /* the long-row configuration at D 128 (unmasked: 512 rows or more;
+         * masked: 16k keys or more) */
+        add_case(info, fn, FG_BF16, 128, 520, 13, 1, 0, 0, 0);
+        add_case(info, fn, FG_BF16, 128, 3, 16400, 1, 0, 0, 0);
         return;
+    }
+    for (int t = 0; t < 2; t++) {
+        /* the long-row configuration at D 128, both dtypes */
+        fg_dtype dt = t ? FG_FP16 : FG_BF16;
+        add_case(info, fn, dt, 128, 600, 131, has_g ? 4 : 1, 0, t, 0);
+        add_case(info, fn, dt, 128, 67, 16500, has_g ? 4 : 1, 0, !t, has_w ? 100 : 0);
+        add_case(info, fn, dt, 128, 300, 16385, 1, 0, 0, 0);
     }
     for (int t = 0; t < 2; t++) {
         fg_dtype dt = t ? FG_FP16 : FG_BF16;
