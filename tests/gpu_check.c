@@ -696,10 +696,10 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
     if (small) {
         add_case(info, fn, FG_BF16, 128, 7, 131, has_g ? 4 : 1, 0, 1, has_w ? 100 : 0);
         add_case(info, fn, FG_BF16, 64, 67, 13, 1, 0, 0, 0);
-        /* the long-row configuration at D 128 (unmasked: 512 rows or more;
-         * masked: 16k keys or more) */
+        /* the long-row configuration at D 128 where it is cheap to reach
+         * (unmasked plans: 512 rows); 16k keys for the masked plans are in
+         * the full run only: racecheck takes minutes over them */
         add_case(info, fn, FG_BF16, 128, 520, 13, 1, 0, 0, 0);
-        add_case(info, fn, FG_BF16, 128, 3, 16400, 1, 0, 0, 0);
         return;
     }
     for (int t = 0; t < 2; t++) {
