@@ -138,3 +138,48 @@ void vec_push(fg_arena *a, fg_vec *v, void *item)
     }
     v->items[v->len++] = item;
 }
+
+void strbuf_putn(fg_strbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *t = arena_alloc(b->a, cap);
+        if (b->len)
+            memcpy(t, b->s, b->len);
+        b->s = t;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void strbuf_puts(fg_strbuf *b, const char *s)
+{
+    strbuf_putn(b, s, strlen(s));
+}
+
+void strbuf_printf(fg_strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *t = arena_alloc(b->a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(t, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    strbuf_putn(b, t, (size_t)n);
+}
+
+char *strbuf_str(fg_strbuf *b)
+{
+    if (!b->s)
+        strbuf_putn(b, "", 0);
+    return b->s;
+}

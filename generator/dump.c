@@ -10,33 +10,9 @@
 #include <string.h>
 
 /* A growable string in an arena: both printers go through it. */
-typedef struct strbuf {
-    fg_arena *a;
-    char *s;
-    size_t len, cap;
-} strbuf;
-
-static void sb_putn(strbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = arena_alloc(b->a, cap);
-        if (b->len)
-            memcpy(p, b->s, b->len);
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(strbuf *b, const char *s)
-{
-    sb_putn(b, s, strlen(s));
-}
+typedef fg_strbuf strbuf;
+#define sb_putn strbuf_putn
+#define sb_puts strbuf_puts
 
 /* Binding strength, loosest first; a primary binds tightest. */
 enum {

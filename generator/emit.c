@@ -32,37 +32,10 @@ const fg_backend fg_backends[3] = {
 /* Growable strings in an arena                                        */
 /* ------------------------------------------------------------------ */
 
-typedef struct sbuf {
-    fg_arena *a;
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void sb_putn(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *t = arena_alloc(b->a, cap);
-        if (b->len)
-            memcpy(t, b->s, b->len);
-        b->s = t;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-
-static const char *sb_str(sbuf *b)
-{
-    if (!b->s)
-        sb_putn(b, "", 0);
-    return b->s;
-}
+typedef fg_strbuf sbuf;
+#define sb_putn strbuf_putn
+#define sb_puts strbuf_puts
+#define sb_str strbuf_str
 
 /* ------------------------------------------------------------------ */
 /* Definitions                                                         */

@@ -47,6 +47,18 @@ char *arena_printf(fg_arena *a, const char *fmt, ...)
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
+/* A growable string in an arena, for every printer and emitter. */
+typedef struct fg_strbuf {
+    fg_arena *a;
+    char *s;
+    size_t len, cap;
+} fg_strbuf;
+void strbuf_putn(fg_strbuf *b, const char *s, size_t n);
+void strbuf_puts(fg_strbuf *b, const char *s);
+void strbuf_printf(fg_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text so far ("" when empty); it stays valid in the arena. */
+char *strbuf_str(fg_strbuf *b);
+
 /* A growable array of pointers in an arena (old storage is left behind). */
 typedef struct fg_vec {
     void **items;

@@ -23,51 +23,11 @@
 /* Strings                                                             */
 /* ------------------------------------------------------------------ */
 
-typedef struct sb {
-    fg_arena *a;
-    char *s;
-    size_t len, cap;
-} sb;
-
-static void sb_putn(sb *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *t = arena_alloc(b->a, cap);
-        if (b->len)
-            memcpy(t, b->s, b->len);
-        b->s = t;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(sb *b, const char *s) { sb_putn(b, s, strlen(s)); }
-
-static void sb_printf(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *t = arena_alloc(b->a, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(t, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_putn(b, t, (size_t)n);
-}
-
-static char *sb_str(sb *b)
-{
-    if (!b->s)
-        sb_putn(b, "", 0);
-    return b->s;
-}
+typedef fg_strbuf sb;
+#define sb_putn strbuf_putn
+#define sb_puts strbuf_puts
+#define sb_printf strbuf_printf
+#define sb_str strbuf_str
 
 /* Every line of text indented by `ind` spaces (empty lines stay empty). */
 static void sb_indented(sb *b, const char *text, int ind)

@@ -27,51 +27,11 @@
 /* Strings                                                             */
 /* ------------------------------------------------------------------ */
 
-typedef struct cb {
-    fg_arena *a;
-    char *s;
-    size_t len, cap;
-} cb;
-
-static void cb_putn(cb *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *t = arena_alloc(b->a, cap);
-        if (b->len)
-            memcpy(t, b->s, b->len);
-        b->s = t;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void cb_puts(cb *b, const char *s) { cb_putn(b, s, strlen(s)); }
-
-static void cb_printf(cb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cb_printf(cb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *t = arena_alloc(b->a, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(t, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    cb_putn(b, t, (size_t)n);
-}
-
-static char *cb_str(cb *b)
-{
-    if (!b->s)
-        cb_putn(b, "", 0);
-    return b->s;
-}
+typedef fg_strbuf cb;
+#define cb_putn strbuf_putn
+#define cb_puts strbuf_puts
+#define cb_printf strbuf_printf
+#define cb_str strbuf_str
 
 /* Text for a C comment: no comment terminator inside. */
 static char *comment_text(fg_arena *a, const char *s)
