@@ -164,12 +164,17 @@ void strbuf_puts(fg_strbuf *b, const char *s)
 
 void strbuf_printf(fg_strbuf *b, const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
+    if ((size_t)n < sizeof small) {
+        strbuf_putn(b, small, (size_t)n);
+        return;
+    }
     char *t = arena_alloc(b->a, (size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(t, (size_t)n + 1, fmt, ap);
