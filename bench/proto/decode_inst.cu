@@ -43,7 +43,19 @@ static cudaError_t go(dec_problem& pr, fgd_args& a) {
     a.splits = fgd_choose_splits(a.B, a.Hkv, a.N, g_sms, occ, (R + C::RB - 1) / C::RB);
   }
   pr.splits_used = a.splits;
-  return fgd_launch<T, C>(a, 0, pr.pdl != 0);
+  {  // the launch shape, for the harness's streaming floor (same rule as fgd_launch)
+    const int tiles = (a.N + C::BNW - 1) / C::BNW;
+    int chunk = (tiles + a.splits - 1) / a.splits;
+    chunk = (chunk + C::NW - 1) / C::NW * C::NW;
+    if (chunk < C::NW) chunk = C::NW;
+    pr.threads_used = C::NT;
+    pr.smem_used = (int)C::template smem_bytes<T>();
+    pr.keys_per_split = chunk * C::BNW;
+    pr.rowgroups_used = ((a.Hq / a.Hkv) * a.QL + C::RB - 1) / C::RB;
+  }
+  a.fold = pr.fold != 0;
+  a.counters = pr.counters;
+  return fgd_launch<T, C>(a, 0, pr.pdl != 0, pr.fold == 2);
 }
 
 template <typename T>
@@ -87,7 +99,7 @@ cudaError_t FGD_CAT(fgd_run_, FG_VARIANT)(dec_problem& pr) {
   a.v_sb = pr.v_sb; a.v_sh = pr.v_sh; a.v_sn = pr.v_sn;
   a.o_sb = pr.o_sb; a.o_sh = pr.o_sh; a.o_sm = pr.o_sm;
   a.B = pr.B; a.Hq = pr.Hq; a.Hkv = pr.Hkv; a.QL = pr.QL; a.N = pr.N;
-  a.splits = 1; a.chunk = 0;
+  a.splits = 1; a.chunk = 0; a.fold = 0; a.counters = nullptr;
   a.p = fg_params_init(pr.QL, pr.N, pr.Hq, pr.Hkv, pr.D, pr.softcap, 0);
   if (pr.B <= 0 || pr.QL <= 0) return cudaSuccess;
   return pr.dtype == 0 ? dispatch<__nv_bfloat16>(pr, a) : dispatch<__half>(pr, a);

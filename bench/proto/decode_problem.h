@@ -16,7 +16,11 @@ struct dec_problem {
   int splits;               // 0 = fgd_choose_splits
   int cfg;                  // 0 = default tile config for D; >0 alternatives (bf16, D=128)
   int pdl;                  // programmatic dependent launch of the combine
+  int fold;                 // 0: combine kernel; 1: folded combine (counters zero at launch);
+                            // 2: folded, counters zeroed by cudaMemsetAsync before the launch
+  unsigned* counters;       // fold: >= B*Hkv*rowgroups uint32
   int splits_used;          // out
+  int threads_used, smem_used, keys_per_split, rowgroups_used;  // out: the launch shape
 };
 
 #define FGD_DECL_RUN(v) cudaError_t fgd_run_##v(dec_problem& pr);

@@ -71,14 +71,14 @@ for s in "${steps[@]}"; do
     copy) $T copy 2>&1 | tee -a $OUT/gpu.txt ;;
     check)
       echo "== check"
-      timeout ${CHECK_TIMEOUT:-100} $T check 2>&1 | tee $OUT/check.txt | grep -vE "^  FAIL" | tail -40
+      timeout ${CHECK_TIMEOUT:-240} $T check 2>&1 | tee $OUT/check.txt | grep -vE "^  FAIL" | tail -40
       grep -E "^  FAIL" $OUT/check.txt | head -10
       ;;
     sanitize)
       echo "== sanitize"
       if command -v compute-sanitizer >/dev/null; then
-        timeout 60 compute-sanitizer --tool memcheck $T small 2>&1 | tee $OUT/sanitize.txt | tail -4
-        timeout 60 compute-sanitizer --tool racecheck $T small 2>&1 | tee -a $OUT/sanitize.txt | tail -4
+        timeout ${SAN_TIMEOUT:-90} compute-sanitizer --tool memcheck $T small 2>&1 | tee $OUT/sanitize.txt | tail -4
+        timeout ${SAN_TIMEOUT:-90} compute-sanitizer --tool racecheck $T small 2>&1 | tee -a $OUT/sanitize.txt | tail -4
       else
         echo "no compute-sanitizer"
       fi
@@ -105,31 +105,46 @@ for s in "${steps[@]}"; do
       fi
       ;;
     table)
-      echo "== table ($(head -1 $OUT/gpu.txt | cut -d, -f1), $(sed -n 2p $OUT/gpu.txt))"
+      echo "== table ($(head -1 $OUT/gpu.txt | cut -d, -f1), $(sed -n 2p $OUT/gpu.txt)); K+V GB/s, iso timing (b2b in brackets)"
       python3 - "$OUT/time.txt" "$OUT/peers_dc.jsonl" <<'PYEOF'
 import sys, json, re, os
-auto, best = {}, {}
+rows = {}   # case -> list of (cfg, S, auto, mode, us, b2b, iso)
+order = []
 if os.path.exists(sys.argv[1]):
     for line in open(sys.argv[1]):
-        m = re.match(r"(\S+-dc-\S+)\s+(c\d) .*?\s+(\d+)(a?)\s+(\d)\s+([\d.]+)\s+(\d+)\s+(\d+)", line)
+        c, cname, rest = line[:14].strip(), line[15:37].strip(), line[37:].split()
+        m = re.match(r"(\d+)(a?)$", rest[0]) if len(rest) == 5 and "-dc-" in c else None
         if not m: continue
-        c, cfg, S, a, pdl, us, gbs, iso = m.group(1), m.group(2), int(m.group(3)), m.group(4), int(m.group(5)), float(m.group(6)), float(m.group(7)), float(m.group(8))
-        if a and cfg == "c0" and pdl == 1: auto[c] = (S, us, gbs, iso)
-        if c not in best or gbs > best[c][2]: best[c] = ("%s S%d pdl%d" % (cfg, S, pdl), us, gbs, iso)
+        if c not in rows:
+            rows[c] = []
+            order.append(c)
+        rows[c].append((cname, int(m.group(1)), m.group(2) == "a", rest[1], float(rest[2]), float(rest[3]), float(rest[4])))
 peers = {}
 if os.path.exists(sys.argv[2]):
     for line in open(sys.argv[2]):
         try: r = json.loads(line)
         except Exception: continue
         if r.get("kv_gbs"): peers[(r["case"], r["peer"])] = r["kv_gbs"]
-print("%-14s %5s %8s %8s %8s | %-18s %8s | %7s %7s %6s" % ("case", "S", "us", "GB/s", "iso", "best cfg", "GB/s", "fa2", "cudnn", "ratio"))
-for c in auto:
-    S, us, g, iso = auto[c]
-    b = best.get(c, ("-", 0, 0, 0))
+def pick(c, f):
+    xs = [r for r in rows[c] if f(r)]
+    return max(xs, key=lambda r: r[6]) if xs else None
+def fmt(r): return "%5.0f(%4.0f)" % (r[6], r[5]) if r else "%11s" % "-"
+print("%-14s %4s %11s %11s %11s %11s | %-22s %-22s | %11s %11s %-22s | %6s %6s" % ("case", "S", "comb", "nopdl", "fold",
+      "fold+ms", "best comb (iso)", "best fold (iso)", "floor same", "nosmem", "floor gpu best", "fa2", "cudnn"))
+for c in order:
+    first = rows[c][0][0][:2]
+    a0 = pick(c, lambda r: r[2] and r[0].startswith(first) and r[3] == "comb")
+    S = a0[1] if a0 else 0
+    cols = [pick(c, lambda r, md=md: r[2] and r[0].startswith(first) and r[3] == md) for md in ("comb", "comb-nopdl", "fold", "fold+ms")]
+    bc = pick(c, lambda r: r[3] in ("comb",) and not r[0].startswith("floor"))
+    bf = pick(c, lambda r: r[3] in ("fold",))
+    fs = pick(c, lambda r: r[0].startswith("floor same ")); fn = pick(c, lambda r: r[0].startswith("floor same-nosmem"))
+    fg = pick(c, lambda r: r[0].startswith("floor gpu"))
     fa, cu = peers.get((c, "sdpa-flash")), peers.get((c, "sdpa-cudnn"))
-    ref = max([x for x in (fa, cu) if x] or [0])
-    print("%-14s %5d %8.1f %8.0f %8.0f | %-18s %8.0f | %7s %7s %6s" % (c, S, us, g, iso, b[0], b[2],
-          "%.0f" % fa if fa else "-", "%.0f" % cu if cu else "-", "%.2f" % (g / ref) if ref else "-"))
+    print("%-14s %4d %s %s %s %s | %-22s %-22s | %s %s %-22s | %6s %6s" % (c, S, fmt(cols[0]), fmt(cols[1]), fmt(cols[2]),
+          fmt(cols[3]), "%.0f %s S%d" % (bc[6], bc[0][:3], bc[1]) if bc else "-",
+          "%.0f %s S%d" % (bf[6], bf[0][:3], bf[1]) if bf else "-", fmt(fs), fmt(fn),
+          "%.0f %s" % (fg[6], fg[0][6:]) if fg else "-", "%.0f" % fa if fa else "-", "%.0f" % cu if cu else "-"))
 PYEOF
       ;;
   esac

@@ -4,6 +4,8 @@
 //                                         lengths, against a float64 GPU reference
 //   decode_test time CASES.tsv [cfgs]     time the decode cases (*-dc-*), bf16
 //   decode_test small                     a few small cases (for compute-sanitizer)
+//   (time also times, per case, a plain K+V streaming kernel: the floor at the launch
+//    shape of the auto split choice and with full-GPU grids)
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -143,13 +145,15 @@ struct CheckResult {
   double rel, lse_err;
   long nan_count, pad_written, lse_bad;
   int splits_used;
+  long ctr_dirty;  // folded combine: counters not back to 0 after the launches
 };
 static uint64_t g_seed = 12345;
 
 // lens: per-sequence KV lengths (empty: all N).  alt: strided layouts (Q [B][QL][Hq][D],
 // K [B][Hkv][N][D+16], V [B][N][Hkv][D], O [B][Hq][QL][D+8]); else contiguous BHSD.
 static CheckResult check_one(const Variant& var, int dtype, int D, int B, int Hkv, int G, int QL, int N,
-                             const std::vector<int>& lens, int splits, bool alt, float qamp, int cfg = 0) {
+                             const std::vector<int>& lens, int splits, bool alt, float qamp, int cfg = 0,
+                             int fold = 0) {
   const int Hq = Hkv * G;
   const long KP = alt ? D + 16 : D, OP = alt ? D + 8 : D;
   size_t nq = (size_t)B * QL * Hq * D, nk = (size_t)B * Hkv * N * KP, nv = (size_t)B * N * Hkv * D,
@@ -159,6 +163,10 @@ static CheckResult check_one(const Variant& var, int dtype, int D, int B, int Hk
   float *lse, *opart, *mpart, *lpart;
   double *oref, *lref;
   int* dlen = nullptr;
+  unsigned* ctr = nullptr;
+  const size_t nctr = (size_t)B * Hkv * 64;
+  CK(cudaMalloc(&ctr, nctr * 4));
+  CK(cudaMemset(ctr, 0, nctr * 4));
   CK(cudaMalloc(&q, nq * 2)); CK(cudaMalloc(&k, nk * 2)); CK(cudaMalloc(&v, nv * 2)); CK(cudaMalloc(&o, no * 2));
   CK(cudaMalloc(&lse, nl * 4));
   CK(cudaMalloc(&opart, nl * SMAX * D * 4)); CK(cudaMalloc(&mpart, nl * SMAX * 4)); CK(cudaMalloc(&lpart, nl * SMAX * 4));
@@ -202,8 +210,15 @@ static CheckResult check_one(const Variant& var, int dtype, int D, int B, int Hk
     pr.o_sm = D; pr.o_sh = (long)QL * D; pr.o_sb = pr.o_sh * Hq;
   }
   pr.splits = splits; pr.cfg = cfg; pr.pdl = 1;
+  pr.fold = fold; pr.counters = ctr;
   CK(run_variant(var.id, pr));
   CK(cudaGetLastError());
+  if (fold) {  // second launch on the same counters (self-cleaning), outputs poisoned again
+    fill_u16<<<256, 256>>>((uint16_t*)o, no, dtype == 0 ? 0x7fc1 : 0x7e01);
+    fill_f32<<<256, 256>>>(lse, nl, NAN);
+    CK(run_variant(var.id, pr));
+    CK(cudaGetLastError());
+  }
   RefCfg rc{var.alibi, var.softcap};
   long nthreads = (long)nl;
   if (dtype == 0)
@@ -220,7 +235,12 @@ static CheckResult check_one(const Variant& var, int dtype, int D, int B, int Hk
   CK(cudaMemcpy(hl.data(), lse, nl * 4, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(hor.data(), oref, hor.size() * 8, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(hlr.data(), lref, nl * 8, cudaMemcpyDeviceToHost));
-  CheckResult r{0, 0, 0, 0, 0, pr.splits_used};
+  CheckResult r{0, 0, 0, 0, 0, pr.splits_used, 0};
+  {
+    std::vector<unsigned> hc(nctr);
+    CK(cudaMemcpy(hc.data(), ctr, nctr * 4, cudaMemcpyDeviceToHost));
+    for (unsigned x : hc) r.ctr_dirty += x != 0;
+  }
   double num = 0, den = 0;
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < Hq; ++h)
@@ -250,33 +270,33 @@ static CheckResult check_one(const Variant& var, int dtype, int D, int B, int Hk
       }
   r.rel = den > 0 ? sqrt(num / den) : sqrt(num);
   cudaFree(q); cudaFree(k); cudaFree(v); cudaFree(o); cudaFree(lse); cudaFree(opart); cudaFree(mpart);
-  cudaFree(lpart); cudaFree(oref); cudaFree(lref);
+  cudaFree(lpart); cudaFree(oref); cudaFree(lref); cudaFree(ctr);
   if (dlen) cudaFree(dlen);
   return r;
 }
 
 struct Agg {
   double worst = 0, worst_lse = 0;
-  long nan = 0, pad = 0, lbad = 0;
+  long nan = 0, pad = 0, lbad = 0, dirty = 0;
   int runs = 0, fails = 0;
 };
 static int g_fail_print = 0;
 static void record(Agg& ag, const CheckResult& r, int dtype, const char* what) {
   ag.worst = fmax(ag.worst, r.rel);
   ag.worst_lse = fmax(ag.worst_lse, r.lse_err);
-  ag.nan += r.nan_count; ag.pad += r.pad_written; ag.lbad += r.lse_bad;
+  ag.nan += r.nan_count; ag.pad += r.pad_written; ag.lbad += r.lse_bad; ag.dirty += r.ctr_dirty;
   ag.runs++;
   const double tol = dtype == 0 ? 1e-2 : 3e-3;
-  if (!(r.rel < tol) || r.nan_count || r.pad_written || r.lse_bad || !(r.lse_err < 1e-3)) {
+  if (!(r.rel < tol) || r.nan_count || r.pad_written || r.lse_bad || !(r.lse_err < 1e-3) || r.ctr_dirty) {
     ag.fails++;
     if (g_fail_print++ < 40)
-      printf("  FAIL %s: rel %.3g lse %.3g nan %ld pad %ld lsebad %ld (splits %d)\n", what, r.rel, r.lse_err,
-             r.nan_count, r.pad_written, r.lse_bad, r.splits_used);
+      printf("  FAIL %s: rel %.3g lse %.3g nan %ld pad %ld lsebad %ld ctr %ld (splits %d)\n", what, r.rel,
+             r.lse_err, r.nan_count, r.pad_written, r.lse_bad, r.ctr_dirty, r.splits_used);
   }
 }
 static void print_agg(const char* name, const Agg& ag) {
   printf("%-44s %5d %10.3e %10.3e %s%s\n", name, ag.runs, ag.worst, ag.worst_lse,
-         (ag.nan || ag.pad || ag.lbad) ? "NAN/PAD/LSE! " : "", ag.fails ? "FAIL" : "ok");
+         (ag.nan || ag.pad || ag.lbad || ag.dirty) ? "NAN/PAD/LSE/CTR! " : "", ag.fails ? "FAIL" : "ok");
 }
 
 static int do_check() {
@@ -292,13 +312,14 @@ static int do_check() {
       Agg ag;
       for (int N : lens)
         for (int QL : qls)
-          for (int S : sps) {
-            const bool alt = (N + QL + S) % 2;
-            CheckResult r = check_one(kVariants[0], 0, 128, 2, 2, G, QL, N, {}, S, alt, 1.f);
-            snprintf(what, sizeof what, "causal bf16 D128 G%d N%d QL%d S%d alt%d", G, N, QL, S, alt);
-            record(ag, r, 0, what);
-          }
-      snprintf(what, sizeof what, "A causal bf16 D128 G%d (7 N x 3 QL x 6 S)", G);
+          for (int S : sps)
+            for (int fold = 0; fold < (S > 1 ? 2 : 1); ++fold) {
+              const bool alt = (N + QL + S) % 2;
+              CheckResult r = check_one(kVariants[0], 0, 128, 2, 2, G, QL, N, {}, S, alt, 1.f, 0, fold);
+              snprintf(what, sizeof what, "causal bf16 D128 G%d N%d QL%d S%d alt%d fold%d", G, N, QL, S, alt, fold);
+              record(ag, r, 0, what);
+            }
+      snprintf(what, sizeof what, "A causal bf16 D128 G%d (7 N x 3 QL x 6 S, S>1 +fold)", G);
       print_agg(what, ag);
       fails += ag.fails; runs += ag.runs;
     }
@@ -310,27 +331,31 @@ static int do_check() {
         Agg ag;
         for (int N : {1, 65, 1000, 4097})
           for (int QL : {1, 3, 16})
-            for (int S : {1, 3, 16, 0}) {
-              const bool alt = (S == 3);
-              CheckResult r = check_one(var, dtype, D, 2, 2, var.G, QL, N, {}, S, alt, 1.f);
-              snprintf(what, sizeof what, "%s dt%d D%d G%d N%d QL%d S%d alt%d", var.name, dtype, D, var.G, N, QL, S, alt);
-              record(ag, r, dtype, what);
-            }
+            for (int S : {1, 3, 16, 0})
+              for (int fold = 0; fold < (S == 1 || S == 3 ? 1 : 2); ++fold) {
+                const bool alt = (S == 3);
+                CheckResult r = check_one(var, dtype, D, 2, 2, var.G, QL, N, {}, S, alt, 1.f, 0, fold);
+                snprintf(what, sizeof what, "%s dt%d D%d G%d N%d QL%d S%d alt%d fold%d", var.name, dtype, D, var.G, N,
+                         QL, S, alt, fold);
+                record(ag, r, dtype, what);
+              }
         // mixed per-sequence lengths (0 allowed), auto and fixed splits
         const std::vector<int> mix1 = {1, 700, 4097, 0}, mix2 = {64, 0, 13, 65};
         for (int QL : {1, 16})
-          for (int S : {1, 7, 0}) {
-            CheckResult r = check_one(var, dtype, D, 4, 2, var.G, QL, 4097, mix1, S, S == 7, 1.f);
-            snprintf(what, sizeof what, "%s dt%d D%d mix[1,700,4097,0] QL%d S%d", var.name, dtype, D, QL, S);
-            record(ag, r, dtype, what);
-            r = check_one(var, dtype, D, 4, 2, var.G, QL, 65, mix2, S, S != 7, 1.f);
-            snprintf(what, sizeof what, "%s dt%d D%d mix[64,0,13,65] QL%d S%d", var.name, dtype, D, QL, S);
-            record(ag, r, dtype, what);
-          }
+          for (int S : {1, 7, 0})
+            for (int fold = 0; fold < (S == 1 ? 1 : 2); ++fold) {
+              CheckResult r = check_one(var, dtype, D, 4, 2, var.G, QL, 4097, mix1, S, S == 7, 1.f, 0, fold);
+              snprintf(what, sizeof what, "%s dt%d D%d mix[1,700,4097,0] QL%d S%d fold%d", var.name, dtype, D, QL, S,
+                       fold);
+              record(ag, r, dtype, what);
+              r = check_one(var, dtype, D, 4, 2, var.G, QL, 65, mix2, S, S != 7, 1.f, 0, fold);
+              snprintf(what, sizeof what, "%s dt%d D%d mix[64,0,13,65] QL%d S%d fold%d", var.name, dtype, D, QL, S, fold);
+              record(ag, r, dtype, what);
+            }
         if (var.softcap > 0) {  // large scores: the tanh cap is active
-          for (int S : {1, 5}) {
-            CheckResult r = check_one(var, dtype, D, 2, 2, var.G, 3, 1000, {}, S, false, 30.f);
-            snprintf(what, sizeof what, "%s dt%d D%d bigQ S%d", var.name, dtype, D, S);
+          for (int S : {1, 5, -5}) {
+            CheckResult r = check_one(var, dtype, D, 2, 2, var.G, 3, 1000, {}, S < 0 ? -S : S, false, 30.f, 0, S < 0);
+            snprintf(what, sizeof what, "%s dt%d D%d bigQ S%d fold%d", var.name, dtype, D, S < 0 ? -S : S, S < 0);
             record(ag, r, dtype, what);
           }
         }
@@ -338,17 +363,33 @@ static int do_check() {
         print_agg(what, ag);
         fails += ag.fails; runs += ag.runs;
       }
+  // F: folded combine on many splits and mixed lengths (gqa G=8 and causal G=1, QL 1/3/16)
+  {
+    Agg ag;
+    const std::vector<int> mix3 = {4097, 0, 15, 1, 2049, 16, 17, 300};
+    for (int vi : {0, 1, 3})
+      for (int QL : {1, 3, 16})
+        for (int S : {2, 33, 64, 0}) {
+          const Variant& var = kVariants[vi];
+          CheckResult r = check_one(var, 0, 128, 8, 2, var.G, QL, 4097, mix3, S, S == 33, 1.f, 0, 1);
+          snprintf(what, sizeof what, "fold %s mix3 QL%d S%d", var.name, QL, S);
+          record(ag, r, 0, what);
+        }
+    print_agg("F fold: mixed lengths, S 2..64, G 1/2/8", ag);
+    fails += ag.fails; runs += ag.runs;
+  }
   // C: the alternative D=128 tile configs (bf16)
   for (int cfg = 1; cfg < fgd_num_cfgs(128); ++cfg) {
     Agg ag;
     for (const Variant& var : kVariants)
       for (int N : {13, 1000, 4097})
-        for (int S : {1, 7, 0}) {
-          if (var.G * 1 > 16) continue;
-          CheckResult r = check_one(var, 0, 128, 2, 2, var.G, 1, N, {}, S, S == 7, 1.f, cfg);
-          snprintf(what, sizeof what, "cfg%d %s N%d S%d", cfg, var.name, N, S);
-          record(ag, r, 0, what);
-        }
+        for (int S : {1, 7, 0})
+          for (int fold = 0; fold < (S == 1 ? 1 : 2); ++fold) {
+            if (var.G * 1 > 16) continue;
+            CheckResult r = check_one(var, 0, 128, 2, 2, var.G, 1, N, {}, S, S == 7, 1.f, cfg, fold);
+            snprintf(what, sizeof what, "cfg%d %s N%d S%d fold%d", cfg, var.name, N, S, fold);
+            record(ag, r, 0, what);
+          }
     snprintf(what, sizeof what, "C cfg%d %s", cfg, fgd_cfg_name(128, cfg));
     print_agg(what, ag);
     fails += ag.fails; runs += ag.runs;
@@ -382,6 +423,74 @@ static std::vector<Case> read_cases(const char* path) {
   return out;
 }
 
+// Streaming floor: read K and V of each (b, kv head) over the key range of one split
+// (blockIdx.x), once per row group (blockIdx.y), 16-byte loads, UNR of K and UNR of V in
+// flight per thread; XOR-reduced, written only on an impossible value (never eliminated).
+// Contiguous K/V [B*Hkv][N][D]: head_u4 = N*D*2/16 16-byte words per head.  With
+// gridDim.z = 1 and head_u4 = everything, it is a plain flat stream (full-GPU floors).
+template <int UNR>
+__global__ void floor_kernel(const uint4* __restrict__ k, const uint4* __restrict__ v, long head_u4, long chunk_u4,
+                             unsigned* sink) {
+  const long base = (long)blockIdx.z * head_u4;
+  const long beg = (long)blockIdx.x * chunk_u4;
+  const long end = min(beg + chunk_u4, head_u4);
+  const int nt = blockDim.x;
+  unsigned acc = 0;
+  for (long i = beg + threadIdx.x; i < end; i += (long)nt * UNR) {
+    uint4 x[UNR], y[UNR];
+#pragma unroll
+    for (int u = 0; u < UNR; ++u) {
+      const long j = i + (long)u * nt;
+      if (j < end) {
+        x[u] = __ldcg(k + base + j);
+        y[u] = __ldcg(v + base + j);
+      } else {
+        x[u] = make_uint4(0, 0, 0, 0);
+        y[u] = x[u];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < UNR; ++u) acc ^= x[u].x ^ x[u].y ^ x[u].z ^ x[u].w ^ y[u].x ^ y[u].y ^ y[u].z ^ y[u].w;
+  }
+  if (acc == 0x9E3779B9u) sink[blockIdx.x] = acc;
+}
+
+// Median back-to-back (100 launches, events between) and median isolated (record, launch,
+// record, synchronize; 30 launches) times in ms; launch(set) rotates the K/V sets.
+template <class F>
+static void time_launch(F launch, int nsets, std::vector<cudaEvent_t>& ev, double* ms_b2b, double* ms_iso) {
+  const int REPS = 100;
+  for (int w = 0; w < 5; ++w) launch(w % nsets);
+  CK(cudaDeviceSynchronize());
+  CK(cudaEventRecord(ev[0]));
+  for (int r = 0; r < REPS; ++r) {
+    launch((r + 1) % nsets);
+    CK(cudaEventRecord(ev[r + 1]));
+  }
+  CK(cudaEventSynchronize(ev[REPS]));
+  std::vector<float> ts(REPS);
+  for (int r = 0; r < REPS; ++r) CK(cudaEventElapsedTime(&ts[r], ev[r], ev[r + 1]));
+  std::sort(ts.begin(), ts.end());
+  *ms_b2b = ts[REPS / 2];
+  std::vector<float> ti;
+  for (int r = 0; r < 30; ++r) {
+    CK(cudaEventRecord(ev[0]));
+    launch(r % nsets);
+    CK(cudaEventRecord(ev[1]));
+    CK(cudaEventSynchronize(ev[1]));
+    float t;
+    CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
+    ti.push_back(t);
+  }
+  std::sort(ti.begin(), ti.end());
+  *ms_iso = ti[ti.size() / 2];
+}
+
+// Timing lines: case, config, splits ("a" = auto), mode, us (b2b median), KV GB/s b2b, KV GB/s iso.
+// Modes: comb = split kernel + combine kernel with PDL; comb-nopdl; fold = folded combine,
+// counters zeroed once; fold+ms = folded, cudaMemsetAsync of the counters before every launch.
+// Floor lines: "floor" + shape (same = the auto split launch's grid, threads and dynamic smem;
+// gpuK = flat stream over K+V with K CTAs of 256 threads per SM), same columns.
 static int do_time(const char* path, const char* cfgs_arg, const char* only) {
   std::vector<Case> cases = read_cases(path);
   std::vector<int> cfgs;
@@ -390,11 +499,15 @@ static int do_time(const char* path, const char* cfgs_arg, const char* only) {
   if (cfgs.empty()) for (int i = 0; i < fgd_num_cfgs(128); ++i) cfgs.push_back(i);
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
-  printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
-  const int REPS = 100;
-  std::vector<cudaEvent_t> ev(REPS + 1);
+  const int nsm = prop.multiProcessorCount;
+  printf("device: %s, %d SMs, L2 %d MB\n", prop.name, nsm, prop.l2CacheSize >> 20);
+  std::vector<cudaEvent_t> ev(101);
   for (auto& e : ev) CK(cudaEventCreate(&e));
-  printf("%-14s %-22s %6s %3s %9s %9s %9s\n", "case", "config", "splits", "pdl", "us", "KV_GB/s", "iso_GB/s");
+  unsigned *ctr, *sink;
+  CK(cudaMalloc(&ctr, 1 << 16)); CK(cudaMemset(ctr, 0, 1 << 16));
+  CK(cudaMalloc(&sink, 1 << 20));
+  static const char* mode_name[] = {"comb", "comb-nopdl", "fold", "fold+ms"};
+  printf("%-14s %-22s %6s %-10s %9s %9s %9s\n", "case", "config", "splits", "mode", "us", "KV_GB/s", "iso_GB/s");
   for (const Case& c : cases) {
     if (c.sq > 16) continue;  // decode rows only
     if (only && *only && !strstr(only, c.id.c_str())) continue;
@@ -426,65 +539,81 @@ static int do_time(const char* path, const char* cfgs_arg, const char* only) {
     pr.dtype = 0; pr.D = c.d; pr.B = c.b; pr.Hq = c.hq; pr.Hkv = c.hkv; pr.QL = c.sq; pr.N = c.sk;
     pr.softcap = (float)c.softcap;
     pr.q = q; pr.o = o; pr.lse = lse; pr.o_part = opart; pr.m_part = mpart; pr.l_part = lpart;
+    pr.counters = ctr;
     pr.q_sm = c.d; pr.q_sh = (long)c.sq * c.d; pr.q_sb = pr.q_sh * c.hq;
     pr.k_sn = c.d; pr.k_sh = (long)c.sk * c.d; pr.k_sb = pr.k_sh * c.hkv;
     pr.v_sn = pr.k_sn; pr.v_sh = pr.k_sh; pr.v_sb = pr.k_sb;
     pr.o_sm = pr.q_sm; pr.o_sh = pr.q_sh; pr.o_sb = pr.q_sb;
+    auto line = [&](const char* cname, int used, bool autos, const char* mode, double ms, double msi) {
+      printf("%-14s %-22.22s %4d%s %-10s %9.1f %9.0f %9.0f\n", c.id.c_str(), cname, used, autos ? "a " : "  ", mode,
+             ms * 1e3, kv_bytes / (ms * 1e-3) / 1e9, kv_bytes / (msi * 1e-3) / 1e9);
+      fflush(stdout);
+    };
+    int auto_S = 1, auto_NT = 256, auto_smem = 0, auto_kps = c.sk, auto_rg = 1;
     // auto split count first, then a sweep
     std::vector<int> split_list = {0, 1, 2, 4, 8, 16, 32, 64, 128};
     for (int cfg : cfgs) {
       if (c.d != 128 && cfg != 0) continue;
       for (int S : split_list)
-        for (int pdl = 1; pdl >= 0; --pdl) {
-          if (S == 1 && pdl == 0) continue;
+        for (int mode = 0; mode < 4; ++mode) {
           if (S != 0 && (long)c.sk / S < 128) continue;
-          if (pdl == 0 && !(S == 0 && cfg == 0)) continue;  // pdl off only for the default
-          pr.cfg = cfg; pr.splits = S; pr.pdl = pdl;
+          if (mode == 1 && !(S == 0 && cfg == cfgs[0])) continue;  // pdl off only for the first config's auto
+          pr.cfg = cfg; pr.splits = S; pr.pdl = mode != 1; pr.fold = mode >= 2 ? mode - 1 : 0;
           pr.k = ks[0]; pr.v = vs[0];
           if (run_variant(var->id, pr) != cudaSuccess) { cudaGetLastError(); continue; }
           const int used = pr.splits_used;
-          for (int w = 0; w < 5; ++w) {
-            pr.k = ks[w % nsets]; pr.v = vs[w % nsets];
-            CK(run_variant(var->id, pr));
+          if (used == 1 && mode != 0) continue;  // one split: no combine to fold
+          if (S == 0 && cfg == cfgs[0] && mode == 0) {
+            auto_S = used; auto_NT = pr.threads_used; auto_smem = pr.smem_used;
+            auto_kps = pr.keys_per_split; auto_rg = pr.rowgroups_used;
           }
-          CK(cudaDeviceSynchronize());
-          // back-to-back launches, events between them, K/V sets rotating
-          CK(cudaEventRecord(ev[0]));
-          for (int r = 0; r < REPS; ++r) {
-            pr.k = ks[(r + 1) % nsets]; pr.v = vs[(r + 1) % nsets];
-            CK(run_variant(var->id, pr));
-            CK(cudaEventRecord(ev[r + 1]));
-          }
-          CK(cudaEventSynchronize(ev[REPS]));
-          std::vector<float> ts(REPS);
-          for (int r = 0; r < REPS; ++r) CK(cudaEventElapsedTime(&ts[r], ev[r], ev[r + 1]));
-          std::sort(ts.begin(), ts.end());
-          const double ms = ts[REPS / 2];
-          // isolated launches (as peers.py times: record, launch, record, synchronize)
-          std::vector<float> ti;
-          for (int r = 0; r < 30; ++r) {
-            pr.k = ks[r % nsets]; pr.v = vs[r % nsets];
-            CK(cudaEventRecord(ev[0]));
-            CK(run_variant(var->id, pr));
-            CK(cudaEventRecord(ev[1]));
-            CK(cudaEventSynchronize(ev[1]));
-            float t;
-            CK(cudaEventElapsedTime(&t, ev[0], ev[1]));
-            ti.push_back(t);
-          }
-          std::sort(ti.begin(), ti.end());
-          const double msi = ti[ti.size() / 2];
+          double ms, msi;
+          time_launch([&](int set) { pr.k = ks[set]; pr.v = vs[set]; CK(run_variant(var->id, pr)); }, nsets, ev, &ms,
+                      &msi);
           char cname[64];
           snprintf(cname, sizeof cname, "c%d %s", cfg, fgd_cfg_name(c.d, cfg));
-          printf("%-14s %-22.22s %4d%s %3d %9.1f %9.0f %9.0f   (min %.1f max %.1f)\n", c.id.c_str(), cname, used,
-                 S == 0 ? "a " : "  ", pdl, ms * 1e3, kv_bytes / (ms * 1e-3) / 1e9, kv_bytes / (msi * 1e-3) / 1e9,
-                 ts[0] * 1e3, ts[REPS - 1] * 1e3);
-          fflush(stdout);
+          line(cname, used, S == 0, mode_name[mode], ms, msi);
         }
+    }
+    // streaming floors
+    {
+      const long head_u4 = (long)c.sk * c.d * 2 / 16;
+      const long chunk_u4 = std::min<long>((long)auto_kps * c.d * 2 / 16, head_u4);
+      const long all_u4 = head_u4 * c.b * c.hkv;
+      CK(cudaFuncSetAttribute(floor_kernel<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+      double ms, msi;
+      char cname[64];
+      // (a) the auto launch's shape: same grid (splits, row groups, B*Hkv), threads, dynamic smem
+      const dim3 g((unsigned)auto_S, auto_rg, c.b * c.hkv);  // empty splits exit at once
+      time_launch([&](int set) {
+        floor_kernel<8><<<g, auto_NT, auto_smem>>>((const uint4*)ks[set], (const uint4*)vs[set], head_u4, chunk_u4, sink);
+        CK(cudaGetLastError());
+      }, nsets, ev, &ms, &msi);
+      snprintf(cname, sizeof cname, "floor same %dx%dx%d/%d", g.x, g.y, g.z, auto_NT);
+      line(cname, auto_S, true, "floor", ms, msi);
+      // (a') the same grid and threads without the dynamic smem (occupancy not limited)
+      time_launch([&](int set) {
+        floor_kernel<8><<<g, auto_NT>>>((const uint4*)ks[set], (const uint4*)vs[set], head_u4, chunk_u4, sink);
+        CK(cudaGetLastError());
+      }, nsets, ev, &ms, &msi);
+      snprintf(cname, sizeof cname, "floor same-nosmem");
+      line(cname, auto_S, true, "floor", ms, msi);
+      // (b) full GPU: flat stream, K CTAs of 256 threads per SM
+      for (int per : {1, 2, 4, 8}) {
+        const long nb = (long)nsm * per;
+        const long ch = (all_u4 + nb - 1) / nb;
+        time_launch([&](int set) {
+          floor_kernel<8><<<(unsigned)nb, 256>>>((const uint4*)ks[set], (const uint4*)vs[set], all_u4, ch, sink);
+          CK(cudaGetLastError());
+        }, nsets, ev, &ms, &msi);
+        snprintf(cname, sizeof cname, "floor gpu%d %ldx256", per, nb);
+        line(cname, (int)nb, false, "floor", ms, msi);
+      }
     }
     for (int s = 0; s < nsets; ++s) { cudaFree(ks[s]); cudaFree(vs[s]); }
     cudaFree(q); cudaFree(o); cudaFree(lse); cudaFree(opart); cudaFree(mpart); cudaFree(lpart);
   }
+  cudaFree(ctr); cudaFree(sink);
   return 0;
 }
 
@@ -492,14 +621,22 @@ static int do_time(const char* path, const char* cfgs_arg, const char* only) {
 static int do_small() {
   int bad = 0;
   for (const Variant& var : kVariants)
-    for (int S : {1, 3}) {
-      CheckResult r = check_one(var, 0, 128, 3, 1, var.G, 3, 300, {1, 0, 300}, S, S == 3, 1.f);
-      printf("small %-8s S%d rel %.3e nan %ld lsebad %ld\n", var.name, S, r.rel, r.nan_count, r.lse_bad);
-      bad += !(r.rel < 1e-2) || r.nan_count || r.pad_written || r.lse_bad;
+    for (int S : {1, 3, -3}) {  // -3: three splits, folded combine
+      CheckResult r = check_one(var, 0, 128, 3, 1, var.G, 3, 300, {1, 0, 300}, S < 0 ? -S : S, S == 3, 1.f, 0, S < 0);
+      printf("small %-8s S%d fold%d rel %.3e nan %ld lsebad %ld ctr %ld\n", var.name, S < 0 ? -S : S, S < 0, r.rel,
+             r.nan_count, r.lse_bad, r.ctr_dirty);
+      bad += !(r.rel < 1e-2) || r.nan_count || r.pad_written || r.lse_bad || r.ctr_dirty;
     }
-  CheckResult r = check_one(kVariants[1], 1, 64, 1, 1, 8, 5, 100, {}, 2, false, 1.f);  // MT=2 path
-  printf("small gqa fp16 D64 QL5 S2 rel %.3e\n", r.rel);
-  bad += !(r.rel < 3e-3) || r.nan_count || r.lse_bad;
+  for (int fold = 0; fold < 2; ++fold) {
+    CheckResult r = check_one(kVariants[1], 1, 64, 1, 1, 8, 5, 100, {}, 2, false, 1.f, 0, fold);  // MT=2 path
+    printf("small gqa fp16 D64 QL5 S2 fold%d rel %.3e ctr %ld\n", fold, r.rel, r.ctr_dirty);
+    bad += !(r.rel < 3e-3) || r.nan_count || r.lse_bad || r.ctr_dirty;
+  }
+  {  // many splits, some empty, folded (cfg 0 = NW8)
+    CheckResult r = check_one(kVariants[1], 0, 128, 2, 1, 8, 1, 600, {600, 13}, 40, false, 1.f, 0, 1);
+    printf("small gqa bf16 D128 S40 mix[600,13] fold1 rel %.3e ctr %ld\n", r.rel, r.ctr_dirty);
+    bad += !(r.rel < 1e-2) || r.nan_count || r.lse_bad || r.ctr_dirty;
+  }
   printf("SMALL %s\n", bad ? "FAIL" : "PASS");
   return bad ? 1 : 0;
 }
