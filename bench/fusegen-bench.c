@@ -410,7 +410,7 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         tensor4(&in[1], k[s], FG_BF16, c->b, c->hkv, c->sk, c->d);
         tensor4(&in[2], v[s], FG_BF16, c->b, c->hkv, c->sk, c->d);
         cudaEventRecord(e0, NULL);
-        fg_status st = fn(in, outs, c->params, c->has, NULL, 0, NULL);
+        fg_status st = fn(in, outs, c->params, c->has, NULL, NULL, 0, NULL);
         cudaEventRecord(e1, NULL);
         cudaError_t ce = cudaEventSynchronize(e1);
         if (st != FG_OK) {

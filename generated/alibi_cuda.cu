@@ -808,11 +808,14 @@ static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int d
 }
 
 // splits: the rolling kernel walks all keys of its rows in one CTA; a split
-// count asks for nothing more here (the CPU version honours it).
+// count asks for nothing more here (the CPU version honours it).  kv_len is
+// always null: per-sequence lengths are the split kernel's (lower_cuda.c).
 static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
-                               const plan_params& p, int D, int splits, cudaStream_t st, int dev) {
+                               const int32_t* kv_len, const plan_params& p, int D, int splits, cudaStream_t st,
+                               int dev) {
   const char* entry = "fg_alibi";
   (void)splits;
+  (void)kv_len;
   fa_args a;
   memset(&a, 0, sizeof a);
   a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
@@ -930,7 +933,7 @@ extern "C" fg_status fg_alibi(const fg_alibi_args *args, struct CUstream_st *str
     }
     *vecs[k].dev = static_cast<const float*>(vbuf[k]);
   }
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, p, (int)D, args->splits, s, dev);
+  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, args->splits, s, dev);
   for (int k = 0; k < nvecs; k++)
     if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
   return st;

@@ -9,6 +9,7 @@
 
 /* alibi: Causal attention with ALiBi position bias, slope[h] = 2^(-8 (h+1) / H). */
 static const char *const alibi_dims_[] = {"B", "H", "M", "N", "D"};
+static const int alibi_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info alibi_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
     {"K", FG_BF16, 4, {0, 1, 3, 4}},
@@ -24,13 +25,15 @@ static const fg_plan_param_info alibi_params_[] = {
 };
 static fg_status alibi_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_alibi_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "alibi: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -47,7 +50,7 @@ static fg_status alibi_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_alibi_cpu(&a_);
 }
 static const fg_plan_info alibi_info_ = {
-    "alibi", "rolling", 5, alibi_dims_,
+    "alibi", "rolling", 5, alibi_dims_, alibi_dim_over_,
     3, alibi_inputs_, 2, alibi_outputs_,
     2, alibi_params_,
     alibi_cpu_,
@@ -55,6 +58,7 @@ static const fg_plan_info alibi_info_ = {
 
 /* alibi_decode: Decode (split over keys): Causal attention with ALiBi position bias, slope[h] = 2^(-8 (h+1) / H). */
 static const char *const alibi_decode_dims_[] = {"B", "H", "M", "N", "D"};
+static const int alibi_decode_dim_over_[] = {-1, -1, -1, 0, -1};
 static const fg_plan_tensor_info alibi_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
     {"K", FG_BF16, 4, {0, 1, 3, 4}},
@@ -70,13 +74,15 @@ static const fg_plan_param_info alibi_decode_params_[] = {
 };
 static fg_status alibi_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_alibi_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "alibi_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -89,11 +95,12 @@ static fg_status alibi_decode_cpu_(const fg_tensor *inputs, const fg_tensor *out
         a_.has_scale = 1;
     }
     a_.slope = param_vectors ? param_vectors[1] : NULL;
+    a_.N_len = lens ? lens[3] : NULL;
     a_.splits = splits;
     return fg_alibi_decode_cpu(&a_);
 }
 static const fg_plan_info alibi_decode_info_ = {
-    "alibi_decode", "split", 5, alibi_decode_dims_,
+    "alibi_decode", "split", 5, alibi_decode_dims_, alibi_decode_dim_over_,
     3, alibi_decode_inputs_, 2, alibi_decode_outputs_,
     2, alibi_decode_params_,
     alibi_decode_cpu_,
@@ -101,6 +108,7 @@ static const fg_plan_info alibi_decode_info_ = {
 
 /* causal: Causal attention: key n is visible to query m when n <= m + N - M. */
 static const char *const causal_dims_[] = {"B", "H", "M", "N", "D"};
+static const int causal_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info causal_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
     {"K", FG_BF16, 4, {0, 1, 3, 4}},
@@ -115,13 +123,15 @@ static const fg_plan_param_info causal_params_[] = {
 };
 static fg_status causal_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_causal_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "causal: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -137,7 +147,7 @@ static fg_status causal_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_causal_cpu(&a_);
 }
 static const fg_plan_info causal_info_ = {
-    "causal", "rolling", 5, causal_dims_,
+    "causal", "rolling", 5, causal_dims_, causal_dim_over_,
     3, causal_inputs_, 2, causal_outputs_,
     1, causal_params_,
     causal_cpu_,
@@ -145,6 +155,7 @@ static const fg_plan_info causal_info_ = {
 
 /* causal_decode: Decode (split over keys): Causal attention: key n is visible to query m when n <= m + N - M. */
 static const char *const causal_decode_dims_[] = {"B", "H", "M", "N", "D"};
+static const int causal_decode_dim_over_[] = {-1, -1, -1, 0, -1};
 static const fg_plan_tensor_info causal_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
     {"K", FG_BF16, 4, {0, 1, 3, 4}},
@@ -159,13 +170,15 @@ static const fg_plan_param_info causal_decode_params_[] = {
 };
 static fg_status causal_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_causal_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "causal_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -177,11 +190,12 @@ static fg_status causal_decode_cpu_(const fg_tensor *inputs, const fg_tensor *ou
         a_.scale = (float)params[0];
         a_.has_scale = 1;
     }
+    a_.N_len = lens ? lens[3] : NULL;
     a_.splits = splits;
     return fg_causal_decode_cpu(&a_);
 }
 static const fg_plan_info causal_decode_info_ = {
-    "causal_decode", "split", 5, causal_decode_dims_,
+    "causal_decode", "split", 5, causal_decode_dims_, causal_decode_dim_over_,
     3, causal_decode_inputs_, 2, causal_decode_outputs_,
     1, causal_decode_params_,
     causal_decode_cpu_,
@@ -189,6 +203,7 @@ static const fg_plan_info causal_decode_info_ = {
 
 /* global: Global attention without a mask; head dim D, scale 1/sqrt(D). */
 static const char *const global_dims_[] = {"B", "H", "M", "N", "D"};
+static const int global_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info global_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
     {"K", FG_BF16, 4, {0, 1, 3, 4}},
@@ -203,13 +218,15 @@ static const fg_plan_param_info global_params_[] = {
 };
 static fg_status global_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_global_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "global: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -225,7 +242,7 @@ static fg_status global_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_global_cpu(&a_);
 }
 static const fg_plan_info global_info_ = {
-    "global", "rolling", 5, global_dims_,
+    "global", "rolling", 5, global_dims_, global_dim_over_,
     3, global_inputs_, 2, global_outputs_,
     1, global_params_,
     global_cpu_,
@@ -233,6 +250,7 @@ static const fg_plan_info global_info_ = {
 
 /* gqa: Causal grouped-query attention: query head h reads key/value head h / G. */
 static const char *const gqa_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int gqa_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info gqa_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
     {"K", FG_BF16, 4, {0, 2, 4, 5}},
@@ -248,13 +266,15 @@ static const fg_plan_param_info gqa_params_[] = {
 };
 static fg_status gqa_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_gqa_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "gqa: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -274,7 +294,7 @@ static fg_status gqa_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_gqa_cpu(&a_);
 }
 static const fg_plan_info gqa_info_ = {
-    "gqa", "rolling", 6, gqa_dims_,
+    "gqa", "rolling", 6, gqa_dims_, gqa_dim_over_,
     3, gqa_inputs_, 2, gqa_outputs_,
     2, gqa_params_,
     gqa_cpu_,
@@ -282,6 +302,7 @@ static const fg_plan_info gqa_info_ = {
 
 /* gqa_decode: Decode (split over keys): Causal grouped-query attention: query head h reads key/value head h / G. */
 static const char *const gqa_decode_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int gqa_decode_dim_over_[] = {-1, -1, -1, -1, 0, -1};
 static const fg_plan_tensor_info gqa_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
     {"K", FG_BF16, 4, {0, 2, 4, 5}},
@@ -297,13 +318,15 @@ static const fg_plan_param_info gqa_decode_params_[] = {
 };
 static fg_status gqa_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_gqa_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "gqa_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -319,11 +342,12 @@ static fg_status gqa_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outpu
         a_.scale = (float)params[1];
         a_.has_scale = 1;
     }
+    a_.N_len = lens ? lens[4] : NULL;
     a_.splits = splits;
     return fg_gqa_decode_cpu(&a_);
 }
 static const fg_plan_info gqa_decode_info_ = {
-    "gqa_decode", "split", 6, gqa_decode_dims_,
+    "gqa_decode", "split", 6, gqa_decode_dims_, gqa_decode_dim_over_,
     3, gqa_decode_inputs_, 2, gqa_decode_outputs_,
     2, gqa_decode_params_,
     gqa_decode_cpu_,
@@ -331,6 +355,7 @@ static const fg_plan_info gqa_decode_info_ = {
 
 /* logsoftmax: Numerically stable row log-softmax of a [R, C] matrix. */
 static const char *const logsoftmax_dims_[] = {"R", "C"};
+static const int logsoftmax_dim_over_[] = {-1, -1};
 static const fg_plan_tensor_info logsoftmax_inputs_[] = {
     {"X", FG_BF16, 2, {0, 1}},
 };
@@ -339,13 +364,15 @@ static const fg_plan_tensor_info logsoftmax_outputs_[] = {
 };
 static fg_status logsoftmax_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_logsoftmax_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "logsoftmax: inputs or outputs is NULL");
     a_.X = inputs[0];
@@ -354,7 +381,7 @@ static fg_status logsoftmax_cpu_(const fg_tensor *inputs, const fg_tensor *outpu
     return fg_logsoftmax_cpu(&a_);
 }
 static const fg_plan_info logsoftmax_info_ = {
-    "logsoftmax", "rolling", 2, logsoftmax_dims_,
+    "logsoftmax", "rolling", 2, logsoftmax_dims_, logsoftmax_dim_over_,
     1, logsoftmax_inputs_, 1, logsoftmax_outputs_,
     0, NULL,
     logsoftmax_cpu_,
@@ -362,6 +389,7 @@ static const fg_plan_info logsoftmax_info_ = {
 
 /* logsumexp: Row log-sum-exp of a [R, C] matrix: Mx + log(sum(exp(X - Mx))). */
 static const char *const logsumexp_dims_[] = {"R", "C"};
+static const int logsumexp_dim_over_[] = {-1, -1};
 static const fg_plan_tensor_info logsumexp_inputs_[] = {
     {"X", FG_F32, 2, {0, 1}},
 };
@@ -370,13 +398,15 @@ static const fg_plan_tensor_info logsumexp_outputs_[] = {
 };
 static fg_status logsumexp_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_logsumexp_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "logsumexp: inputs or outputs is NULL");
     a_.X = inputs[0];
@@ -385,7 +415,7 @@ static fg_status logsumexp_cpu_(const fg_tensor *inputs, const fg_tensor *output
     return fg_logsumexp_cpu(&a_);
 }
 static const fg_plan_info logsumexp_info_ = {
-    "logsumexp", "split", 2, logsumexp_dims_,
+    "logsumexp", "split", 2, logsumexp_dims_, logsumexp_dim_over_,
     1, logsumexp_inputs_, 1, logsumexp_outputs_,
     0, NULL,
     logsumexp_cpu_,
@@ -393,6 +423,7 @@ static const fg_plan_info logsumexp_info_ = {
 
 /* softcap: Causal GQA attention with scores soft-capped: cap * tanh(score / cap), cap 50. */
 static const char *const softcap_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int softcap_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info softcap_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
     {"K", FG_BF16, 4, {0, 2, 4, 5}},
@@ -409,13 +440,15 @@ static const fg_plan_param_info softcap_params_[] = {
 };
 static fg_status softcap_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_softcap_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "softcap: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -439,7 +472,7 @@ static fg_status softcap_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_softcap_cpu(&a_);
 }
 static const fg_plan_info softcap_info_ = {
-    "softcap", "rolling", 6, softcap_dims_,
+    "softcap", "rolling", 6, softcap_dims_, softcap_dim_over_,
     3, softcap_inputs_, 2, softcap_outputs_,
     3, softcap_params_,
     softcap_cpu_,
@@ -447,6 +480,7 @@ static const fg_plan_info softcap_info_ = {
 
 /* softcap_decode: Decode (split over keys): Causal GQA attention with scores soft-capped: cap * tanh(score / cap), cap 50. */
 static const char *const softcap_decode_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int softcap_decode_dim_over_[] = {-1, -1, -1, -1, 0, -1};
 static const fg_plan_tensor_info softcap_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
     {"K", FG_BF16, 4, {0, 2, 4, 5}},
@@ -463,13 +497,15 @@ static const fg_plan_param_info softcap_decode_params_[] = {
 };
 static fg_status softcap_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_softcap_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "softcap_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -489,11 +525,12 @@ static fg_status softcap_decode_cpu_(const fg_tensor *inputs, const fg_tensor *o
         a_.cap = (float)params[2];
         a_.has_cap = 1;
     }
+    a_.N_len = lens ? lens[4] : NULL;
     a_.splits = splits;
     return fg_softcap_decode_cpu(&a_);
 }
 static const fg_plan_info softcap_decode_info_ = {
-    "softcap_decode", "split", 6, softcap_decode_dims_,
+    "softcap_decode", "split", 6, softcap_decode_dims_, softcap_decode_dim_over_,
     3, softcap_decode_inputs_, 2, softcap_decode_outputs_,
     3, softcap_decode_params_,
     softcap_decode_cpu_,
@@ -501,6 +538,7 @@ static const fg_plan_info softcap_decode_info_ = {
 
 /* softmax: Numerically stable row softmax of a [R, C] matrix. */
 static const char *const softmax_dims_[] = {"R", "C"};
+static const int softmax_dim_over_[] = {-1, -1};
 static const fg_plan_tensor_info softmax_inputs_[] = {
     {"X", FG_F32, 2, {0, 1}},
 };
@@ -509,13 +547,15 @@ static const fg_plan_tensor_info softmax_outputs_[] = {
 };
 static fg_status softmax_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_softmax_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "softmax: inputs or outputs is NULL");
     a_.X = inputs[0];
@@ -524,7 +564,7 @@ static fg_status softmax_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_softmax_cpu(&a_);
 }
 static const fg_plan_info softmax_info_ = {
-    "softmax", "rolling", 2, softmax_dims_,
+    "softmax", "rolling", 2, softmax_dims_, softmax_dim_over_,
     1, softmax_inputs_, 1, softmax_outputs_,
     0, NULL,
     softmax_cpu_,
@@ -532,6 +572,7 @@ static const fg_plan_info softmax_info_ = {
 
 /* window: Causal GQA attention over a sliding window of W keys, scores soft-capped at 50. */
 static const char *const window_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int window_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info window_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
     {"K", FG_BF16, 4, {0, 2, 4, 5}},
@@ -549,13 +590,15 @@ static const fg_plan_param_info window_params_[] = {
 };
 static fg_status window_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
                          const double *params, const int *has_params,
-                         const float *const *param_vectors, int splits)
+                         const float *const *param_vectors,
+                         const int32_t *const *lens, int splits)
 {
     fg_window_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "window: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -583,7 +626,7 @@ static fg_status window_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_window_cpu(&a_);
 }
 static const fg_plan_info window_info_ = {
-    "window", "rolling", 6, window_dims_,
+    "window", "rolling", 6, window_dims_, window_dim_over_,
     3, window_inputs_, 2, window_outputs_,
     4, window_params_,
     window_cpu_,

@@ -11,13 +11,15 @@
 
 static fg_status alibi_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_alibi_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "alibi: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -36,13 +38,15 @@ static fg_status alibi_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 
 static fg_status alibi_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_alibi_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "alibi_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -55,19 +59,22 @@ static fg_status alibi_decode_cuda_(const fg_tensor *inputs, const fg_tensor *ou
         a_.has_scale = 1;
     }
     a_.slope = param_vectors ? param_vectors[1] : NULL;
+    a_.N_len = lens ? lens[3] : NULL;
     a_.splits = splits;
     return fg_alibi_decode(&a_, (struct CUstream_st *)stream);
 }
 
 static fg_status causal_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_causal_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "causal: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -85,13 +92,15 @@ static fg_status causal_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 
 static fg_status causal_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_causal_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "causal_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -103,19 +112,22 @@ static fg_status causal_decode_cuda_(const fg_tensor *inputs, const fg_tensor *o
         a_.scale = (float)params[0];
         a_.has_scale = 1;
     }
+    a_.N_len = lens ? lens[3] : NULL;
     a_.splits = splits;
     return fg_causal_decode(&a_, (struct CUstream_st *)stream);
 }
 
 static fg_status global_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_global_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "global: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -133,13 +145,15 @@ static fg_status global_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 
 static fg_status gqa_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_gqa_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "gqa: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -161,13 +175,15 @@ static fg_status gqa_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 
 static fg_status gqa_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_gqa_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "gqa_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -183,19 +199,22 @@ static fg_status gqa_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outp
         a_.scale = (float)params[1];
         a_.has_scale = 1;
     }
+    a_.N_len = lens ? lens[4] : NULL;
     a_.splits = splits;
     return fg_gqa_decode(&a_, (struct CUstream_st *)stream);
 }
 
 static fg_status softcap_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_softcap_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "softcap: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -221,13 +240,15 @@ static fg_status softcap_cuda_(const fg_tensor *inputs, const fg_tensor *outputs
 
 static fg_status softcap_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_softcap_decode_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "softcap_decode: inputs or outputs is NULL");
     a_.Q = inputs[0];
@@ -247,19 +268,22 @@ static fg_status softcap_decode_cuda_(const fg_tensor *inputs, const fg_tensor *
         a_.cap = (float)params[2];
         a_.has_cap = 1;
     }
+    a_.N_len = lens ? lens[4] : NULL;
     a_.splits = splits;
     return fg_softcap_decode(&a_, (struct CUstream_st *)stream);
 }
 
 static fg_status window_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
                           const double *params, const int *has_params,
-                          const float *const *param_vectors, int splits, void *stream)
+                          const float *const *param_vectors,
+                          const int32_t *const *lens, int splits, void *stream)
 {
     fg_window_args a_;
     memset(&a_, 0, sizeof a_);
     (void)params;
     (void)has_params;
     (void)param_vectors;
+    (void)lens;
     if (!inputs || !outputs)
         return fg_set_error(FG_ERR_NULL, "window: inputs or outputs is NULL");
     a_.Q = inputs[0];

@@ -612,10 +612,20 @@ static fg_expr *check_name(checker *ck, fg_expr *e)
                        e->name);
             return untyped(e);
         }
+        if (k == NAME_DIM && ck->p->dims[idx].index_name && ck->ctx != CTX_STMT) {
+            diag_error(ck->d, e->loc,
+                       "%s cannot use '%s': its extent varies with '%s' (dim %s[%s])",
+                       context_phrase(ck), e->name, ck->p->dims[idx].index_name, e->name,
+                       ck->p->dims[idx].index_name);
+            return untyped(e);
+        }
         e->kind = k == NAME_DIM ? E_DIM : E_AXIS;
         e->ref = idx;
         e->type = T_INT;
         e->axes = k == NAME_AXIS ? axis_bit(idx) : 0;
+        /* A per-sequence dim N[b] reads as the extent of the current b. */
+        if (k == NAME_DIM && ck->p->dims[idx].index_axis >= 0)
+            e->axes = axis_bit(ck->p->dims[idx].index_axis);
         return e;
     case NAME_PARAM:
         return check_param_read(ck, e, idx);
@@ -910,9 +920,51 @@ static int resolve_axis(checker *ck, const char *name, fg_loc loc)
 
 static void check_axes(checker *ck)
 {
-    for (int i = 0; i < ck->p->naxes; i++) {
-        fg_axis *ax = &ck->p->axes[i];
+    fg_plan *p = ck->p;
+    for (int i = 0; i < p->naxes; i++) {
+        fg_axis *ax = &p->axes[i];
         ax->dim = resolve_dim(ck, ax->dim_name, ax->dim_loc);
+    }
+    /* dim N[b]: b is an axis over a plain dim, and N is the extent of one axis */
+    for (int i = 0; i < p->ndims; i++) {
+        fg_dim *dm = &p->dims[i];
+        dm->index_axis = -1;
+        if (!dm->index_name)
+            continue;
+        int ax = resolve_axis(ck, dm->index_name, dm->index_loc);
+        if (ax < 0)
+            continue;
+        int owner_dim = p->axes[ax].dim;
+        if (owner_dim == i) {
+            diag_error(ck->d, dm->index_loc, "dim '%s' cannot vary with '%s', an axis over itself",
+                       dm->name, dm->index_name);
+            continue;
+        }
+        if (owner_dim >= 0 && p->dims[owner_dim].index_name) {
+            diag_error(ck->d, dm->index_loc,
+                       "dim '%s' varies with '%s', whose extent '%s' varies per sequence too; "
+                       "only one level is supported",
+                       dm->name, dm->index_name, p->dims[owner_dim].name);
+            continue;
+        }
+        int over = -1, count = 0;
+        for (int a = 0; a < p->naxes; a++)
+            if (p->axes[a].dim == i) {
+                if (count++ == 0)
+                    over = a;
+                else
+                    diag_error(ck->d, p->axes[a].loc,
+                               "axis '%s' is a second axis over '%s', whose extent varies per "
+                               "'%s'; a per-sequence dim has one axis",
+                               p->axes[a].name, dm->name, dm->index_name);
+            }
+        if (count == 0) {
+            diag_error(ck->d, dm->loc, "dim '%s' varies per '%s', but no axis is over it",
+                       dm->name, dm->index_name);
+            continue;
+        }
+        (void)over;
+        dm->index_axis = ax;
     }
 }
 
@@ -1049,7 +1101,7 @@ static const fg_expr *find_axis_use(const fg_expr *e, int axis)
 {
     if (!(e->axes & axis_bit(axis)))
         return NULL;
-    if (e->kind == E_AXIS || e->kind == E_TENSOR || e->kind == E_PARAM)
+    if (e->kind == E_AXIS || e->kind == E_TENSOR || e->kind == E_PARAM || e->kind == E_DIM)
         return e;
     for (int i = 0; i < e->nargs; i++) {
         const fg_expr *u = find_axis_use(e->args[i], axis);
@@ -1074,9 +1126,17 @@ static void check_stmt_rhs(checker *ck, int ti)
     int axis = 0;
     while (!(extra & axis_bit(axis)))
         axis++;
-    diag_error(ck->d, start_loc(find_axis_use(t->rhs, axis)),
-               "'%s' is defined over [%s] but its right side depends on '%s'", t->name,
-               axis_list(ck, t->axis_mask, t), ck->p->axes[axis].name);
+    const fg_expr *use = find_axis_use(t->rhs, axis);
+    if (use->kind == E_DIM)
+        diag_error(ck->d, start_loc(use),
+                   "'%s' is defined over [%s] but its right side depends on '%s' through '%s' "
+                   "(dim %s[%s])",
+                   t->name, axis_list(ck, t->axis_mask, t), ck->p->axes[axis].name, use->name,
+                   use->name, ck->p->axes[axis].name);
+    else
+        diag_error(ck->d, start_loc(use),
+                   "'%s' is defined over [%s] but its right side depends on '%s'", t->name,
+                   axis_list(ck, t->axis_mask, t), ck->p->axes[axis].name);
 }
 
 /* Appends the hoisted statements to the plan's tensors. */
@@ -1231,6 +1291,72 @@ static void check_outputs(checker *ck)
         diag_error(ck->d, p->name_loc, "plan '%s' has no output", p->name);
 }
 
+/* The axis over a per-sequence dim (dim N[b]): every tensor that carries it
+ * or reduces over it carries b too, no output carries it, it is the
+ * schedule's reduced axis, and the entry point's length array NAME_len
+ * names nothing else. */
+static void check_ragged(checker *ck)
+{
+    fg_plan *p = ck->p;
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        int ax = -1;
+        for (int a = 0; a < p->naxes && ax < 0; a++)
+            if (p->axes[a].dim == i)
+                ax = a;
+        if (ax < 0)
+            continue;
+        const char *an = p->axes[ax].name, *bn = p->axes[dm->index_axis].name;
+        const fg_schedule *s = &p->sched;
+        if (s->reduce_axis >= 0 && s->reduce_axis != ax) {
+            diag_error(ck->d, dm->loc,
+                       "dim '%s' varies per '%s', so its axis '%s' must be the schedule's reduced "
+                       "axis (the schedule reduces over '%s')",
+                       dm->name, bn, an, p->axes[s->reduce_axis].name);
+            continue;
+        }
+        for (int ti = 0; ti < p->ntensors; ti++) {
+            const fg_tensor *t = &p->tensors[ti];
+            if (ck->decl_bad[ti])
+                continue;
+            uint32_t carried = 0, owner = 0;
+            if (t->kind == TENSOR_INPUT) {
+                for (int k = 0; k < t->nindex; k++)
+                    carried |= t->index[k]->axes;
+            } else {
+                carried = t->axis_mask;
+                if (t->red_axis >= 0 && t->cls != CLASS_ELEMENTWISE)
+                    carried |= axis_bit(t->red_axis);
+            }
+            owner = carried & axis_bit(dm->index_axis);
+            if (!(carried & axis_bit(ax)))
+                continue;
+            if (!owner)
+                diag_error(ck->d, t->loc,
+                           "'%s' %s '%s', whose extent %s varies per '%s', so it must carry '%s' "
+                           "too",
+                           t->name,
+                           t->kind == TENSOR_INPUT || (t->axis_mask & axis_bit(ax)) ? "carries"
+                                                                                   : "reduces over",
+                           an, dm->name, bn, bn);
+            else if (t->is_output && t->kind == TENSOR_STMT && (t->axis_mask & axis_bit(ax)))
+                diag_error(ck->d, t->output_loc.line ? t->output_loc : t->loc,
+                           "output '%s' carries '%s', whose extent %s varies per '%s'; outputs "
+                           "over a per-sequence extent are not supported",
+                           t->name, an, dm->name, bn);
+        }
+        const char *len = arena_printf(ck->a, "%s_len", dm->name);
+        int idx;
+        if (lookup(ck, len, &idx) != NAME_NONE)
+            diag_error(ck->d, dm->loc,
+                       "dim '%s' varies per '%s', so the entry point takes its lengths as '%s', "
+                       "but that name is taken",
+                       dm->name, bn, len);
+    }
+}
+
 static bool is_power_of_two(int v)
 {
     return v > 0 && (v & (v - 1)) == 0;
@@ -1359,5 +1485,6 @@ int check_plan(fg_plan *p, fg_diag *d)
     order_statements(&ck);
     check_outputs(&ck);
     check_schedule(&ck);
+    check_ragged(&ck);
     return d->errors > errors ? -1 : 0;
 }

@@ -438,6 +438,8 @@ void dump_ast(FILE *f, const fg_plan *p)
         switch (it->kind) {
         case AST_DIM:
             fprintf(f, "  dim %s", p->dims[it->index].name);
+            if (p->dims[it->index].index_name)
+                fprintf(f, "[%s]", p->dims[it->index].index_name);
             put_loc(f, it->loc);
             break;
         case AST_AXIS:

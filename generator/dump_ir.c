@@ -52,7 +52,11 @@ static void dump_header(FILE *f, const fg_plan *p)
     if (p->ndims > 0) {
         fputs("dim", f);
         for (int i = 0; i < p->ndims; i++)
+        {
             fprintf(f, "%s %s", i ? "," : "", p->dims[i].name);
+            if (p->dims[i].index_name)
+                fprintf(f, "[%s]", p->dims[i].index_name);
+        }
         fputc('\n', f);
     }
     if (p->naxes > 0) {

@@ -326,6 +326,12 @@ extern const char *const fg_dtype_names[4]; /* "bf16", "fp16", "f32", "int" */
 typedef struct fg_dim {
     const char *name;
     fg_loc loc;
+    /* dim N[b]: a per-sequence extent, one value per index of axis b (the
+     * tensors are stored at the full extent N; index i of b uses N[i] of
+     * them).  NULL for a plain dim. */
+    const char *index_name;
+    fg_loc index_loc;
+    int index_axis; /* check: the axis it varies with, or -1 */
 } fg_dim;
 
 typedef struct fg_axis {
@@ -647,7 +653,10 @@ void dump_fused(FILE *f, const fg_fused *fz);
 /* ------------------------------------------------------------------ */
 
 typedef struct fg_interp_binding {
-    long *dims;        /* per plan dim */
+    long *dims;        /* per plan dim (a per-sequence dim: its full extent) */
+    long **lens;       /* per plan dim: for a per-sequence dim N[b], its extent
+                          per index of b (each 0..dims[N]), or NULL (every index
+                          has the full extent); NULL: none given */
     double *params;    /* per scalar param (NAN = use default) */
     double **param_vectors; /* per param NAME[AXIS]: values over AXIS, or NULL
                                (then its default at each index); may be NULL */

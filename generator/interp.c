@@ -67,6 +67,37 @@ static long axis_extent(const fg_plan *p, const long *dims, int axis)
     return dims[p->axes[axis].dim];
 }
 
+/* The lengths of a per-sequence dim, or NULL (plain dim, or none given). */
+static const long *dim_lens(const interp *it, int dim)
+{
+    if (it->p->dims[dim].index_axis < 0 || !it->b->lens)
+        return NULL;
+    return it->b->lens[dim];
+}
+
+/* The value of dim `dim` where it is read: for N[b], the length of the
+ * current b (the checker makes every reader carry b). */
+static double dim_value(interp *it, const fg_expr *e, int dim)
+{
+    const long *lens = dim_lens(it, dim);
+    if (!lens)
+        return (double)it->b->dims[dim];
+    int owner = it->p->dims[dim].index_axis;
+    if (!(it->bound & (1u << owner)))
+        return fail_internal(it, e->loc, "per-sequence dim read outside its axis");
+    return (double)lens[it->idx[owner]];
+}
+
+/* The walked extent of an axis at the current indices. */
+static long walk_extent(interp *it, int axis)
+{
+    int dim = it->p->axes[axis].dim;
+    const long *lens = dim_lens(it, dim);
+    if (lens && (it->bound & (1u << it->p->dims[dim].index_axis)))
+        return lens[it->idx[it->p->dims[dim].index_axis]];
+    return it->b->dims[dim];
+}
+
 /* Stored extent of position k of an input: its declared extent, or the
  * extent of the plain axis that indexes it. */
 static long input_extent(const fg_plan *p, const fg_tensor *t, int k, const long *dims)
@@ -207,7 +238,7 @@ static double eval_reduce(interp *it, const fg_expr *e)
     int ax = e->ref;
     if (ax < 0 || ax >= it->p->naxes)
         return fail_internal(it, e->loc, "reduction over an unresolved axis");
-    long ext = axis_extent(it->p, it->b->dims, ax);
+    long ext = walk_extent(it, ax);
     long saved_idx = it->idx[ax];
     uint32_t saved_bound = it->bound;
     it->bound |= 1u << ax;
@@ -283,7 +314,7 @@ static double eval(interp *it, const fg_expr *e)
     switch (e->kind) {
     case E_NUM: return e->num;
     case E_INF: return INFINITY;
-    case E_DIM: return (double)it->b->dims[e->ref];
+    case E_DIM: return dim_value(it, e, e->ref);
     case E_AXIS:
         if (!(it->bound & (1u << e->ref)))
             return fail_internal(it, e->loc, "axis read outside its loop");
@@ -392,7 +423,13 @@ static void eval_statement(interp *it, int ti, double *out)
     }
     it->root = t->rhs;
     for (size_t off = 0;; off++) {
-        out[off] = eval(it, t->rhs);
+        /* Beyond a sequence's length the element does not exist: NaN, never
+         * read (reductions stop at the length, and no output carries it). */
+        bool beyond = false;
+        for (int k = 0; k < t->naxes; k++)
+            if (i[k] >= walk_extent(it, t->axes[k]))
+                beyond = true;
+        out[off] = beyond ? NAN : eval(it, t->rhs);
         if (it->failed)
             return;
         int k = t->naxes - 1;
@@ -428,6 +465,17 @@ static void check_binding(interp *it)
                     b->dims[i]);
             return;
         }
+    for (int i = 0; i < p->ndims; i++) {
+        const long *lens = dim_lens(it, i);
+        long n = lens ? axis_extent(p, b->dims, p->dims[i].index_axis) : 0;
+        for (long j = 0; j < n; j++)
+            if (lens[j] < 0 || lens[j] > b->dims[i]) {
+                fail_at(it, p->dims[i].loc, "length %ld of '%s' (index %ld of '%s') is outside 0..%ld",
+                        lens[j], p->dims[i].name, j, p->axes[p->dims[i].index_axis].name,
+                        b->dims[i]);
+                return;
+            }
+    }
     size_t bytes = 0;
     for (int ti = 0; ti < p->ntensors; ti++) {
         const fg_tensor *t = &p->tensors[ti];

@@ -95,6 +95,7 @@ typedef struct lc {
     uint32_t outer;  /* row axes looped outside the row tiles */
     int TM, TN;
     const char **tname, **aname, **dname, **pname;
+    const char **dval; /* per dim: its value inside the row loops (N_seq_ for N[b]) */
     bool *needs_buf; /* per tensor: read by another statement */
     bool *is_running;
     int *run_index; /* per tensor: index in fz->running, or -1 */
@@ -346,7 +347,9 @@ static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
         if (c->site == SITE_STRUCT)
             sb_printf(b, "x_->%s", L->dname[e->ref]);
         else
-            sb_puts(b, L->dname[e->ref]);
+            sb_puts(b, L->dval[e->ref]);
+        if (p->dims[e->ref].index_axis >= 0)
+            c->used |= 1u << p->dims[e->ref].index_axis;
         break;
     case E_AXIS:
         c->used |= 1u << e->ref;
@@ -631,8 +634,12 @@ static int lc_init(lc *L, fg_arena *a, const fg_fused *fz, fg_diag *d)
     }
     for (int i = 0; i < p->naxes; i++)
         L->aname[i] = c_name(a, p->axes[i].name);
-    for (int i = 0; i < p->ndims; i++)
+    L->dval = ARENA_ARRAY(a, const char *, p->ndims + 1);
+    for (int i = 0; i < p->ndims; i++) {
         L->dname[i] = c_name(a, p->dims[i].name);
+        L->dval[i] = p->dims[i].index_axis >= 0 ? arena_printf(a, "%s_seq_", p->dims[i].name)
+                                                : L->dname[i];
+    }
     for (int i = 0; i < p->nparams; i++)
         L->pname[i] = c_name(a, p->params[i].name);
     for (int i = 0; i < fz->nrunning; i++) {
@@ -813,7 +820,7 @@ static char *stmt_code(lc *L, int ti)
         c.used &= ~(1u << ax);
         sb_printf(&body, "float acc_ = %s;\n", identity_text(t->op));
         sb_printf(&body, "for (long %s = 0; %s < %s; %s++)\n    %s\n", L->aname[ax], L->aname[ax],
-                  L->dname[p->axes[ax].dim], L->aname[ax],
+                  L->dval[p->axes[ax].dim], L->aname[ax],
                   accumulate(t->op, L->a, "acc_", sb_str(&v)));
         val = "acc_";
     } else {
@@ -1026,6 +1033,22 @@ static char *validation_code(lc *L)
                        p->dims[k].name);
             L->errors++;
         }
+    /* per-sequence lengths: each within the stored extent */
+    for (int k = 0; k < p->ndims; k++) {
+        const fg_dim *dm = &p->dims[k];
+        if (dm->index_axis < 0)
+            continue;
+        const char *own = L->dname[p->axes[dm->index_axis].dim];
+        sb_printf(&b,
+                  "if (args->%s_len)\n"
+                  "    for (long i_ = 0; i_ < %s; i_++)\n"
+                  "        if (args->%s_len[i_] < 0 || args->%s_len[i_] > %s)\n"
+                  "            return fg_set_error(FG_ERR_SHAPE, \"%s: %s_len[%%ld] is %%ld, "
+                  "outside 0..%%ld (%s)\",\n"
+                  "                                i_, (long)args->%s_len[i_], %s);\n",
+                  dm->name, own, dm->name, dm->name, L->dname[k], E, dm->name, dm->name, dm->name,
+                  L->dname[k]);
+    }
     /* scalar params, in declaration order */
     for (int i = 0; i < p->nparams; i++) {
         const fg_param *pa = &p->params[i];
@@ -1410,6 +1433,18 @@ int lower_common(fg_arena *a, const fg_fused *fz, fg_defs *defs, fg_diag *d)
                       def ? "use the default" : "missing (an error)");
         }
     }
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        const fg_axis *ow = &p->axes[dm->index_axis];
+        sb_printf(&f,
+                  "    const int32_t *%s_len; /* [%s]: %s[%s], the length of each %s (0..%s, the "
+                  "stored extent; NULL: all %s); host memory for the CPU entry, device memory "
+                  "for the GPU ones */\n",
+                  dm->name, p->dims[ow->dim].name, dm->name, ow->name, ow->name, dm->name,
+                  dm->name);
+    }
     if (fz->form == FORM_SPLIT)
         sb_printf(&f, "    int splits; /* splits of %s: 0 = %s, else 1 or more */\n",
                   p->axes[L.fused].name,
@@ -1446,11 +1481,37 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
             attention = true;
     *template_rel = attention ? "c/attention.m4" : "c/rowreduce.m4";
 
-    const char *NN = L.dname[p->axes[L.fused].dim];
+    const char *NN = L.dval[p->axes[L.fused].dim];
     const char *MM = L.rowtile >= 0 ? L.dname[p->axes[L.rowtile].dim] : "1";
     fg_def_code(defs, "c_validate", ind(a, validation_code(&L), 4));
     fg_def_str(defs, "c_rows", MM);
     fg_def_str(defs, "c_keys", NN);
+    fg_def_str(defs, "c_keys_full", L.dname[p->axes[L.fused].dim]);
+    fg_def_str(defs, "c_ntiles", p->dims[p->axes[L.fused].dim].index_axis >= 0
+                                     ? arena_printf(a, "(%s + TN_ - 1) / TN_", NN)
+                                     : "ntiles_");
+
+    /* per-sequence lengths (dim N[b]), set per row tile: b is an outer loop */
+    sb rs = {a, NULL, 0, 0};
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        if (!(L.outer & (1u << dm->index_axis))) {
+            diag_error(d, dm->index_loc,
+                       "the C backend needs '%s', which the length of '%s' varies with, to be a "
+                       "row axis of the running state outside the row tiles",
+                       p->axes[dm->index_axis].name, dm->name);
+            return -1;
+        }
+        sb_printf(&rs, "/* %s[%s]: the length of this %s */\n", dm->name,
+                  p->axes[dm->index_axis].name, p->axes[dm->index_axis].name);
+        sb_printf(&rs, "const long %s = args->%s_len ? (long)args->%s_len[%s] : %s;\n", L.dval[i],
+                  dm->name, dm->name, L.aname[dm->index_axis], L.dname[i]);
+        if (L.mask_ok)
+            sb_printf(&rs, "x_.%s = %s;\n", L.dname[i], L.dval[i]);
+    }
+    fg_def_code(defs, "c_row_setup", ind(a, sb_str(&rs), 8));
 
     /* dims_ and the mask's tile classification */
     sb ds = {a, NULL, 0, 0};
@@ -1722,6 +1783,11 @@ int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **in
     for (int i = 0; i < p->ndims; i++)
         sb_printf(&b, "%s\"%s\"", i ? ", " : "", p->dims[i].name);
     sb_puts(&b, "};\n");
+    sb_printf(&b, "static const int %s_dim_over_[] = {", n);
+    for (int i = 0; i < p->ndims; i++)
+        sb_printf(&b, "%s%d", i ? ", " : "",
+                  p->dims[i].index_axis >= 0 ? p->axes[p->dims[i].index_axis].dim : -1);
+    sb_puts(&b, "};\n");
     int nin = 0, nout = 0;
     for (int pass = 0; pass < 2; pass++) {
         sb_printf(&b, "static const fg_plan_tensor_info %s_%s_[] = {\n", n,
@@ -1752,9 +1818,11 @@ int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **in
     sb_printf(&b,
               "static fg_status %s_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,\n"
               "                         const double *params, const int *has_params,\n"
-              "                         const float *const *param_vectors, int splits)\n{\n"
+              "                         const float *const *param_vectors,\n"
+              "                         const int32_t *const *lens, int splits)\n{\n"
               "    fg_%s_args a_;\n    memset(&a_, 0, sizeof a_);\n"
               "    (void)params;\n    (void)has_params;\n    (void)param_vectors;\n"
+              "    (void)lens;\n"
               "    if (!inputs || !outputs)\n"
               "        return fg_set_error(FG_ERR_NULL, \"%s: inputs or outputs is NULL\");\n",
               n, n, n);
@@ -1779,15 +1847,18 @@ int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **in
                       "        a_.%s = (%s)params[%d];\n        a_.has_%s = 1;\n    }\n",
                       i, pa->name, pa->dtype == DT_INT ? "int" : "float", i, pa->name);
     }
+    for (int i = 0; i < p->ndims; i++)
+        if (p->dims[i].index_axis >= 0)
+            sb_printf(&b, "    a_.%s_len = lens ? lens[%d] : NULL;\n", p->dims[i].name, i);
     sb_printf(&b, "    a_.splits = splits;\n    return fg_%s_cpu(&a_);\n}\n", n);
     sb_printf(&b,
               "static const fg_plan_info %s_info_ = {\n"
-              "    \"%s\", \"%s\", %d, %s_dims_,\n"
+              "    \"%s\", \"%s\", %d, %s_dims_, %s_dim_over_,\n"
               "    %d, %s_inputs_, %d, %s_outputs_,\n"
               "    %d, %s,\n"
               "    %s_cpu_,\n"
               "};\n",
-              n, n, fg_form_names[fz->form], p->ndims, n, nin, n, nout, n, p->nparams,
+              n, n, fg_form_names[fz->form], p->ndims, n, n, nin, n, nout, n, p->nparams,
               p->nparams ? arena_printf(a, "%s_params_", n) : "NULL", n);
     *code = sb_str(&b);
     *info_name = arena_printf(a, "%s_info_", n);

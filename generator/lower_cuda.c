@@ -334,6 +334,26 @@ static int match_attention(cu *c)
                 return cu_fail(c, p->dims[dims_seen[i]].loc,
                                arena_printf(c->a, "dim '%s' has two roles in the attention kernel",
                                             p->dims[dims_seen[i]].name));
+    /* per-sequence lengths: only the keys, per batch, in the split kernel */
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        if (i != c->dim_n || dm->index_axis != c->ax_b)
+            return cu_fail(c, dm->loc,
+                           arena_printf(c->a, "dim '%s' varies per '%s': the attention kernel "
+                                              "takes per-sequence lengths of the keys per batch "
+                                              "only (%s[%s])",
+                                        dm->name, p->axes[dm->index_axis].name,
+                                        p->dims[c->dim_n].name, p->axes[c->ax_b].name));
+        if (fz->form != FORM_SPLIT)
+            return cu_fail(c, dm->loc,
+                           arena_printf(c->a, "dim '%s' varies per '%s': per-sequence key "
+                                              "lengths need the split (decode) kernel; write "
+                                              "'reduce %s: split' in the schedule",
+                                        dm->name, p->axes[dm->index_axis].name,
+                                        p->axes[c->ax_n].name));
+    }
     for (int i = 0; i < p->ndims; i++) {
         bool used = false;
         for (int j = 0; j < 6; j++)
@@ -1278,6 +1298,10 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
     fg_def_str(defs, "cuda_dim_Hkv", p->dims[c.dim_hkv].name);
     fg_def_str(defs, "cuda_dim_M", p->dims[c.dim_m].name);
     fg_def_str(defs, "cuda_dim_N", p->dims[c.dim_n].name);
+    fg_def_str(defs, "cuda_kv_len",
+               p->dims[c.dim_n].index_axis >= 0
+                   ? arena_printf(a, "args->%s_len", p->dims[c.dim_n].name)
+                   : "nullptr");
     fg_def_str(defs, "cuda_dim_D", p->dims[c.dim_d].name);
     cb dimset = {a, NULL, 0, 0};
     for (int i = 0; i < p->ndims; i++) {
@@ -1380,9 +1404,11 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char
     cb_printf(&b,
               "static fg_status %s_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,\n"
               "                          const double *params, const int *has_params,\n"
-              "                          const float *const *param_vectors, int splits, void *stream)\n{\n"
+              "                          const float *const *param_vectors,\n"
+              "                          const int32_t *const *lens, int splits, void *stream)\n{\n"
               "    fg_%s_args a_;\n    memset(&a_, 0, sizeof a_);\n"
               "    (void)params;\n    (void)has_params;\n    (void)param_vectors;\n"
+              "    (void)lens;\n"
               "    if (!inputs || !outputs)\n"
               "        return fg_set_error(FG_ERR_NULL, \"%s: inputs or outputs is NULL\");\n",
               n, n, n);
@@ -1403,6 +1429,9 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char
                       "        a_.%s = (%s)params[%d];\n        a_.has_%s = 1;\n    }\n",
                       i, pa->name, pa->dtype == DT_INT ? "int" : "float", i, pa->name);
     }
+    for (int i = 0; i < p->ndims; i++)
+        if (p->dims[i].index_axis >= 0)
+            cb_printf(&b, "    a_.%s_len = lens ? lens[%d] : NULL;\n", p->dims[i].name, i);
     cb_printf(&b,
               "    a_.splits = splits;\n"
               "    return fg_%s(&a_, (struct CUstream_st *)stream);\n}\n",

@@ -583,6 +583,18 @@ static int parse_dim(parser *p)
         fg_dim *dim = ARENA_NEW(p->a, fg_dim);
         dim->name = tok_str(p, &name);
         dim->loc = name.loc;
+        dim->index_axis = -1;
+        if (accept(p, TK_LBRACKET)) {
+            /* dim N[b]: one extent per index of axis b */
+            fg_token axis;
+            if (expect_ident(p, "the axis that the dim varies with", &axis) < 0)
+                return -1;
+            if (expect(p, TK_RBRACKET,
+                       " (a per-sequence dim varies with one axis: NAME[AXIS])") < 0)
+                return -1;
+            dim->index_name = tok_str(p, &axis);
+            dim->index_loc = axis.loc;
+        }
         vec_push(p->a, &p->dims, dim);
     } while (accept(p, TK_COMMA));
     return 0;

@@ -2,7 +2,7 @@
 plan alibi_decode
 doc "Decode (split over keys): Causal attention with ALiBi position bias, slope[h] = 2^(-8 (h+1) / H)."
 
-dim B, H, M, N, D
+dim B, H, M, N[b], D
 axis b: B, h: H, m: M, n: N, d: D
 
 param scale: f32 = rsqrt(D)

@@ -2,7 +2,7 @@
 plan causal_decode
 doc "Decode (split over keys): Causal attention: key n is visible to query m when n <= m + N - M."
 
-dim B, H, M, N, D
+dim B, H, M, N[b], D
 axis b: B, h: H, m: M, n: N, d: D
 
 param scale: f32 = rsqrt(D)

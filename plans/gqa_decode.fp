@@ -2,7 +2,7 @@
 plan gqa_decode
 doc "Decode (split over keys): Causal grouped-query attention: query head h reads key/value head h / G."
 
-dim B, Hq, Hkv, M, N, D
+dim B, Hq, Hkv, M, N[b], D
 axis b: B, h: Hq, m: M, n: N, d: D
 
 param G: int = Hq / Hkv

@@ -2,7 +2,7 @@
 plan softcap_decode
 doc "Decode (split over keys): Causal GQA attention with scores soft-capped: cap * tanh(score / cap), cap 50."
 
-dim B, Hq, Hkv, M, N, D
+dim B, Hq, Hkv, M, N[b], D
 axis b: B, h: Hq, m: M, n: N, d: D
 
 param G: int = Hq / Hkv

@@ -38,16 +38,23 @@ typedef struct fg_plan_param_info {
 /* The generic CPU entry: inputs[] and outputs[] in declaration order;
  * params[k], has_params[k] (scalar params) and param_vectors[k] (per-index
  * params, NULL for the default) indexed by param; any of the three may be
- * NULL (every param at its default).  splits: see the plan's args struct. */
+ * NULL (every param at its default).  lens[k], indexed by dim: for a
+ * per-sequence dim (dim N[b], fg_plan_info.dim_over[k] >= 0) its lengths,
+ * the args struct's N_len; lens or any entry may be NULL (full extents).
+ * splits: see the plan's args struct. */
 typedef fg_status (*fg_plan_cpu_fn)(const fg_tensor *inputs, const fg_tensor *outputs,
                                     const double *params, const int *has_params,
-                                    const float *const *param_vectors, int splits);
+                                    const float *const *param_vectors,
+                                    const int32_t *const *lens, int splits);
 
 typedef struct fg_plan_info {
     const char *name;
     const char *form; /* "rolling" or "split" */
     int ndims;
     const char *const *dims;
+    /* Per dim: -1, or for a per-sequence dim N[b] the index of the dim of b
+     * (its lengths are an int32 array of that many values). */
+    const int *dim_over;
     int ninputs;
     const fg_plan_tensor_info *inputs;
     int noutputs;
@@ -61,13 +68,13 @@ extern const fg_plan_info *const fg_plan_list[];
 
 /* The generic CUDA entry (libfusegen_cuda.a, generated fusegen_plans_cuda.c):
  * the arguments of fg_plan_cpu_fn, then the stream (a cudaStream_t, NULL for
- * the default stream).  Inputs and outputs are device memory; per-index
+ * the default stream).  Inputs, outputs and lens are device memory; per-index
  * params (param_vectors) are host memory, copied into the launch.  It
  * validates as fg_NAME does and launches asynchronously. */
 typedef fg_status (*fg_plan_cuda_fn)(const fg_tensor *inputs, const fg_tensor *outputs,
                                      const double *params, const int *has_params,
-                                     const float *const *param_vectors, int splits,
-                                     void *stream);
+                                     const float *const *param_vectors,
+                                     const int32_t *const *lens, int splits, void *stream);
 
 typedef struct fg_plan_cuda_entry {
     const char *name; /* the plan, as in fg_plan_list */

@@ -51,8 +51,8 @@ size_t ref_tensor_size(const ref_plan *r, int tensor, const long *dims)
     return interp_tensor_size(r->plan, tensor, dims);
 }
 
-int ref_run(const ref_plan *r, const long *dims, const double *given, double **inputs,
-            double **outputs)
+int ref_run(const ref_plan *r, const long *dims, long **lens, const double *given,
+            double **inputs, double **outputs)
 {
     const fg_plan *p = r->plan;
     double *params = calloc((size_t)p->nparams + 1, sizeof(double));
@@ -64,7 +64,7 @@ int ref_run(const ref_plan *r, const long *dims, const double *given, double **i
     }
     for (int i = 0; i < p->nparams; i++)
         params[i] = given ? given[i] : NAN; /* NAN: the default */
-    fg_interp_binding b = {(long *)dims, params, vecs, inputs, outputs};
+    fg_interp_binding b = {(long *)dims, lens, params, vecs, inputs, outputs};
     fg_diag d;
     diag_init(&d, p->src, stderr);
     int rc = interp_run(p, &b, &d);

@@ -17,8 +17,9 @@ int ref_find_tensor(const ref_plan *r, const char *name);
 size_t ref_tensor_size(const ref_plan *r, int tensor, const long *dims);
 /* interp_run: inputs[t] for input tensors, outputs[t] (allocated by the
  * caller) for outputs; params[k] per scalar param, NAN (or params NULL) for
- * its default.  0 or -1. */
-int ref_run(const ref_plan *r, const long *dims, const double *params, double **inputs,
-            double **outputs);
+ * its default; lens[k] per dim, the lengths of a per-sequence dim (NULL, or
+ * lens NULL: full extents).  0 or -1. */
+int ref_run(const ref_plan *r, const long *dims, long **lens, const double *params,
+            double **inputs, double **outputs);
 
 #endif /* CPU_REFERENCE_H */

@@ -44,4 +44,5 @@ EXTRA_DIST += \
 	tests/cuda-bad/maxout.fp tests/cuda-bad/maxout.err tests/cuda-bad/maxout.warn \
 	tests/cuda-bad/normalised.fp tests/cuda-bad/normalised.err tests/cuda-bad/normalised.warn \
 	tests/cuda-bad/rowmax.fp tests/cuda-bad/rowmax.err tests/cuda-bad/rowmax.warn \
+	tests/cuda-bad/ragged_rolling.fp tests/cuda-bad/ragged_rolling.err tests/cuda-bad/ragged_rolling.warn \
 	$(NULL)

@@ -67,7 +67,9 @@ typedef struct gc_case {
     int splits;  /* passed to the CUDA entry; 0 = auto */
     int strided; /* non-packed layouts */
     int window;  /* W for a plan with that param, 0 = its default */
-    char label[160];
+    int ragged;  /* per-sequence key lengths (dim N[b]): lens[0..b) */
+    int32_t lens[8];
+    char label[200];
 
     double params[MAX_PARAMS];
     int has[MAX_PARAMS];
@@ -213,6 +215,15 @@ static int param_index(const fg_plan_info *info, const char *name)
 {
     for (int i = 0; i < info->nparams; i++)
         if (!strcmp(info->params[i].name, name))
+            return i;
+    return -1;
+}
+
+/* The plan's per-sequence dim (dim N[b]), or -1. */
+static int ragged_dim(const fg_plan_info *info)
+{
+    for (int i = 0; i < info->ndims; i++)
+        if (info->dim_over[i] >= 0)
             return i;
     return -1;
 }
@@ -388,7 +399,23 @@ static void run_gpu(gc_case *c)
         }
     }
 
-    fg_status st = c->fn(din, dout, c->params, c->has, NULL, c->splits, NULL);
+    const int32_t *lv[16] = {0};
+    int nd = ragged_dim(info);
+    if (c->ragged) {
+        void *dl;
+        if (nd < 0) {
+            case_fail(c, "per-sequence lengths asked of a plan without a per-sequence dim");
+            goto out;
+        }
+        if (!dev_alloc(&ds, sizeof c->lens, &dl) ||
+            cudaMemcpy(dl, c->lens, sizeof c->lens, cudaMemcpyHostToDevice) != cudaSuccess) {
+            case_fail(c, "device allocation or copy failed");
+            goto out;
+        }
+        lv[nd] = dl;
+    }
+    fg_status st = c->fn(din, dout, c->params, c->has, NULL, c->ragged ? lv : NULL, c->splits,
+                         NULL);
     if (st == FG_ERR_UNSUPPORTED && c->d != 128) {
         c->state = C_SKIP;
         snprintf(c->why, sizeof c->why, "head dim %d not compiled: %s", c->d, fg_last_error());
@@ -442,7 +469,10 @@ static void check_case(gc_case *c)
     const fg_plan_info *info = c->info;
     if (c->state != C_PENDING)
         return;
-    fg_status st = info->cpu(c->ref_in, c->ref_out, c->params, c->has, NULL, 0);
+    const int32_t *lv[16] = {0};
+    if (c->ragged)
+        lv[ragged_dim(info)] = c->lens;
+    fg_status st = info->cpu(c->ref_in, c->ref_out, c->params, c->has, NULL, c->ragged ? lv : NULL, 0);
     if (st != FG_OK) {
         case_fail(c, "CPU reference returned %s: %s", fg_strerror(st), fg_last_error());
         return;
@@ -557,8 +587,9 @@ static void flush_batch(void)
     nbatch = 0;
 }
 
-static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d, int m,
-                     int n, int groups, int splits, int strided, int window)
+static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d,
+                          int m, int n, int groups, int splits, int strided, int window,
+                          int ragged)
 {
     gc_case *c = &batch[nbatch];
     memset(c, 0, sizeof *c);
@@ -566,6 +597,21 @@ static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, 
     c->fn = fn;
     c->index = ncases++;
     c->b = 2;
+    if (ragged) {
+        /* five sequences: no key, one, fewer than a warp tile (16), all n and
+         * a random count, in a random order */
+        uint64_t rs = seed ^ ((uint64_t)c->index * 0x9e3779b97f4a7c15ull);
+        c->ragged = 1;
+        c->b = 5;
+        int32_t l[5] = {0, 1, n < 13 ? n : 13, n, (int32_t)(mix(&rs) % (uint64_t)(n + 1))};
+        for (int i = 4; i > 0; i--) {
+            int j = (int)(mix(&rs) % (uint64_t)(i + 1));
+            int32_t t = l[i];
+            l[i] = l[j];
+            l[j] = t;
+        }
+        memcpy(c->lens, l, sizeof l);
+    }
     c->hkv = groups == 1 ? 2 : 1;
     c->hq = c->hkv * groups;
     c->m = m;
@@ -582,10 +628,19 @@ static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, 
     if (!strcmp(info->form, "split"))
         len += snprintf(c->label + len, sizeof c->label - (size_t)len, " splits %d", splits);
     if (window)
-        snprintf(c->label + len, sizeof c->label - (size_t)len, " W %d", window);
+        len += snprintf(c->label + len, sizeof c->label - (size_t)len, " W %d", window);
+    if (c->ragged)
+        snprintf(c->label + len, sizeof c->label - (size_t)len, " lengths %d,%d,%d,%d,%d",
+                 c->lens[0], c->lens[1], c->lens[2], c->lens[3], c->lens[4]);
     run_gpu(c);
     if (++nbatch == BATCH)
         flush_batch();
+}
+
+static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d, int m,
+                     int n, int groups, int splits, int strided, int window)
+{
+    add_case_lens(info, fn, dt, d, m, n, groups, splits, strided, window, 0);
 }
 
 /* ---- bad arguments ---- */
@@ -650,7 +705,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
                 din[1].data = NULL;
             if (kinds[k].want == FG_ERR_ALIGN)
                 din[0].data = (char *)din[0].data + 2;
-            fg_status st = fn(din, dout, c.params, c.has, NULL, 0, NULL);
+            fg_status st = fn(din, dout, c.params, c.has, NULL, NULL, 0, NULL);
             cudaError_t e = cudaDeviceSynchronize();
             if (st != kinds[k].want) {
                 snprintf(c.why, sizeof c.why, "returned %s, expected %s (%s)", fg_strerror(st),
@@ -730,11 +785,24 @@ static void split_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
     static const int ms[] = {1, 3, 16}, ns[] = {1, 13, 131, 1000, 4097};
     static const int all_splits[] = {0, 1, 2, 3, 7, 16, 64}, few_splits[] = {0, 3};
     static const int ds[] = {128, 64, 96, 256};
-    int has_g = dim_index(info, "Hkv") >= 0;
+    int has_g = dim_index(info, "Hkv") >= 0, ragged = ragged_dim(info) >= 0;
     if (small) {
         add_case(info, fn, FG_BF16, 128, 3, 131, has_g ? 4 : 1, 3, 1, 0);
         add_case(info, fn, FG_BF16, 128, 1, 1000, 1, 0, 0, 0);
+        if (ragged)
+            add_case_lens(info, fn, FG_BF16, 128, 3, 131, has_g ? 4 : 1, 3, 0, 0, 1);
         return;
+    }
+    /* mixed per-sequence key lengths */
+    static const int rs_splits[] = {0, 1, 3, 16, 64}, rs_ns[] = {131, 1000, 4097};
+    for (int t = 0; t < 2 && ragged; t++) {
+        fg_dtype dt = t ? FG_FP16 : FG_BF16;
+        int k = 0;
+        for (int q = 0; q < 2; q++)
+            for (size_t i = 0; i < 3; i++)
+                for (size_t j = 0; j < 3; j++, k++)
+                    add_case_lens(info, fn, dt, q ? 64 : 128, ms[i], rs_ns[j],
+                                  has_g && k % 2 ? 4 : 1, rs_splits[k % 5], k % 4 == 0, 0, 1);
     }
     for (int t = 0; t < 2; t++) {
         fg_dtype dt = t ? FG_FP16 : FG_BF16;

@@ -95,9 +95,10 @@ typedef struct result {
     char why[256];
 } result;
 
-/* One run: returns 0 on agreement, else prints what differs. */
-static int run_case_params(harness *h, const long *dims, int splits, int bf16,
-                           const double *params, const int *has_params)
+/* One run: returns 0 on agreement, else prints what differs.  lens: per
+ * dim, the lengths of a per-sequence dim (dim N[b]) or NULL; may be NULL. */
+static int run_case_lens(harness *h, const long *dims, long **lens, int splits, int bf16,
+                         const double *params, const int *has_params)
 {
     const fg_plan_info *info = h->info;
     const ref_plan *p = h->plan;
@@ -158,7 +159,21 @@ static int run_case_params(harness *h, const long *dims, int splits, int bf16,
         out[k] = fg_tensor_dense(out_data[k], FG_F32, ti->rank, shape);
     }
 
-    fg_status st = info->cpu(in, out, params, has_params, NULL, splits);
+    int32_t *lens32[16] = {0};
+    for (int i = 0; lens && i < info->ndims && i < 16; i++) {
+        if (!lens[i])
+            continue;
+        assert_true(info->dim_over[i] >= 0);
+        long nb = dims[info->dim_over[i]];
+        lens32[i] = malloc(sizeof(int32_t) * (size_t)(nb > 0 ? nb : 1));
+        assert_non_null(lens32[i]);
+        for (long j = 0; j < nb; j++)
+            lens32[i][j] = (int32_t)lens[i][j];
+    }
+    fg_status st = info->cpu(in, out, params, has_params, NULL,
+                             lens ? (const int32_t *const *)lens32 : NULL, splits);
+    for (int i = 0; i < 16; i++)
+        free(lens32[i]);
     if (st != FG_OK) {
         print_error("%s: generated C failed: %s\n", info->name, fg_last_error());
         fails++;
@@ -167,7 +182,7 @@ static int run_case_params(harness *h, const long *dims, int splits, int bf16,
     double ref_params[16];
     for (int i = 0; i < info->nparams && i < 16; i++)
         ref_params[i] = params && has_params && has_params[i] ? params[i] : NAN;
-    if (ref_run(p, dims, ref_params, ref_in, ref_out) < 0) {
+    if (ref_run(p, dims, lens, ref_params, ref_in, ref_out) < 0) {
         print_error("%s: interp_run failed\n", info->name);
         fails++;
     }
@@ -206,8 +221,15 @@ static int run_case_params(harness *h, const long *dims, int splits, int bf16,
     if (fails) {
         print_error("  failing case: plan %s, %s inputs, splits %d, dims", info->name,
                     bf16 ? "bf16" : "f32", splits);
-        for (int i = 0; i < info->ndims; i++)
+        for (int i = 0; i < info->ndims; i++) {
             print_error(" %s=%ld", info->dims[i], dims[i]);
+            if (lens && lens[i] && info->dim_over[i] >= 0) {
+                print_error(" (lengths");
+                for (long j = 0; j < dims[info->dim_over[i]]; j++)
+                    print_error(" %ld", lens[i][j]);
+                print_error(")");
+            }
+        }
         print_error(", seed %llu (FG_TEST_SEED=%llu reproduces)\n", (unsigned long long)seed,
                     (unsigned long long)seed);
     }
@@ -221,6 +243,12 @@ static int run_case_params(harness *h, const long *dims, int splits, int bf16,
     }
     h->runs++;
     return fails;
+}
+
+static int run_case_params(harness *h, const long *dims, int splits, int bf16,
+                           const double *params, const int *has_params)
+{
+    return run_case_lens(h, dims, NULL, splits, bf16, params, has_params);
 }
 
 static int run_case(harness *h, const long *dims, int splits, int bf16)
@@ -343,7 +371,7 @@ static void masked_rows_give_zero_and_minus_inf(void **state)
     in[2] = fg_tensor_dense(V, FG_F32, 4, ks);
     out[o] = fg_tensor_dense(O, FG_F32, 4, os);
     out[lse] = fg_tensor_dense(L, FG_F32, 3, ls);
-    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, 0), FG_OK);
     /* row 0 sees key n when n <= 0 + N - M = 13 - 67 < 0: none */
     assert_true(isinf(L[0]) && L[0] < 0);
     for (long d = 0; d < os[3]; d++)
@@ -483,14 +511,14 @@ static void dtypes_and_strides_agree_exactly(void **state)
         in[k] = fg_tensor_dense(f32[k], FG_F32, 4, sh[k]);
     for (int k = 0; k < 2; k++)
         out[k] = fg_tensor_dense(ref[k], FG_F32, info->outputs[k].rank, osh[k]);
-    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, 0), FG_OK);
 
     /* fp16 inputs */
     for (int k = 0; k < 3; k++)
         in[k] = fg_tensor_dense(f16[k], FG_FP16, 4, sh[k]);
     for (int k = 0; k < 2; k++)
         out[k] = fg_tensor_dense(o32[k], FG_F32, info->outputs[k].rank, osh[k]);
-    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, 0), FG_OK);
     for (int k = 0; k < 2; k++)
         assert_memory_equal(o32[k], ref[k], on[k] * sizeof(float));
 
@@ -505,7 +533,7 @@ static void dtypes_and_strides_agree_exactly(void **state)
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < on[k]; i++)
             o32[k][i] = NAN;
-    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, 0), FG_OK);
     for (int k = 0; k < 2; k++)
         assert_memory_equal(o32[k], ref[k], on[k] * sizeof(float));
 
@@ -517,7 +545,7 @@ static void dtypes_and_strides_agree_exactly(void **state)
             memset(o16[k], 0xff, on[k] * sizeof(uint16_t));
             out[k] = fg_tensor_dense(o16[k], t, info->outputs[k].rank, osh[k]);
         }
-        assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, 0), FG_OK);
+        assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, 0), FG_OK);
         for (int k = 0; k < 2; k++)
             for (size_t i = 0; i < on[k]; i++) {
                 uint16_t want = pass ? fg_float_to_half(ref[k][i]) : fg_float_to_bf16(ref[k][i]);
@@ -538,6 +566,76 @@ static void dtypes_and_strides_agree_exactly(void **state)
         free(o16[k]);
     }
     free(kt);
+}
+
+/* Per-sequence key lengths (dim N[b]): a batch of 5 whose sequences hold
+ * 0 keys, 1, fewer than one tile, all N, and a random count, in a random
+ * order; query rows 1, 3 and 16 (speculative decoding); every split count;
+ * against the reference interpreter given the same lengths.  Then the
+ * entry's validation of the lengths. */
+static void per_sequence_lengths(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    int nd = -1;
+    for (int i = 0; i < info->ndims; i++)
+        if (info->dim_over[i] >= 0)
+            nd = i;
+    assert_true(nd >= 0); /* the decode plans vary their keys per sequence */
+    assert_string_equal(info->dims[info->dim_over[nd]], "B");
+    static const long rows_set[] = {1, 3, 16}, keys_set[] = {131, 200};
+    static const int split_set[] = {0, 1, 2, 3, 7};
+    int fails = 0, k = 0;
+    for (int ri = 0; ri < 3; ri++)
+        for (int ki = 0; ki < 2; ki++)
+            for (int g = 1; g <= 4; g *= 4, k++) {
+                long dims[16];
+                for (int i = 0; i < info->ndims && i < 16; i++)
+                    dims[i] = dim_value(info->dims[i], rows_set[ri], keys_set[ki], 32, g);
+                const long B = 5, N = dims[nd];
+                dims[info->dim_over[nd]] = B;
+                long len[5] = {0, 1, 13, N, 1 + (long)(rng_next() % (uint64_t)N)};
+                for (int i = 4; i > 0; i--) { /* shuffle */
+                    int j = (int)(rng_next() % (uint64_t)(i + 1));
+                    long t = len[i];
+                    len[i] = len[j];
+                    len[j] = t;
+                }
+                long *lens[16] = {0};
+                lens[nd] = len;
+                fails += run_case_lens(h, dims, lens, split_set[k % 5], k % 2, NULL, NULL);
+                /* NULL lengths: every sequence has all N keys */
+                lens[nd] = NULL;
+                fails += run_case_lens(h, dims, lens, split_set[(k + 2) % 5], 0, NULL, NULL);
+            }
+    assert_int_equal(fails, 0);
+
+    /* validation: a length beyond the stored keys, and a negative one */
+    long dims[16];
+    for (int i = 0; i < info->ndims && i < 16; i++)
+        dims[i] = dim_value(info->dims[i], 1, 13, 32, 1);
+    fg_tensor in[3], out[2];
+    float buf[4096] = {0};
+    for (int q = 0; q < 3; q++) {
+        int64_t sh[4];
+        for (int r = 0; r < 4; r++)
+            sh[r] = dims[info->inputs[q].dims[r]];
+        in[q] = fg_tensor_dense(buf, FG_F32, 4, sh);
+    }
+    for (int q = 0; q < 2; q++) {
+        int64_t sh[4];
+        for (int r = 0; r < info->outputs[q].rank; r++)
+            sh[r] = dims[info->outputs[q].dims[r]];
+        out[q] = fg_tensor_dense(buf, FG_F32, info->outputs[q].rank, sh);
+    }
+    int32_t bad[2] = {13, 14};
+    const int32_t *lv[16] = {0};
+    lv[nd] = bad;
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, lv, 0), FG_ERR_SHAPE);
+    assert_non_null(strstr(fg_last_error(), "N_len[1] is 14, outside 0..13"));
+    bad[1] = -1;
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, lv, 0), FG_ERR_SHAPE);
+    assert_non_null(strstr(fg_last_error(), "N_len[1] is -1"));
 }
 
 /* Every plan of the registry must have a test here. */
@@ -588,29 +686,29 @@ static void invalid_arguments_are_refused(void **state)
     fg_tensor bad = in[2];
     bad.shape[2] += 1;
     fg_tensor in2[3] = {in[0], in[1], bad};
-    assert_int_equal(info->cpu(in2, out, NULL, NULL, NULL, 0), FG_ERR_SHAPE);
+    assert_int_equal(info->cpu(in2, out, NULL, NULL, NULL, NULL, 0), FG_ERR_SHAPE);
     assert_non_null(strstr(fg_last_error(), "V.shape[2]"));
     /* a NULL data pointer */
     fg_tensor nul = in[0];
     nul.data = NULL;
     fg_tensor in3[3] = {nul, in[1], in[2]};
-    assert_int_equal(info->cpu(in3, out, NULL, NULL, NULL, 0), FG_ERR_NULL);
+    assert_int_equal(info->cpu(in3, out, NULL, NULL, NULL, NULL, 0), FG_ERR_NULL);
     /* a negative stride */
     fg_tensor neg = in[1];
     neg.stride[3] = -1;
     fg_tensor in4[3] = {in[0], neg, in[2]};
-    assert_int_equal(info->cpu(in4, out, NULL, NULL, NULL, 0), FG_ERR_STRIDE);
+    assert_int_equal(info->cpu(in4, out, NULL, NULL, NULL, NULL, 0), FG_ERR_STRIDE);
     /* G that does not divide Hq: Hq = 8, G = 3 */
     double params[4] = {3, 0, 0, 0};
     int has[4] = {1, 0, 0, 0};
-    assert_int_equal(info->cpu(in, out, params, has, NULL, 0), FG_ERR_SHAPE);
+    assert_int_equal(info->cpu(in, out, params, has, NULL, NULL, 0), FG_ERR_SHAPE);
     assert_non_null(strstr(fg_last_error(), "not divisible by G"));
     /* G = 0 as a divisor */
     params[0] = 0;
-    assert_int_equal(info->cpu(in, out, params, has, NULL, 0), FG_ERR_PARAM);
+    assert_int_equal(info->cpu(in, out, params, has, NULL, NULL, 0), FG_ERR_PARAM);
     assert_non_null(strstr(fg_last_error(), "G"));
     /* a negative split count */
-    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, -2), FG_ERR_PARAM);
+    assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, -2), FG_ERR_PARAM);
     assert_non_null(strstr(fg_last_error(), "splits is -2"));
 }
 
@@ -631,6 +729,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(invalid_arguments_are_refused, setup_gqa, teardown_plan),
+        cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_causal_decode, teardown_plan),
+        cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_gqa_decode, teardown_plan),
+        cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_alibi_decode, teardown_plan),
+        cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_softcap_decode, teardown_plan),
         cmocka_unit_test_setup_teardown(short_window_masks_both_sides, setup_window,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(dtypes_and_strides_agree_exactly, setup_causal,

@@ -221,9 +221,9 @@ static void registry_lists_the_cuda_plans(void **state)
     in[2] = dense4(3, FG_BF16, 1, 2, 10, 64);
     out[0] = dense4(4, FG_BF16, 1, 2, 5, 64);
     out[1] = dense3(5, FG_F32, 1, 2, 5);
-    expect(fg_plan_cuda_list[2].fn(in, out, NULL, NULL, NULL, 0, NULL), FG_ERR_SHAPE,
+    expect(fg_plan_cuda_list[2].fn(in, out, NULL, NULL, NULL, NULL, 0, NULL), FG_ERR_SHAPE,
            "fg_causal: V's extent 2 is 10, K's 9");
-    expect(fg_plan_cuda_list[2].fn(NULL, out, NULL, NULL, NULL, 0, NULL), FG_ERR_NULL,
+    expect(fg_plan_cuda_list[2].fn(NULL, out, NULL, NULL, NULL, NULL, 0, NULL), FG_ERR_NULL,
            "causal: inputs or outputs is NULL");
 }
 

@@ -217,6 +217,7 @@ typedef struct attn_case {
     double cap;    /* > 0: score = cap * tanh(score / cap) */
     const double *slopes; /* per query head: score += slope * (n - (m + N - M)) */
     double scale;
+    const long *lens; /* per batch: the keys of that sequence (dim N[b]), or NULL (N) */
 } attn_case;
 
 /* O[b,h,m,:] = sum_n softmax_n(s) V[b,h/G,n,:], LSE = log sum_n exp(s);
@@ -233,9 +234,10 @@ static long attention_ref(const attn_case *c, const double *Q, const double *K,
         for (long h = 0; h < c->Hq; h++)
             for (long m = 0; m < c->M; m++) {
                 const double *q = Q + ((b * c->Hq + h) * c->M + m) * c->D;
-                long pos = m + c->N - c->M; /* the query's position among the keys */
+                const long Nb = c->lens ? c->lens[b] : c->N; /* this sequence's keys */
+                long pos = m + Nb - c->M; /* the query's position among the keys */
                 double top = -INFINITY;
-                for (long n = 0; n < c->N; n++) {
+                for (long n = 0; n < Nb; n++) {
                     const double *k = K + ((b * c->Hkv + h / G) * c->N + n) * c->D;
                     double dot = 0;
                     for (long d = 0; d < c->D; d++)
@@ -260,13 +262,13 @@ static long attention_ref(const attn_case *c, const double *Q, const double *K,
                     continue;
                 }
                 double total = 0;
-                for (long n = 0; n < c->N; n++)
+                for (long n = 0; n < Nb; n++)
                     if (vis[n])
                         total += exp(s[n] - top);
                 *lse = top + log(total);
                 for (long d = 0; d < c->D; d++)
                     o[d] = 0;
-                for (long n = 0; n < c->N; n++) {
+                for (long n = 0; n < Nb; n++) {
                     if (!vis[n])
                         continue;
                     double w = exp(s[n] - *lse);
@@ -294,6 +296,11 @@ static long check_attention(fixture *fx, attn_case c)
     set_dim(fx, "M", c.M);
     set_dim(fx, "N", c.N);
     set_dim(fx, "D", c.D);
+    long *lens[16] = {0};
+    if (c.lens) {
+        lens[plan_find_dim(fx->p, "N")] = (long *)c.lens;
+        fx->b.lens = lens;
+    }
     const double *Q = random_input(fx, "Q", 2.0);
     const double *K = random_input(fx, "K", 2.0);
     const double *V = random_input(fx, "V", 1.0);
@@ -307,6 +314,7 @@ static long check_attention(fixture *fx, attn_case c)
     double *Oref = malloc(no * sizeof(double)), *Lref = malloc(nl * sizeof(double));
     assert_true(Oref && Lref);
     long masked = attention_ref(&c, Q, K, V, Oref, Lref);
+    fx->b.lens = NULL;
     compare("O", O, Oref, no);
     compare("LSE", L, Lref, nl);
     long masked_seen = 0;
@@ -474,6 +482,56 @@ static void test_softcap_decode_attention_matches_reference(void **state)
     attn_case c = {.B = 2, .Hq = 4, .Hkv = 1, .M = 2, .N = 13, .D = 5, .causal = true,
                    .cap = 3.0, .scale = 1 / sqrt(5.0)};
     assert_int_equal(check_attention(fx, c), 0);
+}
+
+/* Per-sequence key lengths (dim N[b]): sequences of 0, 1, 5 and all 13
+ * keys, several queries each (bottom-right aligned to their own length),
+ * against the hand-written reference given the same lengths. */
+static void test_decode_plans_with_per_sequence_lengths(void **state)
+{
+    fixture *fx = *state;
+    static const long lens[4] = {5, 0, 13, 1};
+    load_plan(fx, "gqa_decode");
+    attn_case c = {.B = 4, .Hq = 4, .Hkv = 2, .M = 3, .N = 13, .D = 5, .causal = true,
+                   .scale = 1 / sqrt(5.0), .lens = lens};
+    /* no key at all: 4 heads x 3 rows; one key: the first 2 rows see none */
+    assert_int_equal(check_attention(fx, c), 4 * 3 + 4 * 2);
+}
+
+static void test_alibi_decode_with_per_sequence_lengths(void **state)
+{
+    fixture *fx = *state;
+    static const long lens[4] = {13, 1, 0, 7};
+    load_plan(fx, "alibi_decode");
+    double slopes[2];
+    for (int h = 0; h < 2; h++)
+        slopes[h] = pow(2.0, -8.0 * (h + 1) / 2.0); /* the plan's default */
+    attn_case c = {.B = 4, .Hq = 2, .Hkv = 2, .M = 2, .N = 13, .D = 5, .causal = true,
+                   .slopes = slopes, .scale = 1 / sqrt(5.0), .lens = lens};
+    assert_int_equal(check_attention(fx, c), 2 * 1 + 2 * 2);
+}
+
+static void test_per_sequence_lengths_are_checked(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "causal_decode");
+    set_dim(fx, "B", 2);
+    set_dim(fx, "H", 1);
+    set_dim(fx, "M", 1);
+    set_dim(fx, "N", 4);
+    set_dim(fx, "D", 2);
+    random_input(fx, "Q", 1.0);
+    random_input(fx, "K", 1.0);
+    random_input(fx, "V", 1.0);
+    output(fx, "O", NULL);
+    output(fx, "LSE", NULL);
+    long bad[2] = {4, 5};
+    long *lens[16] = {0};
+    lens[plan_find_dim(fx->p, "N")] = bad;
+    fx->b.lens = lens;
+    assert_int_equal(interp_run(fx->p, &fx->b, &fx->d), -1);
+    fx->b.lens = NULL;
+    assert_non_null(strstr(diag_text(fx), "length 5 of 'N' (index 1 of 'b') is outside 0..4"));
 }
 
 /* ------------------------------------------------------------------ */
@@ -881,6 +939,9 @@ int main(void)
         T(test_gqa_decode_attention_matches_reference),
         T(test_alibi_decode_attention_matches_reference),
         T(test_softcap_decode_attention_matches_reference),
+        T(test_decode_plans_with_per_sequence_lengths),
+        T(test_alibi_decode_with_per_sequence_lengths),
+        T(test_per_sequence_lengths_are_checked),
         T(test_softmax_matches_reference),
         T(test_logsoftmax_matches_reference),
         T(test_logsumexp_matches_reference),

@@ -98,7 +98,7 @@ static const char every_item[] =
     "# every item of the language\n"                                     /* 1 */
     "plan every\n"                                                       /* 2 */
     "doc \"all \\\"items\\\"\"\n"                                        /* 3 */
-    "dim B, Hq, Hkv, N\n"                                                /* 4 */
+    "dim B, Hq, Hkv, N[b]\n"                                             /* 4 */
     "axis b: B, h: Hq, n: N\n"                                           /* 5 */
     "param G: int = Hq / Hkv\n"                                          /* 6 */
     "param slope[h]: f32 = exp2(-8.0 * (h + 1) / Hq)\n"                  /* 7 */
@@ -136,6 +136,9 @@ static void test_parse_every_item_kind(void **state)
     assert_int_equal(p->ndims, 4);
     assert_string_equal(p->dims[2].name, "Hkv");
     assert_loc(p->dims[2].loc, 4, 12);
+    assert_null(p->dims[2].index_name);
+    assert_string_equal(p->dims[3].index_name, "b"); /* dim N[b]: per-sequence */
+    assert_loc(p->dims[3].index_loc, 4, 19);
 
     assert_int_equal(p->naxes, 3);
     assert_string_equal(p->axes[1].name, "h");
@@ -226,7 +229,7 @@ static void test_dump_ast_prints_items_in_source_order(void **state)
                         "  dim B @4:5\n"
                         "  dim Hq @4:8\n"
                         "  dim Hkv @4:12\n"
-                        "  dim N @4:17\n"
+                        "  dim N[b] @4:17\n"
                         "  axis b: B @5:6\n"
                         "  axis h: Hq @5:12\n"
                         "  axis n: N @5:19\n"

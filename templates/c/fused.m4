@@ -42,7 +42,7 @@ fg_c_key_range[[[]]]m4_dnl
 fg_status fg_cpu_entry[[[]]](const fg_args_type *args)
 {
 fg_c_validate[[[]]]m4_dnl
-    const long ntiles_ = (fg_c_keys + TN_ - 1) / TN_;
+    const long ntiles_ = (fg_c_keys_full + TN_ - 1) / TN_;
     (void)ntiles_;
     if (args->splits < 0)
         return fg_set_error(FG_ERR_PARAM, "fg_cpu_entry: splits is %d, must be 0 (the schedule's) or more",
@@ -70,6 +70,7 @@ fg_c_outer_loops[[[]]]m4_dnl
     for (long m0_ = 0; m0_ < fg_c_rows; m0_ += TM_) {
         const long rows_ = fg_c_rows - m0_ < TM_ ? fg_c_rows - m0_ : TM_;
         (void)rows_;
+fg_c_row_setup[[[]]]m4_dnl
 fg_c_prologue[[[]]]m4_dnl
 fg_c_skip_if([[[m4_dnl
         /* the tiles that hold a key these rows can see */
@@ -77,7 +78,7 @@ fg_c_skip_if([[[m4_dnl
         key_range_(&x_, fg_c_mask_rows, &klo_, &khi_);
         const long tlo_ = klo_ / TN_, thi_ = khi_ > klo_ ? (khi_ + TN_ - 1) / TN_ : tlo_;
 ]]], [[[m4_dnl
-        const long tlo_ = 0, thi_ = ntiles_;
+        const long tlo_ = 0, thi_ = fg_c_ntiles;
 ]]])m4_dnl
         /* splits_ contiguous runs of whole tiles, each with its own state
          * (one run: the rolling walk) */
@@ -111,7 +112,7 @@ fg_c_combine[[[]]]m4_dnl
 fg_c_epilogue[[[]]]m4_dnl
 fg_c_epilogue_pass_if([[[m4_dnl
         /* epilogue statements along fg_fused_axis: a second walk over the tiles */
-        for (long t_ = 0; t_ < ntiles_; t_++) {
+        for (long t_ = 0; t_ < fg_c_ntiles; t_++) {
             const long n0_ = t_ * TN_;
             const long cols_ = fg_c_keys - n0_ < TN_ ? fg_c_keys - n0_ : TN_;
 fg_c_mask_if([[[m4_dnl

@@ -229,11 +229,11 @@ fg_cuda_vector_copies[[[]]]m4_dnl
     }
     *vecs[k].dev = static_cast<const float*>(vbuf[k]);
   }
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, p, (int)D, args->splits, s, dev);
+  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, args->splits, s, dev);
   for (int k = 0; k < nvecs; k++)
     if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
   return st;
 ]]], [[[m4_dnl
-  return plan_dispatch(tq, tk, tv, to, lse, p, (int)D, args->splits, s, dev);
+  return plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, args->splits, s, dev);
 ]]])m4_dnl
 }

@@ -85,13 +85,15 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
 }
 
+// kv_len: the keys of each sequence (device memory, [B]), or null (all N).
 static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
-                               const plan_params& p, int D, int splits, cudaStream_t st, int dev) {
+                               const int32_t* kv_len, const plan_params& p, int D, int splits, cudaStream_t st,
+                               int dev) {
   const char* entry = "fg_gpu_entry";
   fd_args a;
   memset(&a, 0, sizeof a);
   a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
-  a.kv_len = nullptr;  // every sequence has N keys
+  a.kv_len = kv_len;
   a.q_sb = q.stride[0]; a.q_sh = q.stride[1]; a.q_sm = q.stride[2];
   a.k_sb = k.stride[0]; a.k_sh = k.stride[1]; a.k_sn = k.stride[2];
   a.v_sb = v.stride[0]; a.v_sh = v.stride[1]; a.v_sn = v.stride[2];
@@ -157,11 +159,14 @@ static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int d
 }
 
 // splits: the rolling kernel walks all keys of its rows in one CTA; a split
-// count asks for nothing more here (the CPU version honours it).
+// count asks for nothing more here (the CPU version honours it).  kv_len is
+// always null: per-sequence lengths are the split kernel's (lower_cuda.c).
 static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
-                               const plan_params& p, int D, int splits, cudaStream_t st, int dev) {
+                               const int32_t* kv_len, const plan_params& p, int D, int splits, cudaStream_t st,
+                               int dev) {
   const char* entry = "fg_gpu_entry";
   (void)splits;
+  (void)kv_len;
   fa_args a;
   memset(&a, 0, sizeof a);
   a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
