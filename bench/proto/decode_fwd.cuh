@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fgd_split_kernel(const __grid_
   const int nrows = min(RB, R - r0);
 
   fg_params p = a.p;
-  const int Nb = a.kv_len ? min(a.kv_len[b], a.N) : a.N;
+  const int Nb = a.kv_len ? max(0, min(a.kv_len[b], a.N)) : a.N;  // out-of-range lengths clamp to 0..N
   p.N = Nb;
   p.M = QL;
   p.off = Nb - QL;
