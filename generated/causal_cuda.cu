@@ -14,6 +14,7 @@
  */
 #include <atomic>
 #include <type_traits>
+#include <vector>
 #include <mutex>
 #include <limits.h>
 #include <math.h>

@@ -18,6 +18,7 @@
  */
 #include <atomic>
 #include <type_traits>
+#include <vector>
 #include <mutex>
 #include <limits.h>
 #include <math.h>
@@ -681,6 +682,7 @@ struct fd_args {
   float* m_part;     // [B,Hq,QL,S]
   float* l_part;     // [B,Hq,QL,S]
   const int* kv_len; // [B] or null (then every sequence has N keys)
+  unsigned* counters; // [B*Hkv*rowgroups] tickets of the folded combine (fold = 1)
   int64_t q_sb, q_sh, q_sm;
   int64_t k_sb, k_sh, k_sn;
   int64_t v_sb, v_sh, v_sn;
@@ -688,6 +690,7 @@ struct fd_args {
   int B, Hq, Hkv, QL, N;
   int splits;       // S
   int chunk;        // warp tiles per split (multiple of NW)
+  int fold;         // 1: the last CTA of each (b, kv head, row group) combines (counters)
   plan_params p;
 };
 
@@ -728,6 +731,82 @@ struct fd_cfg {
     return q_bytes<T>() + (ring_bytes<T>() > merge_bytes() ? ring_bytes<T>() : merge_bytes());
   }
 };
+
+// Folded combine, run by every thread of a CTA after its partials are written (splits > 1).
+// Ticket on the (b, kv head, row group) counter; the CTA with the last ticket merges all
+// splits of its rows (as fd_combine_kernel) into O / LSE and resets the counter.
+// scratch: >= RB*(S+1) floats of shared memory that the caller no longer needs.
+template <typename T, class C>
+__device__ __forceinline__ void fd_fold_tail(const fd_args& a, int b, int hkv, int r0, int nrows, float* scratch) {
+  constexpr int D = C::D, NT = C::NT, NW = C::NW, D4 = D / 4;
+  using TT = fa_type<T>;
+  __shared__ unsigned s_ticket;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int S = a.splits, QL = a.QL, G = a.Hq / a.Hkv;
+  unsigned* ctr = a.counters + ((size_t)blockIdx.z * gridDim.y + blockIdx.y);
+  __syncthreads();  // every thread's partial stores are issued (and scratch is free)
+  if (tid == 0) {
+    __threadfence();  // release: this CTA's partials before the ticket (cumulative over the barrier)
+    const unsigned t = atomicAdd(ctr, 1u);
+    __threadfence();  // acquire: the other CTAs' partials after their tickets
+    s_ticket = t;
+  }
+  __syncthreads();
+  if (s_ticket != (unsigned)(S - 1)) return;  // uniform
+  float* sC = scratch;          // [RB][S] correction of split s for row r (0: empty split)
+  float* sInv = scratch + C::RB * S;  // [RB] 1 / L
+  for (int r = warp; r < nrows; r += NW) {
+    const int rr = r0 + r, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
+    const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
+    const float* mp = a.m_part + row * S;
+    const float* lp = a.l_part + row * S;
+    float mx = -INFINITY;
+    for (int s = lane; s < S; s += 32) mx = fmaxf(mx, __ldcg(mp + s));
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    const float msafe = (mx == -INFINITY) ? 0.f : mx;
+    float L = 0.f;
+    for (int s = lane; s < S; s += 32) {
+      const float ms = __ldcg(mp + s);
+      float c = 0.f;
+      if (ms != -INFINITY) {  // empty split: l = 0, O_part unwritten
+        c = plan_correction(ms, msafe);
+        L += __ldcg(lp + s) * c;
+      }
+      sC[r * S + s] = c;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
+    if (lane == 0) {
+      sInv[r] = (L == 0.f) ? 0.f : 1.0f / L;
+      if (a.lse) a.lse[row] = (L == 0.f) ? -INFINITY : (mx + __log2f(L)) * 0.6931471805599453f;
+    }
+  }
+  __syncthreads();
+  for (int c = tid; c < nrows * D4; c += NT) {
+    const int r = c / D4, c4 = c % D4;
+    const int rr = r0 + r, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
+    const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
+    const float* op = a.o_part + row * S * D + c4 * 4;
+    const float* cr = sC + r * S;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+    for (int s = 0; s < S; ++s) {
+      const float w = cr[s];
+      if (w != 0.f) {
+        const float4 x = __ldcg(reinterpret_cast<const float4*>(op + (int64_t)s * D));
+        acc.x += x.x * w; acc.y += x.y * w; acc.z += x.z * w; acc.w += x.w * w;
+      }
+    }
+    const float inv = sInv[r];
+    uint2 pk;
+    pk.x = TT::pack(acc.x * inv, acc.y * inv);
+    pk.y = TT::pack(acc.z * inv, acc.w * inv);
+    T* og = reinterpret_cast<T*>(a.o) + b * a.o_sb + (int64_t)h * a.o_sh + (int64_t)qi * a.o_sm;
+    *reinterpret_cast<uint2*>(og + c4 * 4) = pk;
+  }
+  if (tid == 0) *ctr = 0u;  // every ticket of this launch is drawn: ready for the next launch
+}
 
 template <typename T, class C>
 __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_constant__ fd_args a) {
@@ -780,6 +859,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
         a.l_part[row * S + split] = 0.f;
       }
     }
+    if (S > 1 && a.fold) fd_fold_tail<T, C>(a, b, hkv, r0, nrows, reinterpret_cast<float*>(ring));
     if (S == 1) {  // final output of an empty sequence: zeros
       T* og = reinterpret_cast<T*>(a.o);
       for (int c = tid; c < nrows * CH; c += NT) {
@@ -1101,6 +1181,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
       *reinterpret_cast<float4*>(a.o_part + (row * S + split) * D + c4 * 4) = acc;
     }
   }
+  if (S > 1 && a.fold) fd_fold_tail<T, C>(a, b, hkv, r0, nrows, reinterpret_cast<float*>(ring));
 }
 
 // ----------------------------------------------------------------------------
@@ -1184,6 +1265,13 @@ static inline int fd_choose_splits(int B, int Hkv, int N, int num_sms, int ctas_
   if (s > cap) s = cap;
   if (s > max_splits) s = max_splits;
   return s < 1 ? 1 : (int)s;
+}
+
+// Largest split count the folded combine takes (its per-(row, split) weights live in the
+// CTA's ring / merge shared memory); above it fd_launch uses the combine kernel.
+template <typename T, class C>
+static constexpr int fd_fold_max_splits() {
+  return (int)(C::template smem_bytes<T>() - C::template q_bytes<T>()) / (4 * C::RB) - 1;
 }
 
 
@@ -1285,6 +1373,61 @@ using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or f
 using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;  // more than 16 packed rows
 using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;  // any rows (16 per row group)
 
+// Tickets of the folded combine (fd_fold_tail): one uint32 per (batch, kv
+// head, row group), 0 between launches, because the CTA that draws the last
+// ticket puts its counter back to 0.  Launches on one stream run in order,
+// so each stream gets its own buffer, found by the stream's unique id and
+// kept for the life of the process (grown when a launch needs more).  It
+// comes from the device's pool and is zeroed in stream order when it is
+// made.  A stream being captured into a graph gets none (the graph could be
+// replayed on any stream, concurrently): it takes the combine kernel.
+struct plan_ctr_buf {
+  int dev;
+  unsigned long long stream_id;
+  unsigned* p;
+  size_t n;
+};
+static unsigned* plan_counters(int dev, cudaStream_t st, size_t n) {
+#if CUDART_VERSION >= 12000
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  if (cudaStreamIsCapturing(st, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone ||
+      cudaStreamGetId(st, &id) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  static std::mutex lock;
+  static std::vector<plan_ctr_buf> bufs;
+  std::lock_guard<std::mutex> g(lock);
+  plan_ctr_buf* b = nullptr;
+  for (auto& x : bufs)
+    if (x.dev == dev && x.stream_id == id) b = &x;
+  if (b && b->n >= n) return b->p;
+  cudaMemPool_t pool;
+  void* p = nullptr;
+  if (plan_pool(dev, &pool, "fg_causal_decode") != FG_OK ||
+      cudaMallocFromPoolAsync(&p, n * sizeof(unsigned), pool, st) != cudaSuccess ||
+      cudaMemsetAsync(p, 0, n * sizeof(unsigned), st) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (p) (void)cudaFreeAsync(p, st);
+    return nullptr;
+  }
+  if (b) {
+    (void)cudaFreeAsync(b->p, st);  // after the launches that used it, in stream order
+    b->p = static_cast<unsigned*>(p);
+    b->n = n;
+  } else {
+    bufs.push_back(plan_ctr_buf{dev, id, static_cast<unsigned*>(p), n});
+  }
+  return static_cast<unsigned*>(p);
+#else
+  (void)dev;
+  (void)st;
+  (void)n;
+  return nullptr;  // no stream ids before CUDA 12: the combine kernel
+#endif
+}
+
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
   static std::atomic<unsigned long long> smem_done{0};
@@ -1338,10 +1481,16 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     a.m_part = a.o_part + rows * (size_t)splits * C::D;
     a.l_part = a.m_part + rows * (size_t)splits;
   }
+  // More than one split: the last CTA of each row group combines the
+  // partials (no second launch) where the stream has a ticket buffer.
+  if (splits > 1 && splits <= fd_fold_max_splits<T, C>()) {
+    a.counters = plan_counters(dev, st, (size_t)a.B * a.Hkv * rowgroups);
+    a.fold = a.counters != nullptr;
+  }
   const dim3 grid((unsigned)splits, (unsigned)rowgroups, (unsigned)(a.B * a.Hkv));
   fd_split_kernel<T, C><<<grid, C::NT, smem, st>>>(a);
   cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess && splits > 1) {
+  if (e == cudaSuccess && splits > 1 && !a.fold) {
     const long long rows = (long long)a.B * a.Hq * a.QL;
     fd_combine_kernel<T, C::D><<<(unsigned)((rows + 3) / 4), 128, 0, st>>>(a);
     e = cudaGetLastError();

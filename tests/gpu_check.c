@@ -18,7 +18,13 @@
  *   split plans: query rows 1, 3, 16 x key rows 1, 13, 131, 1000, 4097 x
  *     splits auto, 1, 2, 3, 7, 16, 64 at head dim 128; splits auto and 3 at
  *     the other head dims; groups 1 and 4 where the plan has Hkv;
- *   batch 2, bf16 and fp16 for all of them;
+ *   split plans with per-sequence key lengths (dim N[b]): batch 5 whose
+ *     sequences hold 0, 1, 13, all and a random number of the keys, query
+ *     rows 1, 3, 16 x key rows 131, 1000, 4097, head dims 128 and 64;
+ *   every plan inside a CUDA graph (captured on a stream of its own,
+ *     replayed; split plans there take the separate combine kernel, not the
+ *     folded one);
+ *   batch 2 (but the lengths' 5), bf16 and fp16 for all of them;
  *   per plan, bad arguments (NULL data, K and V of different lengths, head
  *   dim 48, a misaligned pointer) must return FG_ERR_NULL, FG_ERR_SHAPE,
  *   FG_ERR_UNSUPPORTED, FG_ERR_ALIGN and leave the outputs untouched.
@@ -30,7 +36,7 @@
  * must be matched exactly; no NaN in any output element.
  *
  * usage: gpu_check [--small] [--seed N]
- *   --small  two sizes per plan, bf16 only, and the bad arguments: for
+ *   --small  a few sizes per plan, bf16 only, and the bad arguments: for
  *            compute-sanitizer (tests/gpu-sanitize.sh).
  * Prints one line per case and `N passed, N failed, N skipped`; exit 0 if
  * nothing failed, 77 without a usable GPU, 1 otherwise.  Cases go in
@@ -68,6 +74,8 @@ typedef struct gc_case {
     int strided; /* non-packed layouts */
     int window;  /* W for a plan with that param, 0 = its default */
     int ragged;  /* per-sequence key lengths (dim N[b]): lens[0..b) */
+    int graph;   /* launched on a stream of its own, captured into a CUDA graph (split
+                    plans then take the separate combine kernel), the graph run twice */
     int32_t lens[8];
     char label[200];
 
@@ -318,6 +326,39 @@ static void dev_free(dev_set *s)
     s->n = 0;
 }
 
+/* The entry captured on a stream of its own into a graph, and the graph run
+ * twice: the outputs checked are the replay's. */
+static fg_status launch_in_graph(gc_case *c, const fg_tensor *din, const fg_tensor *dout,
+                                 const int32_t *const *lv)
+{
+    cudaStream_t s = NULL;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t x = NULL;
+    fg_status st = FG_OK;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) != cudaSuccess) {
+        case_fail(c, "cannot create or capture a stream: %s", cudaGetErrorString(cudaGetLastError()));
+        goto out;
+    }
+    st = c->fn(din, dout, c->params, c->has, NULL, lv, c->splits, s);
+    if (cudaStreamEndCapture(s, &g) != cudaSuccess || st != FG_OK) {
+        if (st == FG_OK)
+            case_fail(c, "stream capture failed: %s", cudaGetErrorString(cudaGetLastError()));
+        goto out;
+    }
+    if (cudaGraphInstantiate(&x, g, 0) != cudaSuccess || cudaGraphLaunch(x, s) != cudaSuccess ||
+        cudaGraphLaunch(x, s) != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess)
+        case_fail(c, "graph launch failed: %s", cudaGetErrorString(cudaGetLastError()));
+out:
+    if (x)
+        cudaGraphExecDestroy(x);
+    if (g)
+        cudaGraphDestroy(g);
+    if (s)
+        cudaStreamDestroy(s);
+    return st;
+}
+
 /* GPU side of a case: inputs, the launch, the outputs copied back. */
 static void run_gpu(gc_case *c)
 {
@@ -414,8 +455,14 @@ static void run_gpu(gc_case *c)
         }
         lv[nd] = dl;
     }
-    fg_status st = c->fn(din, dout, c->params, c->has, NULL, c->ragged ? lv : NULL, c->splits,
-                         NULL);
+    fg_status st;
+    if (c->graph) {
+        st = launch_in_graph(c, din, dout, c->ragged ? lv : NULL);
+        if (c->state == C_FAIL)
+            goto out;
+    } else {
+        st = c->fn(din, dout, c->params, c->has, NULL, c->ragged ? lv : NULL, c->splits, NULL);
+    }
     if (st == FG_ERR_UNSUPPORTED && c->d != 128) {
         c->state = C_SKIP;
         snprintf(c->why, sizeof c->why, "head dim %d not compiled: %s", c->d, fg_last_error());
@@ -587,6 +634,8 @@ static void flush_batch(void)
     nbatch = 0;
 }
 
+static int graph_next; /* the next case is a graph case */
+
 static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d,
                           int m, int n, int groups, int splits, int strided, int window,
                           int ragged)
@@ -597,6 +646,7 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
     c->fn = fn;
     c->index = ncases++;
     c->b = 2;
+    c->graph = graph_next;
     if (ragged) {
         /* five sequences: no key, one, fewer than a warp tile (16), all n and
          * a random count, in a random order */
@@ -630,8 +680,10 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
     if (window)
         len += snprintf(c->label + len, sizeof c->label - (size_t)len, " W %d", window);
     if (c->ragged)
-        snprintf(c->label + len, sizeof c->label - (size_t)len, " lengths %d,%d,%d,%d,%d",
-                 c->lens[0], c->lens[1], c->lens[2], c->lens[3], c->lens[4]);
+        len += snprintf(c->label + len, sizeof c->label - (size_t)len, " lengths %d,%d,%d,%d,%d",
+                        c->lens[0], c->lens[1], c->lens[2], c->lens[3], c->lens[4]);
+    if (c->graph)
+        snprintf(c->label + len, sizeof c->label - (size_t)len, " in a graph");
     run_gpu(c);
     if (++nbatch == BATCH)
         flush_batch();
@@ -641,6 +693,15 @@ static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, 
                      int n, int groups, int splits, int strided, int window)
 {
     add_case_lens(info, fn, dt, d, m, n, groups, splits, strided, window, 0);
+}
+
+/* A case launched inside a CUDA graph (see gc_case.graph). */
+static void add_graph_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d,
+                           int m, int n, int groups, int splits, int ragged)
+{
+    graph_next = 1;
+    add_case_lens(info, fn, dt, d, m, n, groups, splits, 0, 0, ragged);
+    graph_next = 0;
 }
 
 /* ---- bad arguments ---- */
@@ -791,8 +852,14 @@ static void split_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
         add_case(info, fn, FG_BF16, 128, 1, 1000, 1, 0, 0, 0);
         if (ragged)
             add_case_lens(info, fn, FG_BF16, 128, 3, 131, has_g ? 4 : 1, 3, 0, 0, 1);
+        add_graph_case(info, fn, FG_BF16, 128, 1, 1000, has_g ? 4 : 1, 7, ragged);
         return;
     }
+    /* inside CUDA graphs: the separate combine kernel */
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < 3; k++)
+            add_graph_case(info, fn, t ? FG_FP16 : FG_BF16, k == 2 ? 64 : 128, ms[k], 4097,
+                           has_g && k != 1 ? 4 : 1, k == 0 ? 0 : 16 * k, ragged && k != 0);
     /* mixed per-sequence key lengths */
     static const int rs_splits[] = {0, 1, 3, 16, 64}, rs_ns[] = {131, 1000, 4097};
     for (int t = 0; t < 2 && ragged; t++) {
@@ -871,6 +938,8 @@ int main(int argc, char **argv)
             split_cases(info, fn, small);
         else
             rolling_cases(info, fn, small);
+    if (strcmp(info->form, "split"))
+        add_graph_case(info, fn, FG_BF16, 128, 67, 131, 1, 0, 0);
     }
     if (nbatch)
         flush_batch();

@@ -10,6 +10,7 @@ fg_cuda_config_summary[[[]]]m4_dnl
  */
 #include <atomic>
 #include <type_traits>
+#include <vector>
 #include <mutex>
 #include <limits.h>
 #include <math.h>

@@ -13,6 +13,7 @@ struct fd_args {
   float* m_part;     // [B,Hq,QL,S]
   float* l_part;     // [B,Hq,QL,S]
   const int* kv_len; // [B] or null (then every sequence has N keys)
+  unsigned* counters; // [B*Hkv*rowgroups] tickets of the folded combine (fold = 1)
   int64_t q_sb, q_sh, q_sm;
   int64_t k_sb, k_sh, k_sn;
   int64_t v_sb, v_sh, v_sn;
@@ -20,6 +21,7 @@ struct fd_args {
   int B, Hq, Hkv, QL, N;
   int splits;       // S
   int chunk;        // warp tiles per split (multiple of NW)
+  int fold;         // 1: the last CTA of each (b, kv head, row group) combines (counters)
   plan_params p;
 };
 
@@ -60,6 +62,82 @@ struct fd_cfg {
     return q_bytes<T>() + (ring_bytes<T>() > merge_bytes() ? ring_bytes<T>() : merge_bytes());
   }
 };
+
+// Folded combine, run by every thread of a CTA after its partials are written (splits > 1).
+// Ticket on the (b, kv head, row group) counter; the CTA with the last ticket merges all
+// splits of its rows (as fd_combine_kernel) into O / LSE and resets the counter.
+// scratch: >= RB*(S+1) floats of shared memory that the caller no longer needs.
+template <typename T, class C>
+__device__ __forceinline__ void fd_fold_tail(const fd_args& a, int b, int hkv, int r0, int nrows, float* scratch) {
+  constexpr int D = C::D, NT = C::NT, NW = C::NW, D4 = D / 4;
+  using TT = fa_type<T>;
+  __shared__ unsigned s_ticket;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int S = a.splits, QL = a.QL, G = a.Hq / a.Hkv;
+  unsigned* ctr = a.counters + ((size_t)blockIdx.z * gridDim.y + blockIdx.y);
+  __syncthreads();  // every thread's partial stores are issued (and scratch is free)
+  if (tid == 0) {
+    __threadfence();  // release: this CTA's partials before the ticket (cumulative over the barrier)
+    const unsigned t = atomicAdd(ctr, 1u);
+    __threadfence();  // acquire: the other CTAs' partials after their tickets
+    s_ticket = t;
+  }
+  __syncthreads();
+  if (s_ticket != (unsigned)(S - 1)) return;  // uniform
+  float* sC = scratch;          // [RB][S] correction of split s for row r (0: empty split)
+  float* sInv = scratch + C::RB * S;  // [RB] 1 / L
+  for (int r = warp; r < nrows; r += NW) {
+    const int rr = r0 + r, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
+    const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
+    const float* mp = a.m_part + row * S;
+    const float* lp = a.l_part + row * S;
+    float mx = -INFINITY;
+    for (int s = lane; s < S; s += 32) mx = fmaxf(mx, __ldcg(mp + s));
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    const float msafe = (mx == -INFINITY) ? 0.f : mx;
+    float L = 0.f;
+    for (int s = lane; s < S; s += 32) {
+      const float ms = __ldcg(mp + s);
+      float c = 0.f;
+      if (ms != -INFINITY) {  // empty split: l = 0, O_part unwritten
+        c = plan_correction(ms, msafe);
+        L += __ldcg(lp + s) * c;
+      }
+      sC[r * S + s] = c;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
+    if (lane == 0) {
+      sInv[r] = (L == 0.f) ? 0.f : 1.0f / L;
+      if (a.lse) a.lse[row] = (L == 0.f) ? -INFINITY : (mx + __log2f(L)) * 0.6931471805599453f;
+    }
+  }
+  __syncthreads();
+  for (int c = tid; c < nrows * D4; c += NT) {
+    const int r = c / D4, c4 = c % D4;
+    const int rr = r0 + r, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
+    const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
+    const float* op = a.o_part + row * S * D + c4 * 4;
+    const float* cr = sC + r * S;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 4
+    for (int s = 0; s < S; ++s) {
+      const float w = cr[s];
+      if (w != 0.f) {
+        const float4 x = __ldcg(reinterpret_cast<const float4*>(op + (int64_t)s * D));
+        acc.x += x.x * w; acc.y += x.y * w; acc.z += x.z * w; acc.w += x.w * w;
+      }
+    }
+    const float inv = sInv[r];
+    uint2 pk;
+    pk.x = TT::pack(acc.x * inv, acc.y * inv);
+    pk.y = TT::pack(acc.z * inv, acc.w * inv);
+    T* og = reinterpret_cast<T*>(a.o) + b * a.o_sb + (int64_t)h * a.o_sh + (int64_t)qi * a.o_sm;
+    *reinterpret_cast<uint2*>(og + c4 * 4) = pk;
+  }
+  if (tid == 0) *ctr = 0u;  // every ticket of this launch is drawn: ready for the next launch
+}
 
 template <typename T, class C>
 __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_constant__ fd_args a) {
@@ -112,6 +190,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
         a.l_part[row * S + split] = 0.f;
       }
     }
+    if (S > 1 && a.fold) fd_fold_tail<T, C>(a, b, hkv, r0, nrows, reinterpret_cast<float*>(ring));
     if (S == 1) {  // final output of an empty sequence: zeros
       T* og = reinterpret_cast<T*>(a.o);
       for (int c = tid; c < nrows * CH; c += NT) {
@@ -433,6 +512,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
       *reinterpret_cast<float4*>(a.o_part + (row * S + split) * D + c4 * 4) = acc;
     }
   }
+  if (S > 1 && a.fold) fd_fold_tail<T, C>(a, b, hkv, r0, nrows, reinterpret_cast<float*>(ring));
 }
 
 // ----------------------------------------------------------------------------
@@ -516,5 +596,12 @@ static inline int fd_choose_splits(int B, int Hkv, int N, int num_sms, int ctas_
   if (s > cap) s = cap;
   if (s > max_splits) s = max_splits;
   return s < 1 ? 1 : (int)s;
+}
+
+// Largest split count the folded combine takes (its per-(row, split) weights live in the
+// CTA's ring / merge shared memory); above it fd_launch uses the combine kernel.
+template <typename T, class C>
+static constexpr int fd_fold_max_splits() {
+  return (int)(C::template smem_bytes<T>() - C::template q_bytes<T>()) / (4 * C::RB) - 1;
 }
 

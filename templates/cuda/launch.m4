@@ -4,6 +4,61 @@ m4_dnl prototype's tuned defaults).  Included inside the plan's namespace.
 fg_cuda_split_if([[[m4_dnl
 fg_cuda_configs[[[]]]m4_dnl
 
+// Tickets of the folded combine (fd_fold_tail): one uint32 per (batch, kv
+// head, row group), 0 between launches, because the CTA that draws the last
+// ticket puts its counter back to 0.  Launches on one stream run in order,
+// so each stream gets its own buffer, found by the stream's unique id and
+// kept for the life of the process (grown when a launch needs more).  It
+// comes from the device's pool and is zeroed in stream order when it is
+// made.  A stream being captured into a graph gets none (the graph could be
+// replayed on any stream, concurrently): it takes the combine kernel.
+struct plan_ctr_buf {
+  int dev;
+  unsigned long long stream_id;
+  unsigned* p;
+  size_t n;
+};
+static unsigned* plan_counters(int dev, cudaStream_t st, size_t n) {
+#if CUDART_VERSION >= 12000
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  if (cudaStreamIsCapturing(st, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone ||
+      cudaStreamGetId(st, &id) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  static std::mutex lock;
+  static std::vector<plan_ctr_buf> bufs;
+  std::lock_guard<std::mutex> g(lock);
+  plan_ctr_buf* b = nullptr;
+  for (auto& x : bufs)
+    if (x.dev == dev && x.stream_id == id) b = &x;
+  if (b && b->n >= n) return b->p;
+  cudaMemPool_t pool;
+  void* p = nullptr;
+  if (plan_pool(dev, &pool, "fg_gpu_entry") != FG_OK ||
+      cudaMallocFromPoolAsync(&p, n * sizeof(unsigned), pool, st) != cudaSuccess ||
+      cudaMemsetAsync(p, 0, n * sizeof(unsigned), st) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (p) (void)cudaFreeAsync(p, st);
+    return nullptr;
+  }
+  if (b) {
+    (void)cudaFreeAsync(b->p, st);  // after the launches that used it, in stream order
+    b->p = static_cast<unsigned*>(p);
+    b->n = n;
+  } else {
+    bufs.push_back(plan_ctr_buf{dev, id, static_cast<unsigned*>(p), n});
+  }
+  return static_cast<unsigned*>(p);
+#else
+  (void)dev;
+  (void)st;
+  (void)n;
+  return nullptr;  // no stream ids before CUDA 12: the combine kernel
+#endif
+}
+
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
   static std::atomic<unsigned long long> smem_done{0};
@@ -57,10 +112,16 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     a.m_part = a.o_part + rows * (size_t)splits * C::D;
     a.l_part = a.m_part + rows * (size_t)splits;
   }
+  // More than one split: the last CTA of each row group combines the
+  // partials (no second launch) where the stream has a ticket buffer.
+  if (splits > 1 && splits <= fd_fold_max_splits<T, C>()) {
+    a.counters = plan_counters(dev, st, (size_t)a.B * a.Hkv * rowgroups);
+    a.fold = a.counters != nullptr;
+  }
   const dim3 grid((unsigned)splits, (unsigned)rowgroups, (unsigned)(a.B * a.Hkv));
   fd_split_kernel<T, C><<<grid, C::NT, smem, st>>>(a);
   cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess && splits > 1) {
+  if (e == cudaSuccess && splits > 1 && !a.fold) {
     const long long rows = (long long)a.B * a.Hq * a.QL;
     fd_combine_kernel<T, C::D><<<(unsigned)((rows + 3) / 4), 128, 0, st>>>(a);
     e = cudaGetLastError();
