@@ -742,14 +742,22 @@ static inline fg_status plan_pool(int dev, cudaMemPool_t* pool, const char* entr
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = dev;
     cudaMemPool_t np;
+    // The first call may come while the caller captures a graph: creating a
+    // pool is not a stream operation, so this thread may make it then
+    // (relaxed capture mode for the call, the caller's mode restored after).
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
     cudaError_t e = cudaMemPoolCreate(&np, &props);
+    if (e == cudaSuccess) {
+      uint64_t keep = UINT64_MAX;  // keep freed workspace for reuse
+      (void)cudaMemPoolSetAttribute(np, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
       return fg_set_error(FG_ERR_DEVICE, "%s: cannot create the workspace pool of device %d: %s", entry, dev,
                           cudaGetErrorString(e));
     }
-    uint64_t keep = UINT64_MAX;  // keep freed workspace for reuse
-    (void)cudaMemPoolSetAttribute(np, cudaMemPoolAttrReleaseThreshold, &keep);
     pools[dev] = np;
   }
   *pool = pools[dev];

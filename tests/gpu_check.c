@@ -342,13 +342,15 @@ static fg_status launch_in_graph(gc_case *c, const fg_tensor *din, const fg_tens
     }
     st = c->fn(din, dout, c->params, c->has, NULL, lv, c->splits, s);
     if (cudaStreamEndCapture(s, &g) != cudaSuccess || st != FG_OK) {
+        cudaError_t e = cudaGetLastError(); /* and no stale error for the next case */
         if (st == FG_OK)
-            case_fail(c, "stream capture failed: %s", cudaGetErrorString(cudaGetLastError()));
+            case_fail(c, "stream capture failed: %s", cudaGetErrorString(e));
         goto out;
     }
     if (cudaGraphInstantiate(&x, g, 0) != cudaSuccess || cudaGraphLaunch(x, s) != cudaSuccess ||
         cudaGraphLaunch(x, s) != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess)
         case_fail(c, "graph launch failed: %s", cudaGetErrorString(cudaGetLastError()));
+    (void)cudaGetLastError();
 out:
     if (x)
         cudaGraphExecDestroy(x);
