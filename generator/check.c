@@ -947,23 +947,18 @@ static void check_axes(checker *ck)
                        dm->name, dm->index_name, p->dims[owner_dim].name);
             continue;
         }
-        int over = -1, count = 0;
+        int count = 0;
         for (int a = 0; a < p->naxes; a++)
-            if (p->axes[a].dim == i) {
-                if (count++ == 0)
-                    over = a;
-                else
-                    diag_error(ck->d, p->axes[a].loc,
-                               "axis '%s' is a second axis over '%s', whose extent varies per "
-                               "'%s'; a per-sequence dim has one axis",
-                               p->axes[a].name, dm->name, dm->index_name);
-            }
+            if (p->axes[a].dim == i && count++ > 0)
+                diag_error(ck->d, p->axes[a].loc,
+                           "axis '%s' is a second axis over '%s', whose extent varies per '%s'; "
+                           "a per-sequence dim has one axis",
+                           p->axes[a].name, dm->name, dm->index_name);
         if (count == 0) {
             diag_error(ck->d, dm->loc, "dim '%s' varies per '%s', but no axis is over it",
                        dm->name, dm->index_name);
             continue;
         }
-        (void)over;
         dm->index_axis = ax;
     }
 }

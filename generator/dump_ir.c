@@ -51,8 +51,7 @@ static void dump_header(FILE *f, const fg_plan *p)
     fprintf(f, "plan %s (hash %s)\n", p->name, p->hash);
     if (p->ndims > 0) {
         fputs("dim", f);
-        for (int i = 0; i < p->ndims; i++)
-        {
+        for (int i = 0; i < p->ndims; i++) {
             fprintf(f, "%s %s", i ? "," : "", p->dims[i].name);
             if (p->dims[i].index_name)
                 fprintf(f, "[%s]", p->dims[i].index_name);

@@ -470,9 +470,9 @@ static void check_binding(interp *it)
         long n = lens ? axis_extent(p, b->dims, p->dims[i].index_axis) : 0;
         for (long j = 0; j < n; j++)
             if (lens[j] < 0 || lens[j] > b->dims[i]) {
-                fail_at(it, p->dims[i].loc, "length %ld of '%s' (index %ld of '%s') is outside 0..%ld",
-                        lens[j], p->dims[i].name, j, p->axes[p->dims[i].index_axis].name,
-                        b->dims[i]);
+                fail_at(it, p->dims[i].loc,
+                        "length %ld of '%s' (index %ld of '%s') is outside 0..%ld", lens[j],
+                        p->dims[i].name, j, p->axes[p->dims[i].index_axis].name, b->dims[i]);
                 return;
             }
     }
