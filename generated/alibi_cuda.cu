@@ -893,7 +893,9 @@ extern "C" fg_status fg_alibi(const fg_alibi_args *args, struct CUstream_st *str
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_alibi: sizes beyond the kernel's 32-bit indices");
   if (args->splits < 0)
-    return fg_set_error(FG_ERR_PARAM, "fg_alibi: splits is %d, must be 0 (auto) or more", args->splits);
+    return fg_set_error(FG_ERR_PARAM, "fg_alibi: splits is %d, must be 0 (the plan's) or more", args->splits);
+  // 0 asks for the schedule's split count: splits = auto
+  const int splits = args->splits ? args->splits : 0;
   if (Hq > 0 && Hkv <= 0)
     return fg_set_error(FG_ERR_SHAPE, "fg_alibi: K has no kv heads");
   if (Hkv > 0 && Hq % Hkv != 0)
@@ -942,7 +944,7 @@ extern "C" fg_status fg_alibi(const fg_alibi_args *args, struct CUstream_st *str
     }
     *vecs[k].dev = static_cast<const float*>(vbuf[k]);
   }
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, args->splits, s, dev);
+  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, splits, s, dev);
   for (int k = 0; k < nvecs; k++)
     if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
   return st;

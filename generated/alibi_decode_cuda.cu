@@ -1603,7 +1603,9 @@ extern "C" fg_status fg_alibi_decode(const fg_alibi_decode_args *args, struct CU
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_alibi_decode: sizes beyond the kernel's 32-bit indices");
   if (args->splits < 0)
-    return fg_set_error(FG_ERR_PARAM, "fg_alibi_decode: splits is %d, must be 0 (auto) or more", args->splits);
+    return fg_set_error(FG_ERR_PARAM, "fg_alibi_decode: splits is %d, must be 0 (the plan's) or more", args->splits);
+  // 0 asks for the schedule's split count: splits = auto
+  const int splits = args->splits ? args->splits : 0;
   if (Hq > 0 && Hkv <= 0)
     return fg_set_error(FG_ERR_SHAPE, "fg_alibi_decode: K has no kv heads");
   if (Hkv > 0 && Hq % Hkv != 0)
@@ -1652,7 +1654,7 @@ extern "C" fg_status fg_alibi_decode(const fg_alibi_decode_args *args, struct CU
     }
     *vecs[k].dev = static_cast<const float*>(vbuf[k]);
   }
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, args->N_len, p, (int)D, args->splits, s, dev);
+  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, args->N_len, p, (int)D, splits, s, dev);
   for (int k = 0; k < nvecs; k++)
     if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
   return st;

@@ -841,7 +841,9 @@ extern "C" fg_status fg_global(const fg_global_args *args, struct CUstream_st *s
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_global: sizes beyond the kernel's 32-bit indices");
   if (args->splits < 0)
-    return fg_set_error(FG_ERR_PARAM, "fg_global: splits is %d, must be 0 (auto) or more", args->splits);
+    return fg_set_error(FG_ERR_PARAM, "fg_global: splits is %d, must be 0 (the plan's) or more", args->splits);
+  // 0 asks for the schedule's split count: splits = auto
+  const int splits = args->splits ? args->splits : 0;
   if (Hq > 0 && Hkv <= 0)
     return fg_set_error(FG_ERR_SHAPE, "fg_global: K has no kv heads");
   if (Hkv > 0 && Hq % Hkv != 0)
@@ -871,5 +873,5 @@ extern "C" fg_status fg_global(const fg_global_args *args, struct CUstream_st *s
   }
   float* lse = want_lse ? (float*)args->LSE.data : nullptr;
   const cudaStream_t s = (cudaStream_t)stream;
-  return plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, args->splits, s, dev);
+  return plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, splits, s, dev);
 }

@@ -888,7 +888,9 @@ extern "C" fg_status fg_gqa(const fg_gqa_args *args, struct CUstream_st *stream)
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gqa: sizes beyond the kernel's 32-bit indices");
   if (args->splits < 0)
-    return fg_set_error(FG_ERR_PARAM, "fg_gqa: splits is %d, must be 0 (auto) or more", args->splits);
+    return fg_set_error(FG_ERR_PARAM, "fg_gqa: splits is %d, must be 0 (the plan's) or more", args->splits);
+  // 0 asks for the schedule's split count: splits = auto
+  const int splits = args->splits ? args->splits : 0;
   if (Hq > 0 && Hkv <= 0)
     return fg_set_error(FG_ERR_SHAPE, "fg_gqa: K has no kv heads");
   if (Hkv > 0 && Hq % Hkv != 0)
@@ -921,5 +923,5 @@ extern "C" fg_status fg_gqa(const fg_gqa_args *args, struct CUstream_st *stream)
   }
   float* lse = want_lse ? (float*)args->LSE.data : nullptr;
   const cudaStream_t s = (cudaStream_t)stream;
-  return plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, args->splits, s, dev);
+  return plan_dispatch(tq, tk, tv, to, lse, nullptr, p, (int)D, splits, s, dev);
 }

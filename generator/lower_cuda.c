@@ -1298,6 +1298,11 @@ int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **temp
     fg_def_str(defs, "cuda_dim_Hkv", p->dims[c.dim_hkv].name);
     fg_def_str(defs, "cuda_dim_M", p->dims[c.dim_m].name);
     fg_def_str(defs, "cuda_dim_N", p->dims[c.dim_n].name);
+    /* splits = N in the schedule: what args.splits = 0 asks for (else auto) */
+    int plan_splits = p->sched.form == FORM_SPLIT ? p->sched.splits : 0;
+    fg_def_int(defs, "cuda_plan_splits", plan_splits);
+    fg_def_str(defs, "cuda_plan_splits_text",
+               plan_splits ? arena_printf(a, "%d", plan_splits) : "auto");
     fg_def_str(defs, "cuda_kv_len",
                p->dims[c.dim_n].index_axis >= 0
                    ? arena_printf(a, "args->%s_len", p->dims[c.dim_n].name)

@@ -220,6 +220,36 @@ static void window_mask_and_split_form(void **state)
     assert_has(s, "D 128, bf16, 16 packed rows or fewer (best measured, H200): 16 rows x 16 keys "
                   "per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory");
     assert_def(s, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
+    assert_def(s, "cuda_plan_splits", "0"); /* splits = auto */
+    assert_def(d, "cuda_plan_splits", "0"); /* rolling */
+}
+
+/* splits = N in a split schedule is the CUDA entry's count for args.splits = 0. */
+static void schedule_split_count_is_the_default(void **state)
+{
+    fixture *f = *state;
+    const char *path = arena_printf(f->arena, "%s/plans/causal_decode.fp", srcdir());
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = 0;
+    char *at = strstr(text, "splits = auto");
+    assert_non_null(at);
+    memcpy(at, "splits = 12  ", 13);
+    fg_source *src = ARENA_NEW(f->arena, fg_source);
+    source_from_string(src, "fixed.fp", arena_strdup(f->arena, text));
+    diag_init(&f->diag, src, f->diag_out);
+    fg_plan *p = NULL;
+    fg_fused *fz = NULL;
+    assert_int_equal(parse_plan(f->arena, src, &f->diag, &p), 0);
+    assert_int_equal(check_plan(p, &f->diag), 0);
+    assert_int_equal(fuse_plan(f->arena, p, &f->diag, &fz), 0);
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), 0);
+    assert_def(defs_text(defs), "cuda_plan_splits", "12");
 }
 
 /* A score the kernels have no special case for, and a mask that masks.c
@@ -323,6 +353,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),
         cmocka_unit_test_setup_teardown(softcap_constants_fold_on_the_host, setup, teardown),
         cmocka_unit_test_setup_teardown(window_mask_and_split_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(schedule_split_count_is_the_default, setup, teardown),
         cmocka_unit_test_setup_teardown(any_score_chain_becomes_one_expression, setup, teardown),
         cmocka_unit_test_setup_teardown(registry_wrapper_fills_the_args, setup, teardown),
         cmocka_unit_test_setup_teardown(refusal_is_a_located_error, setup, teardown),

@@ -184,7 +184,9 @@ fg_cuda_lse_if([[[m4_dnl
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: sizes beyond the kernel's 32-bit indices");
   if (args->splits < 0)
-    return fg_set_error(FG_ERR_PARAM, "fg_gpu_entry: splits is %d, must be 0 (auto) or more", args->splits);
+    return fg_set_error(FG_ERR_PARAM, "fg_gpu_entry: splits is %d, must be 0 (the plan's) or more", args->splits);
+  // 0 asks for the schedule's split count: splits = fg_cuda_plan_splits_text
+  const int splits = args->splits ? args->splits : fg_cuda_plan_splits;
   if (Hq > 0 && Hkv <= 0)
     return fg_set_error(FG_ERR_SHAPE, "fg_gpu_entry: fg_cuda_K has no kv heads");
   if (Hkv > 0 && Hq % Hkv != 0)
@@ -230,11 +232,11 @@ fg_cuda_vector_copies[[[]]]m4_dnl
     }
     *vecs[k].dev = static_cast<const float*>(vbuf[k]);
   }
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, args->splits, s, dev);
+  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev);
   for (int k = 0; k < nvecs; k++)
     if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
   return st;
 ]]], [[[m4_dnl
-  return plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, args->splits, s, dev);
+  return plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev);
 ]]])m4_dnl
 }
