@@ -568,6 +568,25 @@ static void dtypes_and_strides_agree_exactly(void **state)
     free(kt);
 }
 
+/* Q, K, V and O, LSE of an attention plan at dims, all over one buffer:
+ * for calls that validation must refuse before reading any of it. */
+static void small_attention_args(const fg_plan_info *info, const long *dims, float *buf,
+                                 fg_tensor *in, fg_tensor *out)
+{
+    for (int k = 0; k < 3; k++) {
+        int64_t sh[4];
+        for (int q = 0; q < 4; q++)
+            sh[q] = dims[info->inputs[k].dims[q]];
+        in[k] = fg_tensor_dense(buf, FG_F32, 4, sh);
+    }
+    for (int k = 0; k < 2; k++) {
+        int64_t sh[4];
+        for (int q = 0; q < info->outputs[k].rank; q++)
+            sh[q] = dims[info->outputs[k].dims[q]];
+        out[k] = fg_tensor_dense(buf, FG_F32, info->outputs[k].rank, sh);
+    }
+}
+
 /* Per-sequence key lengths (dim N[b]): a batch of 5 whose sequences hold
  * 0 keys, 1, fewer than one tile, all N, and a random count, in a random
  * order; query rows 1, 3 and 16 (speculative decoding); every split count;
@@ -615,19 +634,8 @@ static void per_sequence_lengths(void **state)
     for (int i = 0; i < info->ndims && i < 16; i++)
         dims[i] = dim_value(info->dims[i], 1, 13, 32, 1);
     fg_tensor in[3], out[2];
-    float buf[4096] = {0};
-    for (int q = 0; q < 3; q++) {
-        int64_t sh[4];
-        for (int r = 0; r < 4; r++)
-            sh[r] = dims[info->inputs[q].dims[r]];
-        in[q] = fg_tensor_dense(buf, FG_F32, 4, sh);
-    }
-    for (int q = 0; q < 2; q++) {
-        int64_t sh[4];
-        for (int r = 0; r < info->outputs[q].rank; r++)
-            sh[r] = dims[info->outputs[q].dims[r]];
-        out[q] = fg_tensor_dense(buf, FG_F32, info->outputs[q].rank, sh);
-    }
+    float buf[8] = {0}; /* never read: the lengths are refused first */
+    small_attention_args(info, dims, buf, in, out);
     int32_t bad[2] = {13, 14};
     const int32_t *lv[16] = {0};
     lv[nd] = bad;
@@ -670,18 +678,7 @@ static void invalid_arguments_are_refused(void **state)
         dims[i] = dim_value(info->dims[i], 7, 13, 32, 4);
     fg_tensor in[3], out[2];
     float buf[8] = {0};
-    for (int k = 0; k < 3; k++) {
-        int64_t sh[4];
-        for (int q = 0; q < 4; q++)
-            sh[q] = dims[info->inputs[k].dims[q]];
-        in[k] = fg_tensor_dense(buf, FG_F32, 4, sh);
-    }
-    for (int k = 0; k < 2; k++) {
-        int64_t sh[4];
-        for (int q = 0; q < info->outputs[k].rank; q++)
-            sh[q] = dims[info->outputs[k].dims[q]];
-        out[k] = fg_tensor_dense(buf, FG_F32, info->outputs[k].rank, sh);
-    }
+    small_attention_args(info, dims, buf, in, out);
     /* K with the wrong key count against V */
     fg_tensor bad = in[2];
     bad.shape[2] += 1;
