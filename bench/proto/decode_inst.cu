@@ -20,7 +20,8 @@ using D128_a1 = fgd_cfg<128, 1, 4, 16, 2, true, 3>;  // cfg 2: 74 KB, 3 CTAs/SM
 using D128_a2 = fgd_cfg<128, 1, 8, 16, 2, true, 1>;  // cfg 3: 8 warps, 144 KB, 1 CTA/SM  <- bf16 default
 using D128_a3 = fgd_cfg<128, 1, 4, 32, 2, true, 1>;  // cfg 4: 32-key warp tiles, 144 KB
 using D128_a4 = fgd_cfg<128, 1, 2, 16, 4, true, 3>;  // cfg 5: 2 warps x 4 stages, 74 KB
-using D128_a5 = fgd_cfg<128, 1, 8, 16, 3, true, 1>;  // cfg 6: 8 warps x 3 stages, 208 KB (not yet timed)
+using D128_a5 = fgd_cfg<128, 1, 8, 16, 3, true, 1>;  // cfg 6: 8 warps x 3 stages, 208 KB
+using D128_a6 = fgd_cfg<128, 1, 12, 16, 2, true, 1>; // cfg 7: 12 warps x 2 stages, 209 KB (v7)
 
 static int g_sms = 0;
 
@@ -78,6 +79,7 @@ static cudaError_t dispatch(dec_problem& pr, fgd_args& a) {
           case 4: return go<T, D128_a3>(pr, a);
           case 5: return go<T, D128_a4>(pr, a);
           case 6: return go<T, D128_a5>(pr, a);
+          case 7: return go<T, D128_a6>(pr, a);
         }
       } else {
         if (pr.cfg == 0) return go<T, D128_1>(pr, a);
@@ -111,9 +113,9 @@ cudaError_t FGD_CAT(fgd_run_, FG_VARIANT)(dec_problem& pr) {
 const char* fgd_cfg_name(int D, int cfg) {
   static const char* n128[] = {"default (=cfg3 bf16)", "NW4 BNW16 ST3 (2/SM)", "NW4 BNW16 ST2 (3/SM)",
                                "NW8 BNW16 ST2 (1/SM)", "NW4 BNW32 ST2 (1/SM)", "NW2 BNW16 ST4 (3/SM)",
-                               "NW8 BNW16 ST3 (1/SM)"};
-  if (D == 128 && cfg >= 0 && cfg < 7) return n128[cfg];
+                               "NW8 BNW16 ST3 (1/SM)", "NW12 BNW16 ST2 (1/SM)"};
+  if (D == 128 && cfg >= 0 && cfg < 8) return n128[cfg];
   return cfg == 0 ? "default" : "?";
 }
-int fgd_num_cfgs(int D) { return D == 128 ? 7 : 1; }
+int fgd_num_cfgs(int D) { return D == 128 ? 8 : 1; }
 #endif
