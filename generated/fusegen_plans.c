@@ -24,9 +24,8 @@ static const fg_plan_param_info alibi_params_[] = {
     {"slope", 0, 1, 1, 1},
 };
 static fg_status alibi_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_alibi_args a_;
     memset(&a_, 0, sizeof a_);
@@ -73,9 +72,8 @@ static const fg_plan_param_info alibi_decode_params_[] = {
     {"slope", 0, 1, 1, 1},
 };
 static fg_status alibi_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_alibi_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -122,9 +120,8 @@ static const fg_plan_param_info causal_params_[] = {
     {"scale", 0, 1, -1, -1},
 };
 static fg_status causal_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_causal_args a_;
     memset(&a_, 0, sizeof a_);
@@ -169,9 +166,8 @@ static const fg_plan_param_info causal_decode_params_[] = {
     {"scale", 0, 1, -1, -1},
 };
 static fg_status causal_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_causal_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -217,9 +213,8 @@ static const fg_plan_param_info global_params_[] = {
     {"scale", 0, 1, -1, -1},
 };
 static fg_status global_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_global_args a_;
     memset(&a_, 0, sizeof a_);
@@ -265,9 +260,8 @@ static const fg_plan_param_info gqa_params_[] = {
     {"scale", 0, 1, -1, -1},
 };
 static fg_status gqa_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_gqa_args a_;
     memset(&a_, 0, sizeof a_);
@@ -317,9 +311,8 @@ static const fg_plan_param_info gqa_decode_params_[] = {
     {"scale", 0, 1, -1, -1},
 };
 static fg_status gqa_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_gqa_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -363,9 +356,8 @@ static const fg_plan_tensor_info logsoftmax_outputs_[] = {
     {"Y", FG_F32, 2, {0, 1}},
 };
 static fg_status logsoftmax_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_logsoftmax_args a_;
     memset(&a_, 0, sizeof a_);
@@ -397,9 +389,8 @@ static const fg_plan_tensor_info logsumexp_outputs_[] = {
     {"LSE", FG_F32, 1, {0}},
 };
 static fg_status logsumexp_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_logsumexp_args a_;
     memset(&a_, 0, sizeof a_);
@@ -439,9 +430,8 @@ static const fg_plan_param_info softcap_params_[] = {
     {"cap", 0, 1, -1, -1},
 };
 static fg_status softcap_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_softcap_args a_;
     memset(&a_, 0, sizeof a_);
@@ -496,9 +486,8 @@ static const fg_plan_param_info softcap_decode_params_[] = {
     {"cap", 0, 1, -1, -1},
 };
 static fg_status softcap_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_softcap_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -546,9 +535,8 @@ static const fg_plan_tensor_info softmax_outputs_[] = {
     {"Y", FG_F32, 2, {0, 1}},
 };
 static fg_status softmax_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_softmax_args a_;
     memset(&a_, 0, sizeof a_);
@@ -589,9 +577,8 @@ static const fg_plan_param_info window_params_[] = {
     {"cap", 0, 1, -1, -1},
 };
 static fg_status window_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
-                         const double *params, const int *has_params,
-                         const float *const *param_vectors,
-                         const int32_t *const *lens, int splits)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits)
 {
     fg_window_args a_;
     memset(&a_, 0, sizeof a_);

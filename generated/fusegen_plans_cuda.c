@@ -10,9 +10,8 @@
 #include "fusegen_internal.h"
 
 static fg_status alibi_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_alibi_args a_;
     memset(&a_, 0, sizeof a_);
@@ -37,9 +36,8 @@ static fg_status alibi_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 }
 
 static fg_status alibi_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_alibi_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -65,9 +63,8 @@ static fg_status alibi_decode_cuda_(const fg_tensor *inputs, const fg_tensor *ou
 }
 
 static fg_status causal_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_causal_args a_;
     memset(&a_, 0, sizeof a_);
@@ -91,9 +88,8 @@ static fg_status causal_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 }
 
 static fg_status causal_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_causal_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -118,9 +114,8 @@ static fg_status causal_decode_cuda_(const fg_tensor *inputs, const fg_tensor *o
 }
 
 static fg_status global_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_global_args a_;
     memset(&a_, 0, sizeof a_);
@@ -144,9 +139,8 @@ static fg_status global_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 }
 
 static fg_status gqa_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_gqa_args a_;
     memset(&a_, 0, sizeof a_);
@@ -174,9 +168,8 @@ static fg_status gqa_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
 }
 
 static fg_status gqa_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_gqa_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -205,9 +198,8 @@ static fg_status gqa_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outp
 }
 
 static fg_status softcap_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_softcap_args a_;
     memset(&a_, 0, sizeof a_);
@@ -239,9 +231,8 @@ static fg_status softcap_cuda_(const fg_tensor *inputs, const fg_tensor *outputs
 }
 
 static fg_status softcap_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_softcap_decode_args a_;
     memset(&a_, 0, sizeof a_);
@@ -274,9 +265,8 @@ static fg_status softcap_decode_cuda_(const fg_tensor *inputs, const fg_tensor *
 }
 
 static fg_status window_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
-                          const double *params, const int *has_params,
-                          const float *const *param_vectors,
-                          const int32_t *const *lens, int splits, void *stream)
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
 {
     fg_window_args a_;
     memset(&a_, 0, sizeof a_);

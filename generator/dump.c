@@ -194,6 +194,10 @@ static void print_expr(strbuf *b, const fg_plan *p, const fg_expr *e)
     case E_ACC:
         sb_puts(b, "t");
         return;
+    case E_KCONST: /* the kernel model's hoisted constant (dump_kernel) */
+        snprintf(buf, sizeof buf, "k%d", e->ref);
+        sb_puts(b, buf);
+        return;
     case E_PREV:
         print_ref(b, p, e);
         sb_puts(b, "_prev");

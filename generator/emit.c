@@ -20,13 +20,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
-const fg_backend fg_backends[3] = {
-    {"c", TARGET_C, ".c", "c/prelude.m4", "_cpu", "FG_CPU_KERNEL_FILES", lower_c},
-    {"cuda", TARGET_CUDA, ".cu", "cuda/prelude.m4", "_cuda", "FG_CUDA_KERNEL_FILES", lower_cuda},
-    {"hip", TARGET_HIP, ".hip", "hip/prelude.m4", "_hip", "FG_HIP_KERNEL_FILES", NULL},
-};
 
 /* ------------------------------------------------------------------ */
 /* Growable strings in an arena                                        */
@@ -36,96 +32,6 @@ typedef fg_strbuf sbuf;
 #define sb_putn strbuf_putn
 #define sb_puts strbuf_puts
 #define sb_str strbuf_str
-
-/* ------------------------------------------------------------------ */
-/* Definitions                                                         */
-/* ------------------------------------------------------------------ */
-
-struct fg_defs {
-    fg_arena *a;
-    sbuf text;
-};
-
-/* The quotes the templates use: they never occur in an escaped value, and
- * the templates avoid them in C (no a[b[c[i]]]). */
-#define LQ "[[["
-#define RQ "]]]"
-
-fg_defs *defs_create(fg_arena *a)
-{
-    fg_defs *d = ARENA_NEW(a, fg_defs);
-    d->a = a;
-    d->text.a = a;
-    sb_puts(&d->text, "m4_changequote(`" LQ "', `" RQ "')m4_dnl\n"
-                      "m4_divert(-1)\n"
-                      "# Definitions written by fusegen (templates/README.md lists them).\n");
-    return d;
-}
-
-char *m4_escape(fg_arena *a, const char *text)
-{
-    sbuf b = {a, NULL, 0, 0};
-    for (const char *s = text; *s; s++) {
-        if (*s == '@')
-            sb_puts(&b, "@@");
-        else if (*s == '[')
-            sb_puts(&b, "@{");
-        else if (*s == ']')
-            sb_puts(&b, "@}");
-        else if (*s == '$') /* $1, $@ would be arguments in a macro body */
-            sb_puts(&b, "@D");
-        else if ((s[0] == 'f' && s[1] == 'g' && s[2] == '_') ||
-                 (s[0] == 'm' && s[1] == '4' && s[2] == '_')) {
-            sb_putn(&b, s, 2);
-            sb_puts(&b, "@&");
-            s++; /* the '_' is copied by the next round */
-        } else
-            sb_putn(&b, s, 1);
-    }
-    return (char *)sb_str(&b);
-}
-
-static void def_raw(fg_defs *d, const char *name, const char *escaped)
-{
-    sb_puts(&d->text, "m4_define(" LQ "fg_");
-    sb_puts(&d->text, name);
-    sb_puts(&d->text, RQ ", " LQ);
-    sb_puts(&d->text, escaped);
-    sb_puts(&d->text, RQ ")\n");
-}
-
-void fg_def_int(fg_defs *d, const char *name, long v)
-{
-    def_raw(d, name, arena_printf(d->a, "%ld", v));
-}
-
-void fg_def_str(fg_defs *d, const char *name, const char *text)
-{
-    char *t = arena_strdup(d->a, text ? text : "");
-    for (char *s = t; *s; s++)
-        if (*s == '\n' || *s == '\r')
-            *s = ' ';
-    def_raw(d, name, m4_escape(d->a, t));
-}
-
-void fg_def_code(fg_defs *d, const char *name, const char *code)
-{
-    def_raw(d, name, m4_escape(d->a, code ? code : ""));
-}
-
-void fg_def_bool(fg_defs *d, const char *name, int v)
-{
-    def_raw(d, name, arena_printf(d->a, "%d", v));
-    sb_puts(&d->text, arena_printf(d->a,
-                                   "m4_define(" LQ "fg_%s_if" RQ ", " LQ "fg_bool_if(" LQ "%s" RQ
-                                   ", fg_%s, $@)" RQ ")\n",
-                                   name, name, name));
-}
-
-const char *defs_text(const fg_defs *d)
-{
-    return d->text.s;
-}
 
 /* ------------------------------------------------------------------ */
 /* Running m4                                                          */
@@ -492,16 +398,15 @@ typedef struct pending_file {
 
 typedef struct run_plan {
     const char *name;
-    const char *path;     /* canonical: plans/FILE */
-    const char *registry; /* its entry for fusegen_plans.c */
-    const char *info;     /* its fg_plan_info object */
-    const char *cuda_registry; /* its wrapper for fusegen_plans_cuda.c, or NULL */
-    const char *cuda_entry;    /* the wrapper's name */
-    unsigned backends;    /* TARGET_* bits emitted */
+    const char *path;                 /* plans/FILE.fp, for the run's command */
+    unsigned backends;                /* TARGET_* bits emitted */
+    char *reg_code[FG_NBACKENDS];     /* the plan's registry entry per backend, or NULL */
+    char *reg_line[FG_NBACKENDS];
 } run_plan;
 
 struct fg_emit_run {
     fg_arena *a;
+    const char *templates_hash; /* of every template file, computed once */
     fg_emit_options o;
     fg_vec files; /* pending_file * */
     fg_vec plans; /* run_plan * */
@@ -520,7 +425,7 @@ static const char *target_option(fg_arena *a, unsigned targets)
         return "";
     char *s = arena_strdup(a, " --target=");
     bool first = true;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < FG_NBACKENDS; i++)
         if (targets & fg_backends[i].target) {
             s = arena_printf(a, "%s%s%s", s, first ? "" : ",", fg_backends[i].name);
             first = false;
@@ -578,9 +483,148 @@ static bool template_exists(const fg_emit_run *r, fg_arena *a, const char *rel)
     return access(arena_printf(a, "%s/%s", r->o.templates_dir, rel), R_OK) == 0;
 }
 
-int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d)
+/* FNV-1a over the names and contents of every template file (.m4, .cuh,
+ * .h) under dir, in sorted order: the generated files name it, so a
+ * changed template shows in every file it produced. */
+static int cmp_str(const void *x, const void *y)
 {
-    const fg_plan *p = fz->plan;
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void collect_templates(fg_arena *a, const char *root, const char *rel, fg_vec *out,
+                              int depth)
+{
+    const char *path = *rel ? arena_printf(a, "%s/%s", root, rel) : root;
+    DIR *dir = depth < 8 ? opendir(path) : NULL;
+    if (!dir)
+        return;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        const char *n = de->d_name;
+        if (n[0] == '.')
+            continue;
+        const char *sub = *rel ? arena_printf(a, "%s/%s", rel, n) : arena_strdup(a, n);
+        struct stat st;
+        if (stat(arena_printf(a, "%s/%s", root, sub), &st) < 0)
+            continue;
+        size_t len = strlen(n);
+        if (S_ISDIR(st.st_mode))
+            collect_templates(a, root, sub, out, depth + 1);
+        else if ((len > 3 && !strcmp(n + len - 3, ".m4")) ||
+                 (len > 4 && !strcmp(n + len - 4, ".cuh")) || (len > 2 && !strcmp(n + len - 2, ".h")))
+            vec_push(a, out, (void *)sub);
+    }
+    closedir(dir);
+}
+
+static const char *templates_hash(fg_emit_run *r)
+{
+    if (r->templates_hash)
+        return r->templates_hash;
+    fg_vec files = {0};
+    collect_templates(r->a, r->o.templates_dir, "", &files, 0);
+    qsort(files.items, (size_t)files.len, sizeof files.items[0], cmp_str);
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < files.len; i++) {
+        const char *rel = files.items[i];
+        for (const char *c = rel; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        FILE *f = fopen(arena_printf(r->a, "%s/%s", r->o.templates_dir, rel), "rb");
+        int ch;
+        while (f && (ch = getc(f)) != EOF)
+            h = (h ^ (unsigned char)ch) * 1099511628211ull;
+        if (f)
+            fclose(f);
+    }
+    r->templates_hash = arena_printf(r->a, "%016llx", (unsigned long long)h);
+    return r->templates_hash;
+}
+
+/* Whether backend `be` gives plan k a kernel in this run: 1 yes, 0 no
+ * (skipped, with a warning when the plan cannot be served), -1 an error
+ * (reported: the backend was asked for by name and cannot serve). */
+static int backend_serves(fg_emit_run *r, fg_arena *a, const fg_backend *be, const fg_kernel *k,
+                          bool report, fg_diag *d)
+{
+    const fg_plan *p = k->plan;
+    unsigned want = r->o.targets ? r->o.targets & k->sched.targets : k->sched.targets;
+    bool named = (r->o.targets & be->target) != 0;
+    if (!(want & be->target))
+        return 0;
+    if (!be->lower || !template_exists(r, a, be->templates)) {
+        if (named && report) {
+            diag_error(d, p->sched.present ? p->sched.loc : p->name_loc,
+                       "plan '%s': the %s backend has no %s yet", p->name, be->name,
+                       be->lower ? "templates" : "lowering");
+            return -1;
+        }
+        return 0; /* not asked for by name: skipped */
+    }
+    fg_loc wl;
+    const char *why = NULL;
+    if (be->supported && be->supported(k, &wl, &why) < 0) {
+        if (!report)
+            return 0;
+        if (named) {
+            diag_error(d, wl, "plan '%s' has no %s kernel: %s", p->name, be->title, why);
+            return -1;
+        }
+        diag_warning(d, wl, "plan '%s' gets no %s kernel: %s", p->name, be->title, why);
+        return 0;
+    }
+    return 1;
+}
+
+/* The plan's header: the argument struct and the entry points it has. */
+static int render_header(fg_emit_run *r, fg_arena *a, const fg_kernel *k, const char *cmd,
+                         const char **names, fg_diag *d)
+{
+    const fg_plan *p = k->plan;
+    fg_defs *defs = defs_create(a);
+    fg_def_str(defs, "command", cmd);
+    fg_def_str(defs, "generator_version", r->o.version ? r->o.version : "unknown");
+    fg_def_str(defs, "templates_hash", templates_hash(r));
+    if (lower_common(a, k, defs, d) < 0)
+        return -1;
+    for (int i = 0; i < FG_NBACKENDS; i++)
+        if (fg_backends[i].target != TARGET_C)
+            fg_def_bool(defs, arena_printf(a, "has_%s", fg_backends[i].name),
+                        backend_serves(r, a, &fg_backends[i], k, false, d) == 1);
+    char *text = NULL;
+    const char *file = arena_printf(a, "fusegen_%s.h", p->name);
+    if (emit_render(a, &r->o, defs, "api/plan_h.m4", file, names, &text, d) < 0)
+        return -1;
+    add_file(r, file, text);
+    return 0;
+}
+
+/* One backend's kernel source of the plan and its registry entry. */
+static int render_backend(fg_emit_run *r, fg_arena *a, const fg_backend *be, const fg_kernel *k,
+                          const char *cmd, const char **names, run_plan *rp, fg_diag *d)
+{
+    const fg_plan *p = k->plan;
+    fg_defs *defs = defs_create(a);
+    fg_def_str(defs, "command", cmd);
+    fg_def_str(defs, "backend", be->name);
+    fg_def_str(defs, "generator_version", r->o.version ? r->o.version : "unknown");
+    fg_def_str(defs, "templates_hash", templates_hash(r));
+    if (lower_common(a, k, defs, d) < 0)
+        return -1;
+    const char *tmpl = NULL;
+    if (be->lower(a, k, defs, &tmpl, d) < 0)
+        return -1;
+    const char *file = arena_printf(a, "%s%s%s", p->name, be->suffix, be->ext);
+    char *text = NULL;
+    if (emit_render(a, &r->o, defs, tmpl, file, names, &text, d) < 0)
+        return -1;
+    add_file(r, file, text);
+    rp->backends |= be->target;
+    return 0;
+}
+
+int emit_run_plan(fg_emit_run *r, const fg_kernel *k, fg_diag *d)
+{
+    const fg_plan *p = k->plan;
     fg_arena *a = arena_create();
     int rc = -1;
     int errors0 = d->errors;
@@ -594,84 +638,26 @@ int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d)
     rp->path = arena_printf(r->a, "plans/%s", base_name(p->src && p->src->name ? p->src->name
                                                                               : "plan.fp"));
     const char **names = plan_names(r, a, p->name);
-
-    /* Backends: those the plan targets (all when it names none) and the run
-     * asks for; with no explicit --target, those whose templates exist. */
-    unsigned plan_targets = p->sched.targets ? p->sched.targets : (TARGET_C | TARGET_CUDA | TARGET_HIP);
-    unsigned want = r->o.targets ? r->o.targets & plan_targets : plan_targets;
     const char *cmd = r->o.command_line
                           ? r->o.command_line
                           : arena_printf(a, "fusegen%s -o generated %s",
                                          target_option(a, r->o.targets), rp->path);
-
-    fg_defs *common = defs_create(a);
-    fg_def_str(common, "command", cmd);
-    if (lower_common(a, fz, common, d) < 0)
+    if (render_header(r, a, k, cmd, names, d) < 0)
         goto done;
-    /* the header declares fg_PLAN only when the run gives the plan a kernel */
-    bool has_cuda = (want & TARGET_CUDA) && template_exists(r, a, fg_backends[1].prelude) &&
-                    lower_cuda_supported(a, fz, NULL, NULL) == 0;
-    fg_def_bool(common, "has_cuda", has_cuda);
-
-    char *text = NULL;
-    if (emit_render(a, &r->o, common, "api/plan_h.m4",
-                    arena_printf(a, "fusegen_%s.h", p->name), names, &text, d) < 0)
-        goto done;
-    add_file(r, arena_printf(a, "fusegen_%s.h", p->name), text);
-
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < FG_NBACKENDS; i++) {
         const fg_backend *be = &fg_backends[i];
-        if (!(want & be->target))
-            continue;
-        if (!be->lower || !template_exists(r, a, be->prelude)) {
-            if (r->o.targets & be->target) {
-                diag_error(d, p->sched.loc, "plan '%s': the %s backend has no %s yet", p->name,
-                           be->name, be->lower ? "templates" : "lowering");
+        int serve = backend_serves(r, a, be, k, true, d);
+        if (serve < 0 || (serve == 1 && render_backend(r, a, be, k, cmd, names, rp, d) < 0))
+            goto done;
+        /* the registry describes every plan (fg_plan_info); a backend's
+         * entry points only the plans it serves */
+        if (serve == 1 || be->registry_always) {
+            char *code = NULL, *line = NULL;
+            if (be->registry_entry && be->registry_entry(a, k, &code, &line, d) < 0)
                 goto done;
-            }
-            continue; /* not asked for explicitly: skipped */
+            rp->reg_code[i] = code ? arena_strdup(r->a, code) : NULL;
+            rp->reg_line[i] = line ? arena_strdup(r->a, line) : NULL;
         }
-        if (be->target == TARGET_CUDA) {
-            /* Plans the attention kernels cannot express: an error when
-             * cuda was asked for on the command line, else a warning and
-             * no CUDA source for the plan. */
-            fg_loc wl;
-            const char *why = NULL;
-            if (lower_cuda_supported(a, fz, &wl, &why) < 0) {
-                if (r->o.targets & TARGET_CUDA) {
-                    diag_error(d, wl, "plan '%s' does not fit the CUDA attention kernel: %s",
-                               p->name, why);
-                    goto done;
-                }
-                diag_warning(d, wl, "plan '%s' gets no CUDA kernel: %s", p->name, why);
-                continue;
-            }
-        }
-        fg_defs *defs = defs_create(a);
-        fg_def_str(defs, "command", cmd);
-        fg_def_str(defs, "backend", be->name);
-        if (lower_common(a, fz, defs, d) < 0)
-            goto done;
-        const char *tmpl = NULL;
-        if (be->lower(a, fz, defs, &tmpl, d) < 0)
-            goto done;
-        const char *file = arena_printf(a, "%s%s%s", p->name, be->suffix, be->ext);
-        if (emit_render(a, &r->o, defs, tmpl, file, names, &text, d) < 0)
-            goto done;
-        add_file(r, file, text);
-        rp->backends |= be->target;
-    }
-
-    char *code = NULL, *info = NULL;
-    if (lower_registry_entry(a, fz, &code, &info, d) < 0)
-        goto done;
-    rp->registry = arena_strdup(r->a, code);
-    rp->info = arena_strdup(r->a, info);
-    if (rp->backends & TARGET_CUDA) {
-        if (lower_cuda_registry_entry(a, fz, &code, &info, d) < 0)
-            goto done;
-        rp->cuda_registry = arena_strdup(r->a, code);
-        rp->cuda_entry = arena_strdup(r->a, info);
     }
     vec_push(r->a, &r->plans, rp);
     rc = d->errors > errors0 ? -1 : 0;
@@ -682,6 +668,7 @@ done:
     return rc;
 }
 
+/* kernels.mk's lists and the run's registry files, one per backend. */
 static int render_run_files(fg_emit_run *r, fg_diag *d)
 {
     fg_arena *a = r->a;
@@ -693,66 +680,64 @@ static int render_run_files(fg_emit_run *r, fg_diag *d)
             cmd = arena_printf(a, "%s %s", cmd, ((run_plan *)r->plans.items[i])->path);
     }
     fg_def_str(defs, "command", cmd);
-    /* The run's hash: FNV-1a over the plans' hashes are not kept here, so
-     * over the plan names and paths, which decide these files' content. */
+    /* The run's hash: over the plan paths, which decide these files' content. */
     uint64_t h = 1469598103934665603ull;
-    char *includes = "", *entries = "", *list = "", *mk_headers = "";
-    char *cuda_entries = "", *cuda_list = "";
-    char *mk[3] = {"", "", ""};
+    char *includes = "", *mk_headers = "";
+    char *mk[FG_NBACKENDS];
+    bool any[FG_NBACKENDS];
+    for (int k = 0; k < FG_NBACKENDS; k++) {
+        mk[k] = "";
+        any[k] = fg_backends[k].registry_always;
+    }
     for (int i = 0; i < r->plans.len; i++) {
         run_plan *rp = r->plans.items[i];
         for (const char *s = rp->path; *s; s++)
             h = (h ^ (unsigned char)*s) * 1099511628211ull;
         includes = arena_printf(a, "%s#include \"fusegen_%s.h\"\n", includes, rp->name);
-        entries = arena_printf(a, "%s%s\n", entries, rp->registry);
-        list = arena_printf(a, "%s    &%s,\n", list, rp->info);
-        if (rp->cuda_registry) {
-            cuda_entries = arena_printf(a, "%s%s\n", cuda_entries, rp->cuda_registry);
-            cuda_list = arena_printf(a, "%s    {\"%s\", %s},\n", cuda_list, rp->name,
-                                     rp->cuda_entry);
-        }
         mk_headers = arena_printf(a, "%s\tgenerated/fusegen_%s.h \\\n", mk_headers, rp->name);
-        for (int k = 0; k < 3; k++)
-            if (rp->backends & fg_backends[k].target)
+        for (int k = 0; k < FG_NBACKENDS; k++)
+            if (rp->backends & fg_backends[k].target) {
                 mk[k] = arena_printf(a, "%s\tgenerated/%s%s%s \\\n", mk[k], rp->name,
                                      fg_backends[k].suffix, fg_backends[k].ext);
+                any[k] = true;
+            }
     }
-    mk[0] = arena_printf(a, "%s\tgenerated/fusegen_plans.c \\\n", mk[0]);
-    /* the generic CUDA registry, when a plan of the run has a CUDA kernel */
-    bool any_cuda = false;
-    for (int i = 0; i < r->plans.len; i++)
-        any_cuda |= ((run_plan *)r->plans.items[i])->cuda_registry != NULL;
-    if (any_cuda)
-        mk[1] = arena_printf(a, "%s\tgenerated/fusegen_plans_cuda.c \\\n", mk[1]);
     mk_headers = arena_printf(a, "%s\tgenerated/fusegen_plans.h \\\n", mk_headers);
+    for (int k = 0; k < FG_NBACKENDS; k++)
+        if (any[k] && fg_backends[k].registry_file)
+            mk[k] = arena_printf(a, "%s\tgenerated/%s \\\n", mk[k], fg_backends[k].registry_file);
     fg_def_str(defs, "hash", arena_printf(a, "%016llx", (unsigned long long)h));
     fg_def_int(defs, "nplans", r->plans.len);
     fg_def_code(defs, "plan_includes", includes);
-    fg_def_code(defs, "registry_entries", entries);
-    fg_def_code(defs, "plan_entries", list);
-    fg_def_code(defs, "cuda_registry_entries", cuda_entries);
-    fg_def_code(defs, "cuda_plan_entries", cuda_list);
     fg_def_code(defs, "mk_headers", mk_headers);
-    fg_def_code(defs, "mk_cpu_sources", mk[0]);
-    fg_def_code(defs, "mk_cuda_sources", mk[1]);
-    fg_def_code(defs, "mk_hip_sources", mk[2]);
+    for (int k = 0; k < FG_NBACKENDS; k++)
+        fg_def_code(defs, arena_printf(a, "mk_%s_sources", fg_backends[k].name), mk[k]);
     const char **names = plan_names(r, a, NULL);
-    static const struct {
-        const char *tmpl, *file;
-    } run_files[] = {
-        {"api/plans_h.m4", "fusegen_plans.h"},
-        {"api/plans_c.m4", "fusegen_plans.c"},
-        {"api/kernels_mk.m4", "kernels.mk"},
-        {"api/plans_cuda_c.m4", "fusegen_plans_cuda.c"},
-    };
-    for (size_t i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
-        char *text = NULL;
-        if (!any_cuda && !strcmp(run_files[i].file, "fusegen_plans_cuda.c"))
+    char *text = NULL;
+    if (emit_render(a, &r->o, defs, "api/plans_h.m4", "fusegen_plans.h", names, &text, d) < 0)
+        return -1;
+    add_file(r, "fusegen_plans.h", text);
+    if (emit_render(a, &r->o, defs, "api/kernels_mk.m4", "kernels.mk", names, &text, d) < 0)
+        return -1;
+    add_file(r, "kernels.mk", text);
+    for (int k = 0; k < FG_NBACKENDS; k++) {
+        const fg_backend *be = &fg_backends[k];
+        if (!any[k] || !be->registry_file)
             continue;
-        if (emit_render(a, &r->o, defs, run_files[i].tmpl, run_files[i].file, names, &text, d) <
-            0)
+        char *entries = "", *list = "";
+        for (int i = 0; i < r->plans.len; i++) {
+            run_plan *rp = r->plans.items[i];
+            if (rp->reg_code[k])
+                entries = arena_printf(a, "%s%s\n", entries, rp->reg_code[k]);
+            if (rp->reg_line[k])
+                list = arena_printf(a, "%s    %s\n", list, rp->reg_line[k]);
+        }
+        fg_def_code(defs, "registry_entries", entries);
+        fg_def_code(defs, "plan_entries", list);
+        if (emit_render(a, &r->o, defs, be->registry_template, be->registry_file, names, &text,
+                        d) < 0)
             return -1;
-        add_file(r, run_files[i].file, text);
+        add_file(r, be->registry_file, text);
     }
     return 0;
 }
@@ -800,17 +785,4 @@ int emit_run_finish(fg_emit_run *r, fg_diag *d)
 done:
     emit_run_free(r);
     return rc;
-}
-
-int emit_plan(fg_arena *a, const fg_fused *fz, const fg_emit_options *o, fg_diag *d)
-{
-    (void)a;
-    fg_emit_run *r = NULL;
-    if (emit_run_begin(o, &r, d) < 0)
-        return -1;
-    if (emit_run_plan(r, fz, d) < 0) {
-        emit_run_free(r);
-        return -1;
-    }
-    return emit_run_finish(r, d);
 }

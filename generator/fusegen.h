@@ -240,7 +240,8 @@ int lex_next(fg_lexer *lx, fg_token *out);
     X(OR, 2)                                                               \
     X(CALL, -1)  /* fn, args */                                            \
     X(WHERE, 3)  /* cond, then, else */                                    \
-    X(REDUCE, 1) /* op, ref = axis index (after check), args[0] = body */
+    X(REDUCE, 1) /* op, ref = axis index (after check), args[0] = body */ \
+    X(KCONST, 0) /* kernel model: hoisted constant ref of fg_kernel.consts */
 
 typedef enum fg_expr_kind {
 #define X(name, arity) E_##name,
@@ -593,6 +594,11 @@ char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print
 /* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to
  * the keys rows [r0, r1) can see, as mask_key_range; empty: 0 and 0. */
 char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* The same with the walk over the rows starting at `first` (C text) and
+ * stepping by `step` (a GPU warp's lanes share the rows); *walks (may be
+ * NULL) says whether the code walks the rows at all. */
+char *mask_emit_key_range_strided(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
+                                  void *ctx, const char *first, int step, bool *walks);
 /* An atom in plan syntax over the axis names: "n - m + M - N <= 0". */
 char *mask_atom_to_string(fg_arena *a, const fg_plan *p, const fg_mask *m,
                           const fg_mask_atom *at);
@@ -677,6 +683,145 @@ size_t interp_tensor_size(const fg_plan *p, int tensor, const long *dims);
 int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d);
 
 /* ------------------------------------------------------------------ */
+/* rules.c: the masked-row rules (docs/plan-language.md)               */
+/* ------------------------------------------------------------------ */
+
+/* A float division x / y whose y reads only reductions: 0 when y is 0. */
+bool rule_masked_div(const fg_plan *p, const fg_expr *div);
+/* A max or min reduction: reads as 0 where it saw only -inf (+inf). */
+bool rule_masked_minmax(const fg_tensor *t);
+
+/* ------------------------------------------------------------------ */
+/* kernel.c: the kernel model, the one thing backends read             */
+/* ------------------------------------------------------------------ */
+
+typedef enum fg_family { FAMILY_ATTENTION, FAMILY_ROWREDUCE } fg_family;
+extern const char *const fg_family_names[2]; /* "attention", "rowreduce" */
+
+/* The resolved schedule: the plan's, with defaults filled in (later: from
+ * wisdom).  Nothing downstream reads p->sched again. */
+typedef struct fg_ksched {
+    fg_form form;
+    int reduced_axis;   /* the fused (key) axis */
+    int row_axis;       /* the row axis tiled by tile_rows, or -1 */
+    uint32_t outer;     /* row axes looped outside the row tiles */
+    int tile_rows, tile_keys;
+    int warps, stages;  /* 4 and 1 when the plan gives none */
+    int splits;         /* the plan's splits = N; 0 = auto */
+    unsigned targets;   /* TARGET_* the plan names (all when it names none) */
+} fg_ksched;
+
+/* A running value: its reducer, identity and derived correction. */
+typedef struct fg_kvalue {
+    int tensor;
+    fg_reduce_op op;
+    double identity;
+    const fg_correction *corr; /* as fuse.c derived it (kind, factor, why) */
+    const char *role;          /* attention: "max", "sum", "contraction" */
+} fg_kvalue;
+
+/* A constant hoisted out of the per-element code: host (dims and scalar
+ * params, computed once per launch) or per head (reads the head axis or a
+ * per-head param vector, computed once per CTA). */
+typedef struct fg_kconst {
+    fg_expr *e;      /* in plan terms */
+    const char *why; /* plan syntax, for comments */
+    bool per_head;
+} fg_kconst;
+
+#define FG_MAX_KCONSTS 16
+
+/* The roles the attention family binds (tensor, axis and dim indices). */
+typedef struct fg_kattn {
+    int q, k, v, s, mx, l, osum, o, lse, t; /* s = Q.K^T, t = the masked score */
+    int ax_b, ax_h, ax_m, ax_n, ax_d;
+    int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
+    const fg_expr *kv_head; /* K's head index: AXIS h, or h / G */
+    bool grouped;
+    const fg_expr *tval;    /* T with the tile statements inlined */
+    const fg_expr *score;   /* the value T selects (tval without the where) */
+    const fg_expr *cond;    /* the where's condition, or NULL */
+    bool affine_score;      /* the score calls no function */
+    bool mask_tiles;        /* tiles are classified by the mask (rows m, keys n) */
+    bool mask_skip;         /* ... and fully masked ones skipped */
+    /* The score in the exp2 domain (times log2(e)), constant factors
+     * hoisted into E_KCONST leaves; fold: it is qk times consts[fold_const]
+     * (> 0), so the row max may be taken on raw qk. */
+    fg_expr *score_l2;
+    bool fold;
+    int fold_const;
+    const fg_expr *fold_expr; /* the plan expression of the fold's constant */
+    int nscore_chain;
+    int *score_chain;       /* the tile statements the score comes from */
+} fg_kattn;
+
+typedef struct fg_kernel {
+    const fg_fused *fz;
+    const fg_plan *plan;
+    fg_family family;
+    fg_ksched sched;
+    int nvalues;
+    fg_kvalue *values;      /* the running state, producers first */
+    /* The mask (masks.c): its structure, and how the tiles may use it. */
+    const fg_mask *mask;
+    bool mask_rows_keys;    /* the mask is over the row tile (or an outer row) and the key axis */
+    bool mask_skip;         /* ... and fully masked key tiles may be skipped */
+    /* Facts: params that divide somewhere (must be > 0 at run time). */
+    bool *divides;          /* per param */
+    int nvectors;           /* params with one value per index (param slope[h]) */
+    int nconsts;
+    fg_kconst consts[FG_MAX_KCONSTS];
+    /* The attention family's binding; attn_ok says whether the GPU
+     * attention kernels can compute the plan, else why (and where). */
+    bool attn_ok;
+    fg_loc attn_why_loc;
+    const char *attn_why;
+    fg_kattn attn;
+} fg_kernel;
+
+/* Builds the kernel model of a fused plan; a plan whose schedule the
+ * backends cannot place gets a located error (-1). */
+int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out);
+void dump_kernel(FILE *f, const fg_kernel *k);
+/* e with every elementwise tile statement inlined (running values and
+ * contractions stay references); NULL when nested too deeply. */
+fg_expr *kernel_inline_tiles(fg_arena *a, const fg_fused *fz, const fg_expr *e);
+
+/* ------------------------------------------------------------------ */
+/* print.c: expressions as C, CUDA and HIP                             */
+/* ------------------------------------------------------------------ */
+
+typedef enum fg_dialect_id { DIALECT_C, DIALECT_CUDA, DIALECT_HOST, DIALECT_COUNT } fg_dialect_id;
+
+typedef struct fg_dialect {
+    const char *name;
+    const char *fn[F_COUNT];                 /* float math functions */
+    const char *int_abs, *int_min, *int_max; /* the int forms */
+    const char *float_suffix;                /* "f" for float literals */
+    const char *to_float;                    /* an int argument of a float function */
+    const char *div0;                        /* the masked-row division, or NULL */
+} fg_dialect;
+extern const fg_dialect fg_dialects[DIALECT_COUNT];
+
+typedef struct fg_printer fg_printer;
+struct fg_printer {
+    fg_arena *a;
+    const fg_plan *p;
+    const fg_dialect *dl;
+    /* prints the leaves: E_DIM, E_AXIS, E_PARAM, E_TENSOR, E_PREV, E_ACC,
+     * E_KCONST */
+    void (*leaf)(fg_printer *pr, fg_strbuf *b, const fg_expr *e);
+    void *ctx;
+    const char *where_full; /* where(c, x, -inf) prints (FULL || c): the C tiles */
+    bool masked_div;        /* divisions under the masked-row rule use dl->div0 */
+    int errors;             /* unprintable nodes met (an internal error) */
+};
+int code_prec(fg_expr_kind k);
+void code_expr(fg_printer *pr, fg_strbuf *b, const fg_expr *e, int prec);
+char *code_expr_text(fg_printer *pr, const fg_expr *e);
+void print_float(fg_strbuf *b, double v, const char *suffix);
+
+/* ------------------------------------------------------------------ */
 /* lower.c, emit.c: backends                                           */
 /* ------------------------------------------------------------------ */
 
@@ -686,6 +831,7 @@ typedef struct fg_emit_options {
     const char *m4;          /* the m4 program ("m4") */
     const char *command_line; /* recorded in the header of every file */
     unsigned targets;        /* TARGET_* bits */
+    const char *version;     /* the generator's version, named in every kernel file */
 } fg_emit_options;
 
 /* The m4 interface (emit.c).  C computes every value; the templates only
@@ -718,45 +864,57 @@ int emit_render(fg_arena *a, const fg_emit_options *o, const fg_defs *defs,
  * in dir and a rename), so an unchanged file keeps its mtime. */
 int emit_write_file(const char *dir, const char *name, const char *text, fg_diag *d);
 
+/* The backends (backends.c): each reads the kernel model only. */
 typedef struct fg_backend {
-    const char *name;   /* "c", "cuda", "hip" */
-    unsigned target;    /* TARGET_* */
-    const char *ext;    /* ".c", ".cu", ".hip" */
-    const char *prelude; /* template file of the backend's prelude */
-    /* Additions of emit.c: */
+    const char *name;        /* "c", "cuda", "hip" */
+    const char *title;       /* in messages: "C", "CUDA", "HIP" */
+    unsigned target;         /* TARGET_* */
+    const char *ext;         /* ".c", ".cu", ".hip" */
     const char *suffix;      /* per-plan kernel file NAME<suffix><ext>: "_cpu" */
     const char *sources_var; /* kernels.mk variable: "FG_CPU_KERNEL_FILES" */
-    /* Computes the plan's definitions and picks the template (relative to
-     * the templates dir); NULL while a backend has no lowering yet. */
-    int (*lower)(fg_arena *a, const fg_fused *fz, fg_defs *defs,
-                 const char **template_rel, fg_diag *d);
+    const char *templates;   /* a template whose presence says the backend has templates */
+    /* 0 when the backend can serve the plan, else -1 with the reason and
+     * its location (nothing reported); NULL: every plan. */
+    int (*supported)(const fg_kernel *k, fg_loc *loc, const char **why);
+    /* The definitions of the plan's kernel source and its template
+     * (relative to the templates dir); NULL while it has no lowering. */
+    int (*lower)(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                 fg_diag *d);
+    /* The plan's part of the registry file: code, and its line of the list. */
+    int (*registry_entry)(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
+                          fg_diag *d);
+    const char *registry_template, *registry_file;
+    bool registry_always; /* written even when no plan of the run has this backend */
 } fg_backend;
-extern const fg_backend fg_backends[3];
+#define FG_NBACKENDS 3
+extern const fg_backend fg_backends[FG_NBACKENDS];
 
-/* lower.c */
-/* Definitions every backend and the API header share: names, hash, doc,
- * the summary, the argument struct (see templates/README.md). */
-int lower_common(fg_arena *a, const fg_fused *fz, fg_defs *defs, fg_diag *d);
-/* The C backend: the fused schedule as portable C. */
-int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **template_rel,
+/* common.c: what every backend's files share */
+/* Definitions of every per-plan file: names, hash, doc, the summary, the
+ * argument struct (see templates/README.md). */
+int lower_common(fg_arena *a, const fg_kernel *k, fg_defs *defs, fg_diag *d);
+/* The generic wrapper `fn` of an entry point (with a stream argument when
+ * `stream`): it takes the registry's arrays and calls `entry`. */
+char *registry_wrapper(fg_arena *a, const fg_plan *p, const char *fn, const char *entry,
+                       bool stream);
+char *comment_safe(fg_arena *a, const char *s); /* no comment terminator inside */
+char *c_string(fg_arena *a, const char *s);     /* the body of a C string literal */
+void strbuf_indented(fg_strbuf *b, const char *text, int ind);
+char *text_indented(fg_arena *a, const char *text, int ind);
+int plan_position_dim(const fg_plan *p, const fg_tensor *t, int k); /* dim at position k */
+int plan_tensor_rank(const fg_tensor *t);
+
+/* lower_c.c: the C backend (templates/c/) */
+int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
             fg_diag *d);
-/* The plan's registry entry (static tables and the generic cpu wrapper)
- * and the name of its fg_plan_info object, for fusegen_plans.c. */
-int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **info_name,
-                         fg_diag *d);
+int lower_c_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
+                           fg_diag *d);
 
-/* lower_cuda.c: the CUDA backend (templates/cuda/).  0 when the plan's
- * fused schedule is attention as the tensor-core kernels compute it; else
- * -1 with the reason and the location of the statement that differs
- * (nothing is reported). */
-int lower_cuda_supported(fg_arena *a, const fg_fused *fz, fg_loc *loc, const char **why);
-/* The hooks, params and entry point of the attention kernels; a plan that
- * does not fit is a located error. */
-int lower_cuda(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **template_rel,
+/* lower_cuda.c: the CUDA backend (templates/cuda/), the attention family */
+int lower_cuda_supported(const fg_kernel *k, fg_loc *loc, const char **why);
+int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
                fg_diag *d);
-/* The plan's wrapper for fusegen_plans_cuda.c (the generic CUDA registry
- * entry) and the wrapper's name. */
-int lower_cuda_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **entry_name,
+int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                               fg_diag *d);
 
 /* A run: every plan of one fusegen invocation.  Files are rendered into
@@ -768,12 +926,9 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char
  * canonical "fusegen [--target=...] -o generated plans/FILE.fp ...". */
 typedef struct fg_emit_run fg_emit_run;
 int emit_run_begin(const fg_emit_options *o, fg_emit_run **out, fg_diag *d);
-int emit_run_plan(fg_emit_run *r, const fg_fused *fz, fg_diag *d);
+int emit_run_plan(fg_emit_run *r, const fg_kernel *k, fg_diag *d);
 void emit_run_mark_failed(fg_emit_run *r);
 int emit_run_finish(fg_emit_run *r, fg_diag *d); /* writes, and frees r */
 void emit_run_free(fg_emit_run *r);              /* frees r, writes nothing */
-
-/* One plan as a run of its own. */
-int emit_plan(fg_arena *a, const fg_fused *fz, const fg_emit_options *o, fg_diag *d);
 
 #endif /* FUSEGEN_H */

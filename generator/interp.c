@@ -137,41 +137,6 @@ size_t interp_tensor_size(const fg_plan *p, int tensor, const long *dims)
     return n;
 }
 
-static bool is_minmax_reduction(const fg_tensor *t)
-{
-    return t->kind == TENSOR_STMT && t->rhs && t->rhs->kind == E_REDUCE && t->rhs->op != R_SUM;
-}
-
-/* True when e reads no input and no elementwise statement except ones made
- * of reductions (statements defined by a reduction, nested reductions, or
- * elementwise statements of those; dims, params, axes and numbers may mix
- * in), and reads at least one reduction: the denominators that the
- * masked-row rule covers. */
-static bool reads_only_reductions(const fg_plan *p, const fg_expr *e, bool *found, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH + p->ntensors)
-        return false;
-    switch (e->kind) {
-    case E_REDUCE:
-        *found = true;
-        return true;
-    case E_TENSOR: {
-        const fg_tensor *t = &p->tensors[e->ref];
-        if (t->kind == TENSOR_INPUT || !t->rhs)
-            return false;
-        if (t->rhs->kind == E_REDUCE) {
-            *found = true;
-            return true;
-        }
-        return reads_only_reductions(p, t->rhs, found, depth + 1);
-    }
-    default:
-        for (int i = 0; i < e->nargs; i++)
-            if (!reads_only_reductions(p, e->args[i], found, depth + 1))
-                return false;
-        return true;
-    }
-}
 
 static double eval(interp *it, const fg_expr *e);
 
@@ -211,7 +176,7 @@ static double eval_tensor(interp *it, const fg_expr *e)
     if (!it->buf[e->ref])
         return fail_internal(it, e->loc, "statement read before it was evaluated");
     double v = it->buf[e->ref][off];
-    if (is_minmax_reduction(t) && isinf(v))
+    if (rule_masked_minmax(t) && isinf(v))
         return 0.0; /* a fully masked row's max/min reads as 0 */
     return v;
 }
@@ -299,11 +264,8 @@ static double eval_div(interp *it, const fg_expr *e)
             return fail_at(it, e->loc, "integer division by zero");
         return (double)((long long)x / (long long)y); /* truncates, as in C */
     }
-    if (y == 0) {
-        bool found = false;
-        if (reads_only_reductions(it->p, e->args[1], &found, 0) && found)
-            return 0.0; /* the masked-row rule */
-    }
+    if (y == 0 && rule_masked_div(it->p, e))
+        return 0.0; /* the masked-row rule (rules.c) */
     return x / y;
 }
 

@@ -16,8 +16,15 @@ generator_libfggen_a_SOURCES = \
 	generator/masks.c \
 	generator/fuse.c \
 	generator/interp.c \
-	generator/lower.c \
+	generator/rules.c \
+	generator/kernel.c \
+	generator/dump_kernel.c \
+	generator/print.c \
+	generator/defs.c \
+	generator/common.c \
+	generator/lower_c.c \
 	generator/lower_cuda.c \
+	generator/backends.c \
 	generator/emit.c \
 	$(NULL)
 generator_libfggen_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)

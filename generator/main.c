@@ -1,6 +1,6 @@
 /* main.c - the fusegen command line: options, then the pipeline per plan.
  *
- *   source_read -> parse_plan -> check_plan -> fuse_plan -> emit
+ *   source_read -> parse_plan -> check_plan -> fuse_plan -> kernel_build -> emit
  *
  * Each plan has its own arena and diagnostics.  Every plan is analysed
  * before anything is written, and files are emitted as one run only when
@@ -24,7 +24,7 @@ enum {
     EXIT_IO = 3     /* I/O or internal error */
 };
 
-typedef enum dump_kind { DUMP_NONE, DUMP_AST, DUMP_IR, DUMP_FUSED } dump_kind;
+typedef enum dump_kind { DUMP_NONE, DUMP_AST, DUMP_IR, DUMP_FUSED, DUMP_KERNEL } dump_kind;
 
 typedef struct options {
     const char *outdir;
@@ -45,6 +45,7 @@ typedef struct plan_job {
     fg_source src;
     fg_plan *plan;
     fg_fused *fused;
+    fg_kernel *kernel;
 } plan_job;
 
 static void usage(FILE *f)
@@ -57,8 +58,9 @@ static void usage(FILE *f)
           "  -o DIR               write the generated files into DIR (default: generated)\n"
           "  --target=LIST        backends to emit, a comma-separated list of cuda, hip, c\n"
           "                       (default: the targets of each plan's schedule)\n"
-          "  --dump=ast|ir|fused  print the syntax tree, the checked plan or the fused\n"
-          "                       schedule on standard output; write no files\n"
+          "  --dump=WHAT          print the syntax tree (ast), the checked plan (ir), the\n"
+          "                       fused schedule (fused) or the kernel model (kernel) on\n"
+          "                       standard output; write no files\n"
           "  --check              analyse the plans and report errors; write no files\n"
           "  --templates=DIR      the m4 templates (default: $FUSEGEN_TEMPLATES, else the\n"
           "                       installed templates)\n"
@@ -180,8 +182,10 @@ static int parse_args(int argc, char **argv, options *o)
                 o->dump = DUMP_IR;
             else if (strcmp(v, "fused") == 0)
                 o->dump = DUMP_FUSED;
+            else if (strcmp(v, "kernel") == 0)
+                o->dump = DUMP_KERNEL;
             else
-                return usage_error("bad --dump '%s': expected ast, ir or fused", v);
+                return usage_error("bad --dump '%s': expected ast, ir, fused or kernel", v);
         } else if ((v = option_value(argc, argv, &i, "--templates", &bad)) != NULL) {
             o->templates = v;
         } else if ((v = option_value(argc, argv, &i, "--m4", &bad)) != NULL) {
@@ -223,8 +227,14 @@ static int analyse_plan(plan_job *job, const options *o)
     }
     if (fuse_plan(job->arena, job->plan, d, &job->fused) < 0)
         return -1;
-    if (o->dump == DUMP_FUSED)
+    if (o->dump == DUMP_FUSED) {
         dump_fused(stdout, job->fused);
+        return 0;
+    }
+    if (kernel_build(job->arena, job->fused, d, &job->kernel) < 0)
+        return -1;
+    if (o->dump == DUMP_KERNEL)
+        dump_kernel(stdout, job->kernel);
     return 0;
 }
 
@@ -237,13 +247,14 @@ static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
         .m4 = o->m4,
         .command_line = NULL, /* emit records the canonical command */
         .targets = o->targets,
+        .version = PACKAGE_VERSION,
     };
     fg_emit_run *run = NULL;
     if (emit_run_begin(&eo, &run, run_diag) < 0)
         return -1;
     int rc = 0;
     for (int i = 0; i < n; i++)
-        if (emit_run_plan(run, jobs[i].fused, &jobs[i].diag) < 0)
+        if (emit_run_plan(run, jobs[i].kernel, &jobs[i].diag) < 0)
             rc = -1;
     if (rc < 0) {
         emit_run_free(run);

@@ -821,7 +821,15 @@ static int emit_range_node(emitter *em, const fg_mask_node *n)
 
 char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
 {
+    return mask_emit_key_range_strided(a, m, print, ctx, "r0", 1, NULL);
+}
+
+char *mask_emit_key_range_strided(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
+                                  void *ctx, const char *first, int step, bool *walks)
+{
     emitter em = {.a = a, .print = print, .ctx = ctx};
+    if (walks)
+        *walks = false;
     emit_put(&em, "    /* [c_lo, c_hi): the keys that rows [r0, r1) can see (empty: 0, 0) */\n");
     if (!m->present || !m->root || !m->col_extent) {
         emit_put(&em, "    c_lo = 0;\n");
@@ -831,7 +839,12 @@ char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
     }
     emit_fmt(&em, "    const long n_keys = (long)(%s);\n", print(ctx, m->col_extent));
     emit_put(&em, "    c_lo = 0;\n    c_hi = 0;\n");
-    emit_put(&em, "    for (long row = r0; row < r1; ++row) {\n");
+    if (step == 1)
+        emit_fmt(&em, "    for (long row = %s; row < r1; ++row) {\n", first);
+    else
+        emit_fmt(&em, "    for (long row = %s; row < r1; row += %d) {\n", first, step);
+    if (walks)
+        *walks = true;
     int t = emit_range_node(&em, m->root);
     emit_fmt(&em, "        if (lo%d >= hi%d)\n            continue;\n", t, t);
     emit_fmt(&em, "        if (c_lo >= c_hi) {\n            c_lo = lo%d;\n            c_hi = hi%d;\n", t,

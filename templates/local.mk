@@ -22,10 +22,8 @@ dist_templates_api_DATA = \
 
 templates_cdir = $(templatesdir)/c
 dist_templates_c_DATA = \
-	templates/c/attention.m4 \
 	templates/c/fused.m4 \
 	templates/c/prelude.m4 \
-	templates/c/rowreduce.m4 \
 	$(NULL)
 
 templates_cudadir = $(templatesdir)/cuda

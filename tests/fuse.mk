@@ -40,3 +40,26 @@ EXTRA_DIST += \
 	tests/bad/fuse-two-axes.fp tests/bad/fuse-two-axes.err \
 	tests/bad/fuse-welford.fp tests/bad/fuse-welford.err \
 	$(NULL)
+
+# The kernel model (generator/kernel.c): fusegen --dump=kernel of every plan
+# against its golden file.
+TESTS += tests/kernel-golden.sh
+EXTRA_DIST += tests/kernel-golden.sh \
+	tests/golden/kernel/alibi.txt \
+	tests/golden/kernel/alibi_decode.txt \
+	tests/golden/kernel/causal.txt \
+	tests/golden/kernel/causal_decode.txt \
+	tests/golden/kernel/fa1.txt \
+	tests/golden/kernel/global.txt \
+	tests/golden/kernel/gqa.txt \
+	tests/golden/kernel/gqa_decode.txt \
+	tests/golden/kernel/logsoftmax.txt \
+	tests/golden/kernel/logsumexp.txt \
+	tests/golden/kernel/masked_rowsum.txt \
+	tests/golden/kernel/maxshift.txt \
+	tests/golden/kernel/prefix_lm.txt \
+	tests/golden/kernel/softcap.txt \
+	tests/golden/kernel/softcap_decode.txt \
+	tests/golden/kernel/softmax.txt \
+	tests/golden/kernel/window.txt \
+	$(NULL)

@@ -80,7 +80,7 @@ run bad-target 2 --target=cuda,tpu plans/softmax.fp &&
     expect_line bad-target "$tmp/err" \
         "fusegen: error: bad --target list 'cuda,tpu': expected a comma-separated list of cuda, hip, c"
 run bad-dump 2 --dump=xml plans/softmax.fp &&
-    expect_line bad-dump "$tmp/err" "fusegen: error: bad --dump 'xml': expected ast, ir or fused"
+    expect_line bad-dump "$tmp/err" "fusegen: error: bad --dump 'xml': expected ast, ir, fused or kernel"
 run missing-o-value 2 plans/softmax.fp -o &&
     expect_line missing-o-value "$tmp/err" "fusegen: error: option '-o' needs a directory"
 

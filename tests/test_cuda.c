@@ -59,7 +59,7 @@ static const char *diag_output(fixture *f)
 }
 
 /* Parse, check and fuse a plan file (relative to srcdir). */
-static fg_fused *fused_file(fixture *f, const char *rel)
+static fg_kernel *fused_file(fixture *f, const char *rel)
 {
     char *path = arena_printf(f->arena, "%s/%s", srcdir(), rel);
     fg_source *src = ARENA_NEW(f->arena, fg_source);
@@ -68,16 +68,17 @@ static fg_fused *fused_file(fixture *f, const char *rel)
     diag_init(&f->diag, src, f->diag_out);
     fg_plan *p = NULL;
     fg_fused *fz = NULL;
+    fg_kernel *k = NULL;
     if (parse_plan(f->arena, src, &f->diag, &p) < 0 || check_plan(p, &f->diag) < 0 ||
-        fuse_plan(f->arena, p, &f->diag, &fz) < 0)
+        fuse_plan(f->arena, p, &f->diag, &fz) < 0 || kernel_build(f->arena, fz, &f->diag, &k) < 0)
         return NULL;
-    return fz;
+    return k;
 }
 
 /* The definitions lower_cuda writes for a bundled plan. */
 static const char *cuda_defs(fixture *f, const char *rel)
 {
-    fg_fused *fz = fused_file(f, rel);
+    fg_kernel *fz = fused_file(f, rel);
     assert_non_null(fz);
     fg_defs *defs = defs_create(f->arena);
     const char *tmpl = NULL;
@@ -110,11 +111,11 @@ static void every_bundled_attention_plan_fits(void **state)
         "causal_decode", "gqa_decode", "alibi_decode", "softcap_decode",
     };
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
-        fg_fused *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", plans[i]));
+        fg_kernel *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", plans[i]));
         assert_non_null(fz);
         fg_loc loc = {0, 0};
         const char *why = NULL;
-        if (lower_cuda_supported(f->arena, fz, &loc, &why) != 0)
+        if (lower_cuda_supported(fz, &loc, &why) != 0)
             fail_msg("%s: %s (line %d)", plans[i], why ? why : "?", loc.line);
     }
 }
@@ -129,11 +130,11 @@ static void row_reductions_are_not_attention(void **state)
         {"softmax", 17, 1}, {"logsumexp", 16, 1}, {"logsoftmax", 16, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        fg_fused *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", cases[i].plan));
+        fg_kernel *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", cases[i].plan));
         assert_non_null(fz);
         fg_loc loc = {0, 0};
         const char *why = NULL;
-        assert_int_equal(lower_cuda_supported(f->arena, fz, &loc, &why), -1);
+        assert_int_equal(lower_cuda_supported(fz, &loc, &why), -1);
         assert_non_null(why);
         assert_has(why, "the attention kernel keeps 3 running reductions");
         assert_int_equal(loc.line, cases[i].line);
@@ -188,8 +189,8 @@ static void alibi_slope_becomes_a_head_constant(void **state)
     fixture *f = *state;
     const char *d = cuda_defs(f, "plans/alibi.fp");
     assert_def(d, "cuda_fold", "0");
-    assert_def(d, "cuda_score", "qk * p.c0_ + (j - (i + p.N - p.M)) * p.hc0_");
-    assert_has(d, "p.hc0_ = plan_slope_at(p, h) * 1.44269504f; /* slope * log2(e) */");
+    assert_def(d, "cuda_score", "qk * p.c0_ + (j - (i + p.N - p.M)) * p.hc1_");
+    assert_has(d, "p.hc1_ = plan_slope_at(p, h) * 1.44269504f; /* slope * log2(e) */");
     /* the default 2^(-8 (h+1) / H) on the device when the caller gives none */
     assert_has(d, "return p.slope ? p.slope@{h@} : (float)(exp2f(-8.0f * (h + 1) / p.Hq));");
     assert_has(d, "{ args->slope, &p.slope, \"slope\" },");
@@ -246,9 +247,11 @@ static void schedule_split_count_is_the_default(void **state)
     assert_int_equal(parse_plan(f->arena, src, &f->diag, &p), 0);
     assert_int_equal(check_plan(p, &f->diag), 0);
     assert_int_equal(fuse_plan(f->arena, p, &f->diag, &fz), 0);
+    fg_kernel *k = NULL;
+    assert_int_equal(kernel_build(f->arena, fz, &f->diag, &k), 0);
     fg_defs *defs = defs_create(f->arena);
     const char *tmpl = NULL;
-    assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), 0);
+    assert_int_equal(lower_cuda(f->arena, k, defs, &tmpl, &f->diag), 0);
     assert_def(defs_text(defs), "cuda_plan_splits", "12");
 }
 
@@ -284,9 +287,11 @@ static void any_score_chain_becomes_one_expression(void **state)
     assert_int_equal(parse_plan(f->arena, src, &f->diag, &p), 0);
     assert_int_equal(check_plan(p, &f->diag), 0);
     assert_int_equal(fuse_plan(f->arena, p, &f->diag, &fz), 0);
+    fg_kernel *k = NULL;
+    assert_int_equal(kernel_build(f->arena, fz, &f->diag, &k), 0);
     fg_defs *defs = defs_create(f->arena);
     const char *tmpl = NULL;
-    assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), 0);
+    assert_int_equal(lower_cuda(f->arena, k, defs, &tmpl, &f->diag), 0);
     const char *d = defs_text(defs);
     /* log2(e) distributed over the difference, constants hoisted */
     assert_def(d, "cuda_score", "fabsf(qk) * p.c0_ - plan_sigmoid(qk) * p.c1_");
@@ -301,11 +306,11 @@ static void any_score_chain_becomes_one_expression(void **state)
 static void registry_wrapper_fills_the_args(void **state)
 {
     fixture *f = *state;
-    fg_fused *fz = fused_file(f, "plans/alibi.fp");
+    fg_kernel *fz = fused_file(f, "plans/alibi.fp");
     assert_non_null(fz);
-    char *code = NULL, *name = NULL;
-    assert_int_equal(lower_cuda_registry_entry(f->arena, fz, &code, &name, &f->diag), 0);
-    assert_string_equal(name, "alibi_cuda_");
+    char *code = NULL, *line = NULL;
+    assert_int_equal(lower_cuda_registry_entry(f->arena, fz, &code, &line, &f->diag), 0);
+    assert_string_equal(line, "{\"alibi\", alibi_cuda_},");
     assert_has(code, "a_.Q = inputs[0];");
     assert_has(code, "a_.V = inputs[2];");
     assert_has(code, "a_.LSE = outputs[1];");
@@ -317,7 +322,7 @@ static void registry_wrapper_fills_the_args(void **state)
 static void refusal_is_a_located_error(void **state)
 {
     fixture *f = *state;
-    fg_fused *fz = fused_file(f, "tests/cuda-bad/bias.fp");
+    fg_kernel *fz = fused_file(f, "tests/cuda-bad/bias.fp");
     assert_non_null(fz);
     fg_defs *defs = defs_create(f->arena);
     const char *tmpl = NULL;
@@ -332,11 +337,11 @@ static void refusal_is_a_located_error(void **state)
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
-    fg_fused *fz = fused_file(f, "tests/cuda-bad/normalised.fp");
+    fg_kernel *fz = fused_file(f, "tests/cuda-bad/normalised.fp");
     assert_non_null(fz);
     fg_loc loc = {0, 0};
     const char *why = NULL;
-    assert_int_equal(lower_cuda_supported(f->arena, fz, &loc, &why), -1);
+    assert_int_equal(lower_cuda_supported(fz, &loc, &why), -1);
     assert_int_equal(loc.line, 12);
     assert_int_equal(loc.col, 1);
     assert_has(why, "the correction of 'O' is L_prev / L * exp(Mx_prev - Mx), not the "

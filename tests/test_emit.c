@@ -240,7 +240,7 @@ static void unchanged_file_keeps_its_mtime(void **state)
     assert_int_equal(count_entries(f->dir), 1); /* no temporary left */
 }
 
-static fg_fused *fused_from_text(fixture *f, const char *name, const char *text)
+static fg_kernel *fused_from_text(fixture *f, const char *name, const char *text)
 {
     fg_source *src = ARENA_NEW(f->arena, fg_source);
     source_from_string(src, arena_strdup(f->arena, name), arena_strdup(f->arena, text));
@@ -248,12 +248,13 @@ static fg_fused *fused_from_text(fixture *f, const char *name, const char *text)
     diag_init(&d, src, f->diag_out);
     fg_plan *p = NULL;
     fg_fused *fz = NULL;
+    fg_kernel *k = NULL;
     if (parse_plan(f->arena, src, &d, &p) < 0 || check_plan(p, &d) < 0 ||
-        fuse_plan(f->arena, p, &d, &fz) < 0) {
+        fuse_plan(f->arena, p, &d, &fz) < 0 || kernel_build(f->arena, fz, &d, &k) < 0) {
         print_error("%s", diag_output(f));
         return NULL;
     }
-    return fz;
+    return k;
 }
 
 static const char *const plan_with_doc =
@@ -281,7 +282,7 @@ static void plan_doc_comes_out_verbatim(void **state)
 {
     fixture *f = *state;
     real_templates(f);
-    fg_fused *fz = fused_from_text(f, "plans/rowsum.fp", plan_with_doc);
+    fg_kernel *fz = fused_from_text(f, "plans/rowsum.fp", plan_with_doc);
     assert_non_null(fz);
     fg_emit_run *run = NULL;
     assert_int_equal(emit_run_begin(&f->opt, &run, &f->diag), 0);
@@ -311,7 +312,7 @@ static void failing_plan_writes_nothing(void **state)
 {
     fixture *f = *state;
     real_templates(f);
-    fg_fused *good = fused_from_text(f, "plans/rowsum.fp", plan_with_doc);
+    fg_kernel *good = fused_from_text(f, "plans/rowsum.fp", plan_with_doc);
     assert_non_null(good);
     /* the same plan again: a second plan of the same name fails */
     fg_emit_run *run = NULL;

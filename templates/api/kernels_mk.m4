@@ -3,7 +3,7 @@ fg_run_mk_header
 # The generated sources per backend, for generated/local.mk.
 
 FG_CPU_KERNEL_FILES = \
-fg_mk_cpu_sources[[[]]]m4_dnl
+fg_mk_c_sources[[[]]]m4_dnl
 	$(NULL)
 
 FG_CUDA_KERNEL_FILES = \

@@ -8,8 +8,8 @@ fg_run_c_header
 #include "fusegen_plans.h"
 #include "fusegen_internal.h"
 
-fg_cuda_registry_entries[[[]]]m4_dnl
+fg_registry_entries[[[]]]m4_dnl
 const fg_plan_cuda_entry fg_plan_cuda_list[] = {
-fg_cuda_plan_entries[[[]]]m4_dnl
+fg_plan_entries[[[]]]m4_dnl
     {NULL, NULL},
 };

@@ -113,9 +113,11 @@ fg_cuda_mask_skip_if([[[m4_dnl
 }
 
 // fg_cuda_correction_origin.
-// In the exp2 domain (running max m = fg_cuda_max_name * log2(e)): 2^(m_prev - m_new).
+// The derived factor fg_cuda_correction_plan, printed in the exp2 domain of the
+// kernels (their running max m holds fg_cuda_max_name * log2(e)); the combine of
+// the split form merges partials with the same factor.
 __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe) {
-  return fa_ex2(m_prev - m_new_safe);
+  return fg_cuda_correction;
 }
 // ============================= PLAN HOOKS END =============================
 m4_include([[[cuda/attention_body.cuh]]])m4_dnl

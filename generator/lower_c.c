@@ -1,11 +1,12 @@
-/* lower.c - from the fused schedule to the definitions the templates read.
+/* lower_c.c - the C backend: the kernel model as portable C.
  *
  * Everything numeric and every C expression is computed here; the templates
- * only select and format (templates/README.md lists the definitions).  The
- * C backend runs the same fused schedule as the GPU kernels: rows in tiles of
- * the row tile, the fused axis in tiles of its tile size, running state per
- * row, corrections before each tile's contribution, an epilogue after the
- * last tile, and in split form a combine of the splits' partial states.
+ * (templates/c/) only select and format (templates/README.md lists the
+ * definitions).  The C backend runs the same fused schedule as the GPU
+ * kernels: rows in tiles of the row tile, the fused axis in tiles of its
+ * tile size, running state per row, corrections before each tile's
+ * contribution, an epilogue after the last tile, and in split form a
+ * combine of the splits' partial states.
  *
  * Names in the emitted C: plan names as written (S, Mx, L, O_sum); the
  * generator's own names end in '_' (i_, n0_, Mx_prev_, ld_); a plan name
@@ -29,64 +30,13 @@ typedef fg_strbuf sb;
 #define sb_printf strbuf_printf
 #define sb_str strbuf_str
 
-/* Every line of text indented by `ind` spaces (empty lines stay empty). */
-static void sb_indented(sb *b, const char *text, int ind)
-{
-    const char *s = text;
-    while (*s) {
-        const char *nl = strchr(s, '\n');
-        size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        if (n)
-            sb_printf(b, "%*s%.*s", ind, "", (int)n, s);
-        sb_puts(b, "\n");
-        s += n + (nl ? 1 : 0);
-    }
-}
-
-static char *ind(fg_arena *a, const char *text, int n)
-{
-    sb b = {a, NULL, 0, 0};
-    sb_indented(&b, text, n);
-    return sb_str(&b);
-}
-
-/* Text for a C comment: no comment terminator inside. */
-static char *comment_safe(fg_arena *a, const char *s)
-{
-    sb b = {a, NULL, 0, 0};
-    for (; *s; s++) {
-        if (s[0] == '*' && s[1] == '/')
-            sb_puts(&b, "* ");
-        else if (s[0] == '/' && s[1] == '*')
-            sb_puts(&b, "/ ");
-        else
-            sb_putn(&b, s, 1);
-    }
-    return sb_str(&b);
-}
-
-/* Text for a C string literal. */
-static char *c_string(fg_arena *a, const char *s)
-{
-    sb b = {a, NULL, 0, 0};
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            sb_putn(&b, "\\", 1);
-        if (*s == '%') {
-            sb_puts(&b, "%%");
-            continue;
-        }
-        sb_putn(&b, s, 1);
-    }
-    return sb_str(&b);
-}
-
 /* ------------------------------------------------------------------ */
 /* The lowering context                                                */
 /* ------------------------------------------------------------------ */
 
 typedef struct lc {
     fg_arena *a;
+    const fg_kernel *k;
     const fg_fused *fz;
     const fg_plan *p;
     fg_diag *d;
@@ -132,41 +82,6 @@ static bool has_axis(const fg_tensor *t, int axis)
     return false;
 }
 
-static bool is_minmax(const fg_tensor *t)
-{
-    return t->kind == TENSOR_STMT && t->rhs && t->rhs->kind == E_REDUCE && t->rhs->op != R_SUM;
-}
-
-/* As the interpreter: a denominator that reads only reductions (and axes,
- * dims, params, numbers) gets the masked-row rule x / 0 = 0. */
-static bool reads_only_reductions(const fg_plan *p, const fg_expr *e, bool *found, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH + p->ntensors)
-        return false;
-    switch (e->kind) {
-    case E_REDUCE:
-        *found = true;
-        return true;
-    case E_PREV:
-        *found = true;
-        return true;
-    case E_TENSOR: {
-        const fg_tensor *t = &p->tensors[e->ref];
-        if (t->kind == TENSOR_INPUT || !t->rhs)
-            return false;
-        if (t->rhs->kind == E_REDUCE) {
-            *found = true;
-            return true;
-        }
-        return reads_only_reductions(p, t->rhs, found, depth + 1);
-    }
-    default:
-        for (int i = 0; i < e->nargs; i++)
-            if (!reads_only_reductions(p, e->args[i], found, depth + 1))
-                return false;
-        return true;
-    }
-}
 
 /* ------------------------------------------------------------------ */
 /* Expressions as C                                                    */
@@ -188,52 +103,6 @@ typedef struct pctx {
 } pctx;
 
 static void pe(pctx *c, sb *b, const fg_expr *e, int prec);
-
-static int prec_of(fg_expr_kind k)
-{
-    switch (k) {
-    case E_OR: return 1;
-    case E_AND: return 2;
-    case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE: return 3;
-    case E_ADD: case E_SUB: return 4;
-    case E_MUL: case E_DIV: return 5;
-    case E_NEG: case E_NOT: return 6;
-    default: return 7;
-    }
-}
-
-static const char *binop_text(fg_expr_kind k)
-{
-    switch (k) {
-    case E_OR: return " || ";
-    case E_AND: return " && ";
-    case E_LT: return " < ";
-    case E_LE: return " <= ";
-    case E_GT: return " > ";
-    case E_GE: return " >= ";
-    case E_EQ: return " == ";
-    case E_NE: return " != ";
-    case E_ADD: return " + ";
-    case E_SUB: return " - ";
-    case E_MUL: return " * ";
-    case E_DIV: return " / ";
-    default: return " ? ";
-    }
-}
-
-static void print_float(sb *b, double v)
-{
-    if (isinf(v)) {
-        sb_puts(b, v > 0 ? "INFINITY" : "-INFINITY");
-        return;
-    }
-    char t[64];
-    snprintf(t, sizeof t, "%.9g", v);
-    if (!strpbrk(t, ".eEn"))
-        strcat(t, ".0");
-    sb_puts(b, t);
-    sb_puts(b, "f");
-}
 
 /* The row-major index of statement tensor t in its buffer: over its axes
  * that are not outer loops (row tile -> i_, fused -> j_, others by name). */
@@ -305,44 +174,21 @@ static void print_running_read(pctx *c, sb *b, int ti, bool prev)
         sb_printf(b, "%s_prev_[%s]", L->tname[ti], idx);
         return;
     }
-    if (is_minmax(t))
+    if (rule_masked_minmax(t))
         sb_printf(b, "safe_(%s[%s])", L->tname[ti], idx);
     else
         sb_printf(b, "%s[%s]", L->tname[ti], idx);
 }
 
-static void pe_args(pctx *c, sb *b, const fg_expr *e, bool to_float)
+/* The leaves of an expression in the C tiles: dims (their value inside
+ * the row loops), axes, params, input elements through ld_, statement
+ * buffers, running values (and their previous values at this site). */
+static void leaf_c(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
 {
-    for (int i = 0; i < e->nargs; i++) {
-        if (i)
-            sb_puts(b, ", ");
-        if (to_float && e->args[i]->type == T_INT) {
-            sb_puts(b, "(float)(");
-            pe(c, b, e->args[i], 0);
-            sb_puts(b, ")");
-        } else
-            pe(c, b, e->args[i], 0);
-    }
-}
-
-static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
-{
+    pctx *c = pr->ctx;
     lc *L = c->L;
     const fg_plan *p = L->p;
-    int my = prec_of(e->kind);
-    bool paren = my < prec;
-    if (paren)
-        sb_puts(b, "(");
     switch (e->kind) {
-    case E_NUM:
-        if (e->type == T_INT || (e->is_int && e->type != T_FLOAT))
-            sb_printf(b, "%ld", (long)e->num);
-        else
-            print_float(b, e->num);
-        break;
-    case E_INF:
-        sb_puts(b, "INFINITY");
-        break;
     case E_DIM:
         if (c->site == SITE_STRUCT)
             sb_printf(b, "x_->%s", L->dname[e->ref]);
@@ -362,7 +208,7 @@ static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
         else if (pa->index_axis >= 0) {
             sb_printf(b, "%s[", L->pname[e->ref]);
             if (e->nargs > 0)
-                pe(c, b, e->args[0], 0);
+                code_expr(pr, b, e->args[0], 0);
             else {
                 c->used |= 1u << pa->index_axis;
                 sb_puts(b, L->aname[pa->index_axis]);
@@ -382,7 +228,7 @@ static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
             print_running_read(c, b, e->ref, false);
         } else {
             char *idx = buf_index(c, t);
-            if (is_minmax(t))
+            if (rule_masked_minmax(t))
                 sb_printf(b, "safe_(%s[%s])", L->tname[e->ref], idx);
             else
                 sb_printf(b, "%s[%s]", L->tname[e->ref], idx);
@@ -395,105 +241,24 @@ static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
     case E_ACC:
         sb_puts(b, "acc_");
         break;
-    case E_NEG:
-        sb_puts(b, "-");
-        pe(c, b, e->args[0], 7);
-        break;
-    case E_NOT:
-        sb_puts(b, "!");
-        pe(c, b, e->args[0], 7);
-        break;
-    case E_DIV: {
-        bool found = false;
-        bool guarded = !(e->args[0]->type == T_INT && e->args[1]->type == T_INT) &&
-                       reads_only_reductions(p, e->args[1], &found, 0) && found;
-        if (guarded) {
-            if (paren)
-                b->len--, b->s[b->len] = '\0', paren = false;
-            sb_puts(b, "div0_(");
-            pe(c, b, e->args[0], 0);
-            sb_puts(b, ", ");
-            pe(c, b, e->args[1], 0);
-            sb_puts(b, ")");
-            break;
-        }
-        pe(c, b, e->args[0], my);
-        sb_puts(b, " / ");
-        pe(c, b, e->args[1], my + 1);
-        break;
-    }
-    case E_ADD: case E_SUB: case E_MUL:
-    case E_OR: case E_AND:
-        pe(c, b, e->args[0], my);
-        sb_puts(b, binop_text(e->kind));
-        pe(c, b, e->args[1], my + 1);
-        break;
-    case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE:
-        pe(c, b, e->args[0], my + 1);
-        sb_puts(b, binop_text(e->kind));
-        pe(c, b, e->args[1], my + 1);
-        break;
-    case E_POW:
-        sb_puts(b, "powf(");
-        pe_args(c, b, e, true);
-        sb_puts(b, ")");
-        break;
-    case E_CALL: {
-        bool all_int = true;
-        for (int i = 0; i < e->nargs; i++)
-            all_int = all_int && e->args[i]->type == T_INT;
-        const char *f = "?";
-        switch (e->fn) {
-        case F_EXP: f = "expf"; break;
-        case F_EXP2: f = "exp2f"; break;
-        case F_LOG: f = "logf"; break;
-        case F_LOG2: f = "log2f"; break;
-        case F_TANH: f = "tanhf"; break;
-        case F_SIGMOID: f = "sigmoid_"; break;
-        case F_SQRT: f = "sqrtf"; break;
-        case F_RSQRT: f = "rsqrt_"; break;
-        case F_ABS: f = all_int ? "labs" : "fabsf"; break;
-        case F_MIN: f = all_int ? "min_l_" : "fminf"; break;
-        case F_MAX: f = all_int ? "max_l_" : "fmaxf"; break;
-        case F_POW: f = "powf"; break;
-        case F_COUNT: break;
-        }
-        bool int_fn = all_int && (e->fn == F_ABS || e->fn == F_MIN || e->fn == F_MAX);
-        sb_printf(b, "%s(", f);
-        pe_args(c, b, e, !int_fn);
-        sb_puts(b, ")");
-        break;
-    }
-    case E_WHERE: {
-        const fg_expr *no = e->args[2];
-        bool mask = c->mask_full && no->kind == E_NEG && no->args[0]->kind == E_INF;
-        if (paren)
-            b->len--, b->s[b->len] = '\0', paren = false;
-        sb_puts(b, "(");
-        if (mask) {
-            sb_puts(b, "(full_ || ");
-            pe(c, b, e->args[0], 3);
-            sb_puts(b, ")");
-        } else
-            pe(c, b, e->args[0], 2);
-        sb_puts(b, " ? ");
-        pe(c, b, e->args[1], 1);
-        sb_puts(b, " : ");
-        pe(c, b, e->args[2], 1);
-        sb_puts(b, ")");
-        break;
-    }
-    case E_NAME:
-    case E_REDUCE:
-    case E_COUNT:
-        diag_internal(L->d, e->loc, "lower: an unresolved or nested expression (%s)",
+    default:
+        diag_internal(L->d, e->loc, "lower_c: an expression the C tiles cannot read (%s)",
                       fg_expr_kind_names[e->kind]);
         L->errors++;
         sb_puts(b, "0");
         break;
     }
-    if (paren)
-        sb_puts(b, ")");
+}
+
+static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
+{
+    fg_printer pr = {.a = c->L->a, .p = c->L->p, .dl = &fg_dialects[DIALECT_C], .leaf = leaf_c,
+                     .ctx = c, .where_full = c->mask_full ? "full_" : NULL, .masked_div = true};
+    code_expr(&pr, b, e, prec);
+    if (pr.errors) {
+        diag_internal(c->L->d, e->loc, "lower_c: an unresolved or nested expression");
+        c->L->errors++;
+    }
 }
 
 static char *cexpr(lc *L, site s, const fg_expr *e, uint32_t *used)
@@ -506,78 +271,10 @@ static char *cexpr(lc *L, site s, const fg_expr *e, uint32_t *used)
     return sb_str(&b);
 }
 
-/* Plan syntax for comments: running values as NAME, previous ones NAME_prev. */
-static void pp(lc *L, sb *b, const fg_expr *e, int prec)
-{
-    const fg_plan *p = L->p;
-    int my = prec_of(e->kind);
-    bool paren = my < prec;
-    if (paren)
-        sb_puts(b, "(");
-    switch (e->kind) {
-    case E_NUM:
-        sb_printf(b, "%.9g", e->num);
-        break;
-    case E_INF: sb_puts(b, "inf"); break;
-    case E_DIM: sb_puts(b, p->dims[e->ref].name); break;
-    case E_AXIS: sb_puts(b, p->axes[e->ref].name); break;
-    case E_PARAM: sb_puts(b, p->params[e->ref].name); break;
-    case E_TENSOR: sb_puts(b, p->tensors[e->ref].name); break;
-    case E_PREV: sb_printf(b, "%s_prev", p->tensors[e->ref].name); break;
-    case E_ACC: sb_puts(b, "acc"); break;
-    case E_NAME: sb_puts(b, e->name ? e->name : "?"); break;
-    case E_NEG: sb_puts(b, "-"); pp(L, b, e->args[0], 7); break;
-    case E_NOT: sb_puts(b, "!"); pp(L, b, e->args[0], 7); break;
-    case E_POW:
-        pp(L, b, e->args[0], 7);
-        sb_puts(b, " ^ ");
-        pp(L, b, e->args[1], 7);
-        break;
-    case E_CALL:
-        sb_printf(b, "%s(", fg_func_names[e->fn]);
-        for (int i = 0; i < e->nargs; i++) {
-            if (i)
-                sb_puts(b, ", ");
-            pp(L, b, e->args[i], 0);
-        }
-        sb_puts(b, ")");
-        break;
-    case E_WHERE:
-        sb_puts(b, "where(");
-        for (int i = 0; i < 3; i++) {
-            if (i)
-                sb_puts(b, ", ");
-            pp(L, b, e->args[i], 0);
-        }
-        sb_puts(b, ")");
-        break;
-    case E_REDUCE:
-        sb_printf(b, "%s(%s: ", fg_reduce_names[e->op], p->axes[e->ref].name);
-        pp(L, b, e->args[0], 0);
-        sb_puts(b, ")");
-        break;
-    case E_LT: case E_LE: case E_GT: case E_GE: case E_EQ: case E_NE:
-        pp(L, b, e->args[0], my + 1);
-        sb_puts(b, binop_text(e->kind));
-        pp(L, b, e->args[1], my + 1);
-        break;
-    default:
-        if (e->nargs == 2) {
-            pp(L, b, e->args[0], my);
-            sb_puts(b, binop_text(e->kind));
-            pp(L, b, e->args[1], my + 1);
-        }
-        break;
-    }
-    if (paren)
-        sb_puts(b, ")");
-}
-
+/* Plan syntax for comments. */
 static char *plan_text(lc *L, const fg_expr *e)
 {
-    sb b = {L->a, NULL, 0, 0};
-    pp(L, &b, e, 0);
-    return comment_safe(L->a, sb_str(&b));
+    return comment_safe(L->a, expr_to_string(L->a, L->p, e));
 }
 
 /* The statement as written on its plan line (comments and blanks trimmed). */
@@ -611,15 +308,22 @@ static char *source_line(lc *L, fg_loc loc)
 /* Setting up                                                          */
 /* ------------------------------------------------------------------ */
 
-static int lc_init(lc *L, fg_arena *a, const fg_fused *fz, fg_diag *d)
+static int lc_init(lc *L, fg_arena *a, const fg_kernel *k, fg_diag *d)
 {
     memset(L, 0, sizeof *L);
-    const fg_plan *p = fz->plan;
+    const fg_fused *fz = k->fz;
+    const fg_plan *p = k->plan;
     L->a = a;
+    L->k = k;
     L->fz = fz;
     L->p = p;
     L->d = d;
-    L->fused = fz->axis;
+    L->fused = k->sched.reduced_axis;
+    L->rowtile = k->sched.row_axis;
+    L->outer = k->sched.outer;
+    L->TM = k->sched.tile_rows;
+    L->TN = k->sched.tile_keys;
+    L->mask_ok = k->mask_rows_keys;
     L->entry = arena_printf(a, "fg_%s_cpu", p->name);
     L->tname = ARENA_ARRAY(a, const char *, p->ntensors + 1);
     L->aname = ARENA_ARRAY(a, const char *, p->naxes + 1);
@@ -642,57 +346,16 @@ static int lc_init(lc *L, fg_arena *a, const fg_fused *fz, fg_diag *d)
     }
     for (int i = 0; i < p->nparams; i++)
         L->pname[i] = c_name(a, p->params[i].name);
-    for (int i = 0; i < fz->nrunning; i++) {
-        L->is_running[fz->running[i].tensor] = true;
-        L->run_index[fz->running[i].tensor] = i;
+    for (int i = 0; i < k->nvalues; i++) {
+        L->is_running[k->values[i].tensor] = true;
+        L->run_index[k->values[i].tensor] = i;
     }
-
-    /* Row axes: the running state's axes that stay fixed per row. */
-    uint32_t rows = fz->row_axes;
-    if (!rows && fz->nrunning) {
-        rows = ~0u;
-        for (int i = 0; i < fz->nrunning; i++)
-            rows &= p->tensors[fz->running[i].tensor].axis_mask;
-    }
-    rows &= ~(1u << L->fused);
-    L->rowtile = -1;
-    L->TN = 64;
-    for (int i = 0; i < p->sched.ntiles; i++) {
-        const fg_tile_size *ts = &p->sched.tiles[i];
-        if (ts->axis == L->fused)
-            L->TN = ts->size;
-        else if (ts->axis >= 0 && (rows & (1u << ts->axis))) {
-            L->rowtile = ts->axis;
-            L->TM = ts->size;
-        }
-    }
-    if (L->rowtile < 0 && rows && fz->nrunning) {
-        /* No row tile in the schedule: the last row axis, one row at a time. */
-        const fg_tensor *t = &p->tensors[fz->running[0].tensor];
-        for (int k = 0; k < t->naxes; k++)
-            if (rows & (1u << t->axes[k]))
-                L->rowtile = t->axes[k];
-        L->TM = 1;
-    }
-    if (L->TM <= 0)
-        L->TM = 1;
-    if (L->TN <= 0)
-        L->TN = 64;
-    L->outer = rows & ~(L->rowtile >= 0 ? 1u << L->rowtile : 0u);
-
-    /* Buffers: statements that another statement reads. */
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
-        if (t->kind != TENSOR_STMT)
-            continue;
-        if (L->is_running[i])
-            L->needs_buf[i] = true;
-    }
+    /* Buffers: running values, and statements that another statement reads. */
     for (int i = 0; i < p->ntensors; i++) {
         const fg_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_STMT || !t->rhs)
             continue;
-        /* walk the rhs for statement reads */
+        L->needs_buf[i] |= L->is_running[i];
         const fg_expr *stack[FG_MAX_EXPR_DEPTH * 4];
         int sp = 0;
         stack[sp++] = t->rhs;
@@ -700,35 +363,8 @@ static int lc_init(lc *L, fg_arena *a, const fg_fused *fz, fg_diag *d)
             const fg_expr *e = stack[--sp];
             if (e->kind == E_TENSOR && p->tensors[e->ref].kind == TENSOR_STMT)
                 L->needs_buf[e->ref] = true;
-            for (int k = 0; k < e->nargs && sp < (int)(sizeof stack / sizeof stack[0]); k++)
-                stack[sp++] = e->args[k];
-        }
-    }
-
-    L->mask_ok = fz->mask.present && fz->mask.root && fz->mask.col_axis == L->fused &&
-                 (fz->mask.row_axis == L->rowtile ||
-                  (fz->mask.row_axis >= 0 && (L->outer & (1u << fz->mask.row_axis))));
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
-        if (t->kind != TENSOR_STMT)
-            continue;
-        for (int k = 0; k < t->naxes; k++) {
-            int ax = t->axes[k];
-            if (ax == L->fused || (L->outer & (1u << ax)) || ax == L->rowtile)
-                continue;
-            if (rows & (1u << ax)) {
-                diag_error(d, t->loc, "the C backend cannot place axis '%s' of '%s'",
-                           p->axes[ax].name, t->name);
-                return -1;
-            }
-        }
-        if ((t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION) &&
-            t->red_axis != L->fused && (rows & (1u << t->red_axis))) {
-            diag_error(d, t->loc,
-                       "'%s' reduces over row axis '%s', which the fused schedule keeps "
-                       "fixed per row",
-                       t->name, p->axes[t->red_axis].name);
-            return -1;
+            for (int j = 0; j < e->nargs && sp < (int)(sizeof stack / sizeof stack[0]); j++)
+                stack[sp++] = e->args[j];
         }
     }
     return 0;
@@ -762,7 +398,7 @@ static char *loop_nest(lc *L, const fg_tensor *t, int skip_axis, uint32_t used, 
         }
         depth++;
     }
-    sb_indented(&b, body, depth * 4);
+    strbuf_indented(&b, body, depth * 4);
     while (depth-- > 0)
         sb_printf(&b, "%*s}\n", depth * 4, "");
     return sb_str(&b);
@@ -936,23 +572,6 @@ static char *combine_code(lc *L, int ri)
 /* Validation                                                          */
 /* ------------------------------------------------------------------ */
 
-/* Where a dim's extent is first found: tensor and position. */
-static int position_dim(const fg_plan *p, const fg_tensor *t, int k)
-{
-    if (t->kind == TENSOR_INPUT) {
-        if (t->extent_dims && t->extent_dims[k] >= 0)
-            return t->extent_dims[k];
-        if (t->index[k]->kind == E_AXIS)
-            return p->axes[t->index[k]->ref].dim;
-        return -1;
-    }
-    return p->axes[t->axes[k]].dim;
-}
-
-static int tensor_rank(const fg_tensor *t)
-{
-    return t->kind == TENSOR_INPUT ? t->nindex : t->naxes;
-}
 
 /* Int divisors in e: each must be positive before e is evaluated. */
 static void divisor_checks(lc *L, sb *b, const fg_expr *e, const char *ind)
@@ -993,7 +612,7 @@ static char *validation_code(lc *L)
                           "                          FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16) | "
                       "FG_DTYPE_BIT(FG_F32), 0);\n"
                       "if (status_ != FG_OK)\n    return status_;\n",
-                      L->tname[i], E, t->name, tensor_rank(t));
+                      L->tname[i], E, t->name, plan_tensor_rank(t));
         }
     /* dims: from the first position whose extent they are */
     int *from_t = ARENA_ARRAY(a, int, p->ndims + 1), *from_k = ARENA_ARRAY(a, int, p->ndims + 1);
@@ -1004,8 +623,8 @@ static char *validation_code(lc *L)
             const fg_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
-            for (int k = 0; k < tensor_rank(t); k++) {
-                int dm = position_dim(p, t, k);
+            for (int k = 0; k < plan_tensor_rank(t); k++) {
+                int dm = plan_position_dim(p, t, k);
                 if (dm < 0)
                     continue;
                 if (from_t[dm] < 0) {
@@ -1120,7 +739,7 @@ static char *validation_code(lc *L)
             if (ax < 0)
                 continue;
             const char *an = L->aname[ax], *ext = L->dname[p->axes[ax].dim];
-            int dm = position_dim(p, t, k);
+            int dm = plan_position_dim(p, t, k);
             if (dm < 0)
                 continue;
             if (ix->kind == E_DIV && ix->args[0]->kind == E_AXIS) {
@@ -1151,314 +770,6 @@ static char *validation_code(lc *L)
 }
 
 /* ------------------------------------------------------------------ */
-/* Summary: operations and bytes per output row                        */
-/* ------------------------------------------------------------------ */
-
-#define MAXD 16
-typedef struct mono {
-    long coef;
-    int ex[MAXD];
-} mono;
-typedef struct poly {
-    mono m[64];
-    int n;
-} poly;
-
-static void poly_add(poly *q, long coef, const int *ex)
-{
-    for (int i = 0; i < q->n; i++)
-        if (!memcmp(q->m[i].ex, ex, sizeof q->m[i].ex)) {
-            q->m[i].coef += coef;
-            return;
-        }
-    if (q->n < 64) {
-        q->m[q->n].coef = coef;
-        memcpy(q->m[q->n].ex, ex, sizeof q->m[q->n].ex);
-        q->n++;
-    }
-}
-
-static int mono_cmp(const void *x, const void *y)
-{
-    const mono *a = x, *b = y;
-    int da = 0, db = 0;
-    for (int i = 0; i < MAXD; i++)
-        da += a->ex[i], db += b->ex[i];
-    if (da != db)
-        return db - da;
-    for (int i = 0; i < MAXD; i++)
-        if (a->ex[i] != b->ex[i])
-            return b->ex[i] - a->ex[i];
-    return 0;
-}
-
-static char *poly_text(lc *L, poly *q)
-{
-    qsort(q->m, (size_t)q->n, sizeof q->m[0], mono_cmp);
-    sb b = {L->a, NULL, 0, 0};
-    for (int i = 0; i < q->n; i++) {
-        if (!q->m[i].coef)
-            continue;
-        if (b.len)
-            sb_puts(&b, " + ");
-        bool any = false;
-        sb_printf(&b, "%ld", q->m[i].coef);
-        for (int k = 0; k < L->p->ndims && k < MAXD; k++)
-            for (int e = 0; e < q->m[i].ex[k]; e++) {
-                sb_printf(&b, "*%s", L->p->dims[k].name);
-                any = true;
-            }
-        (void)any;
-    }
-    if (!b.len)
-        sb_puts(&b, "0");
-    return sb_str(&b);
-}
-
-static long count_ops(const fg_expr *e)
-{
-    long n = 0;
-    switch (e->kind) {
-    case E_NUM: case E_INF: case E_DIM: case E_AXIS: case E_PARAM: case E_TENSOR:
-    case E_PREV: case E_ACC: case E_NAME:
-        n = 0;
-        break;
-    case E_WHERE:
-        n = 1;
-        break;
-    default:
-        n = 1;
-    }
-    for (int i = 0; i < e->nargs; i++)
-        n += count_ops(e->args[i]);
-    return n;
-}
-
-static void elems_per_row(lc *L, const fg_tensor *t, int extra_axis, int *ex, uint32_t rows)
-{
-    memset(ex, 0, sizeof(int) * MAXD);
-    if (t->kind == TENSOR_INPUT) {
-        for (int k = 0; k < t->nindex; k++) {
-            uint32_t ax = t->index[k]->axes;
-            if (ax & rows)
-                continue;
-            int dm = position_dim(L->p, t, k);
-            if (dm >= 0 && dm < MAXD)
-                ex[dm]++;
-        }
-        return;
-    }
-    for (int k = 0; k < t->naxes; k++)
-        if (!(rows & (1u << t->axes[k]))) {
-            int dm = L->p->axes[t->axes[k]].dim;
-            if (dm < MAXD)
-                ex[dm]++;
-        }
-    if (extra_axis >= 0) {
-        int dm = L->p->axes[extra_axis].dim;
-        if (dm < MAXD)
-            ex[dm]++;
-    }
-}
-
-static void summary(lc *L, char **ops_out, char **bytes_out)
-{
-    const fg_plan *p = L->p;
-    uint32_t rows = L->outer | (L->rowtile >= 0 ? 1u << L->rowtile : 0u);
-    poly ops = {.n = 0}, bytes = {.n = 0};
-    int ex[MAXD];
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
-        if (t->kind == TENSOR_INPUT) {
-            elems_per_row(L, t, -1, ex, rows);
-            poly_add(&bytes, t->dtype == DT_F32 ? 4 : 2, ex);
-            continue;
-        }
-        if (!t->rhs)
-            continue;
-        bool red = t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION;
-        elems_per_row(L, t, red ? t->red_axis : -1, ex, rows);
-        long n = red ? count_ops(t->body) + 1 : count_ops(t->rhs);
-        if (n)
-            poly_add(&ops, n, ex);
-        if (t->is_output) {
-            elems_per_row(L, t, -1, ex, rows);
-            poly_add(&bytes, t->out_dtype == DT_F32 ? 4 : 2, ex);
-        }
-    }
-    *ops_out = poly_text(L, &ops);
-    *bytes_out = poly_text(L, &bytes);
-}
-
-/* ------------------------------------------------------------------ */
-/* Definitions every backend shares                                    */
-/* ------------------------------------------------------------------ */
-
-static const char *plan_file(fg_arena *a, const fg_plan *p)
-{
-    const char *n = p->src && p->src->name ? p->src->name : "plan.fp";
-    const char *s = strrchr(n, '/');
-    return arena_printf(a, "plans/%s", s ? s + 1 : n);
-}
-
-static const char *shape_text(lc *L, const fg_tensor *t)
-{
-    sb b = {L->a, NULL, 0, 0};
-    for (int k = 0; k < tensor_rank(t); k++) {
-        int dm = position_dim(L->p, t, k);
-        sb_printf(&b, "%s%s", k ? ", " : "", dm >= 0 ? L->p->dims[dm].name : "?");
-    }
-    return sb_str(&b);
-}
-
-static const char *index_text(lc *L, const fg_tensor *t)
-{
-    sb b = {L->a, NULL, 0, 0};
-    if (t->kind == TENSOR_INPUT)
-        for (int k = 0; k < t->nindex; k++)
-            sb_printf(&b, "%s%s", k ? ", " : "", plan_text(L, t->index[k]));
-    else
-        for (int k = 0; k < t->naxes; k++)
-            sb_printf(&b, "%s%s", k ? ", " : "", L->p->axes[t->axes[k]].name);
-    return sb_str(&b);
-}
-
-int lower_common(fg_arena *a, const fg_fused *fz, fg_defs *defs, fg_diag *d)
-{
-    lc L;
-    if (lc_init(&L, a, fz, d) < 0)
-        return -1;
-    const fg_plan *p = fz->plan;
-    for (int i = 0; i < p->ntensors; i++) {
-        const char *n = p->tensors[i].name;
-        if (!strcmp(n, "splits") || !strncmp(n, "has_", 4)) {
-            diag_error(d, p->tensors[i].loc, "'%s' clashes with a field of fg_%s_args", n,
-                       p->name);
-            return -1;
-        }
-    }
-    for (int i = 0; i < p->nparams; i++) {
-        const char *n = p->params[i].name;
-        if (!strcmp(n, "splits") || !strncmp(n, "has_", 4) || plan_find_tensor(p, n) >= 0) {
-            diag_error(d, p->params[i].loc, "'%s' clashes with a field of fg_%s_args", n,
-                       p->name);
-            return -1;
-        }
-    }
-    fg_def_str(defs, "plan_name", p->name);
-    fg_def_str(defs, "plan_file", plan_file(a, p));
-    fg_def_str(defs, "plan_hash", p->hash);
-    fg_def_str(defs, "doc", comment_safe(a, p->doc ? p->doc : ""));
-    fg_def_bool(defs, "has_doc", p->doc && *p->doc);
-    fg_def_str(defs, "form", fg_form_names[fz->form]);
-    fg_def_bool(defs, "split", fz->form == FORM_SPLIT);
-    bool attention = false;
-    for (int i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].cls == CLASS_CONTRACTION)
-            attention = true;
-    fg_def_str(defs, "family", attention ? "attention" : "rowreduce");
-    char *guard = arena_printf(a, "FUSEGEN_%s_H", p->name);
-    for (char *q = guard; *q; q++)
-        if (*q >= 'a' && *q <= 'z')
-            *q = (char)(*q - 'a' + 'A');
-    fg_def_str(defs, "guard", guard);
-    fg_def_str(defs, "header_name", arena_printf(a, "fusegen_%s.h", p->name));
-    fg_def_str(defs, "args_type", arena_printf(a, "fg_%s_args", p->name));
-    fg_def_str(defs, "cpu_entry", arena_printf(a, "fg_%s_cpu", p->name));
-    fg_def_str(defs, "gpu_entry", arena_printf(a, "fg_%s", p->name));
-    fg_def_int(defs, "tile_rows", L.TM);
-    fg_def_int(defs, "tile_keys", L.TN);
-    fg_def_int(defs, "warps", p->sched.warps ? p->sched.warps : 4);
-    fg_def_int(defs, "stages", p->sched.stages ? p->sched.stages : 1);
-    fg_def_int(defs, "default_splits", p->sched.splits);
-    fg_def_str(defs, "fused_axis", p->axes[L.fused].name);
-    fg_def_str(defs, "row_axis", L.rowtile >= 0 ? p->axes[L.rowtile].name : "");
-
-    char *ops, *bytes;
-    summary(&L, &ops, &bytes);
-    fg_def_str(defs, "flops_per_row", ops);
-    fg_def_str(defs, "bytes_per_row", bytes);
-    sb s = {a, NULL, 0, 0};
-    if (p->doc && *p->doc)
-        sb_printf(&s, " * %s\n", comment_safe(a, p->doc));
-    sb_printf(&s, " * Schedule: %s over %s, tile %s = %d, %s = %d", fg_form_names[fz->form],
-              p->axes[L.fused].name, L.rowtile >= 0 ? p->axes[L.rowtile].name : "rows", L.TM,
-              p->axes[L.fused].name, L.TN);
-    if (fz->form == FORM_SPLIT) {
-        if (p->sched.splits)
-            sb_printf(&s, ", splits %d", p->sched.splits);
-        else
-            sb_puts(&s, ", splits auto");
-    }
-    sb_puts(&s, ".\n");
-    sb_printf(&s, " * Per output row: %s operations, %s bytes (inputs at their plan dtypes, no reuse).\n",
-              ops, bytes);
-    fg_def_code(defs, "summary_c", sb_str(&s));
-
-    /* the argument struct */
-    sb f = {a, NULL, 0, 0};
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
-            if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
-                continue;
-            if (pass == 0)
-                sb_printf(&f,
-                          "    fg_tensor %s; /* input %s[%s]: shape [%s], plan dtype %s "
-                          "(bf16, fp16 or f32 accepted) */\n",
-                          t->name, t->name, index_text(&L, t), shape_text(&L, t),
-                          fg_dtype_names[t->dtype]);
-            else
-                sb_printf(&f,
-                          "    fg_tensor %s; /* output %s[%s]: shape [%s], plan dtype %s "
-                          "(f32, bf16 or fp16 accepted) */\n",
-                          t->name, t->name, index_text(&L, t), shape_text(&L, t),
-                          fg_dtype_names[t->out_dtype]);
-        }
-    if (p->nparams)
-        sb_puts(&f, "    /* params: */\n");
-    for (int i = 0; i < p->nparams; i++) {
-        const fg_param *pa = &p->params[i];
-        const char *def = pa->deflt ? plan_text(&L, pa->deflt) : NULL;
-        if (pa->index_axis >= 0) {
-            const fg_axis *ax = &p->axes[pa->index_axis];
-            sb_printf(&f, "    const float *%s; /* [%s], one per %s; %s */\n", pa->name,
-                      p->dims[ax->dim].name, ax->name,
-                      def ? arena_printf(a, "NULL: the default %s", def) : "required");
-        } else {
-            sb_printf(&f, "    %s %s; /* %s%s */\n", pa->dtype == DT_INT ? "int" : "float",
-                      pa->name, pa->dtype == DT_INT ? "int" : "f32",
-                      def ? arena_printf(a, "; default %s", def) : ", required");
-            sb_printf(&f, "    int has_%s; /* 0: %s */\n", pa->name,
-                      def ? "use the default" : "missing (an error)");
-        }
-    }
-    for (int i = 0; i < p->ndims; i++) {
-        const fg_dim *dm = &p->dims[i];
-        if (dm->index_axis < 0)
-            continue;
-        const fg_axis *ow = &p->axes[dm->index_axis];
-        sb_printf(&f,
-                  "    const int32_t *%s_len; /* [%s]: %s[%s], the length of each %s (0..%s, the "
-                  "stored extent; NULL: all %s); host memory for the CPU entry, device memory "
-                  "for the GPU ones */\n",
-                  dm->name, p->dims[ow->dim].name, dm->name, ow->name, ow->name, dm->name,
-                  dm->name);
-    }
-    if (fz->form == FORM_SPLIT)
-        sb_printf(&f, "    int splits; /* splits of %s: 0 = %s, else 1 or more */\n",
-                  p->axes[L.fused].name,
-                  p->sched.splits ? arena_printf(a, "the plan's %d", p->sched.splits)
-                                  : "auto (from the size)");
-    else
-        sb_printf(&f, "    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: "
-                      "it then splits %s and combines) */\n",
-                  p->axes[L.fused].name);
-    fg_def_code(defs, "args_fields", sb_str(&f));
-    return L.errors ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* The C backend                                                       */
 /* ------------------------------------------------------------------ */
 
@@ -1468,22 +779,19 @@ static char *mask_print(void *ctx, const fg_expr *e)
     return cexpr(L, SITE_STRUCT, e, NULL);
 }
 
-int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **template_rel,
+int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
             fg_diag *d)
 {
     lc L;
-    if (lc_init(&L, a, fz, d) < 0)
+    const fg_fused *fz = k->fz;
+    if (lc_init(&L, a, k, d) < 0)
         return -1;
     const fg_plan *p = fz->plan;
-    bool attention = false;
-    for (int i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].cls == CLASS_CONTRACTION)
-            attention = true;
-    *template_rel = attention ? "c/attention.m4" : "c/rowreduce.m4";
+    *template_rel = "c/fused.m4";
 
     const char *NN = L.dval[p->axes[L.fused].dim];
     const char *MM = L.rowtile >= 0 ? L.dname[p->axes[L.rowtile].dim] : "1";
-    fg_def_code(defs, "c_validate", ind(a, validation_code(&L), 4));
+    fg_def_code(defs, "c_validate", text_indented(a, validation_code(&L), 4));
     fg_def_str(defs, "c_rows", MM);
     fg_def_str(defs, "c_keys", NN);
     fg_def_str(defs, "c_keys_full", L.dname[p->axes[L.fused].dim]);
@@ -1511,7 +819,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         if (L.mask_ok)
             sb_printf(&rs, "x_.%s = %s;\n", L.dname[i], L.dval[i]);
     }
-    fg_def_code(defs, "c_row_setup", ind(a, sb_str(&rs), 8));
+    fg_def_code(defs, "c_row_setup", text_indented(a, sb_str(&rs), 8));
 
     /* dims_ and the mask's tile classification */
     sb ds = {a, NULL, 0, 0};
@@ -1528,7 +836,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         }
     fg_def_bool(defs, "c_mask", L.mask_ok);
     fg_def_code(defs, "c_dims_fields", sb_str(&ds));
-    fg_def_code(defs, "c_dims_set", ind(a, sb_str(&dset), 4));
+    fg_def_code(defs, "c_dims_set", text_indented(a, sb_str(&dset), 4));
     if (L.mask_ok) {
         const fg_tensor *mt = fz->mask.stmt >= 0 ? &p->tensors[fz->mask.stmt] : NULL;
         fg_def_str(defs, "c_mask_origin",
@@ -1588,7 +896,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         }
         sb_printf(&pvfree, "free(%s_own_);\n", nm);
     }
-    fg_def_code(defs, "c_param_vectors", ind(a, sb_str(&pv), 4));
+    fg_def_code(defs, "c_param_vectors", text_indented(a, sb_str(&pv), 4));
 
     /* buffers */
     sb bufs = {a, NULL, 0, 0}, frees = {a, NULL, 0, 0}, nulls = {a, NULL, 0, 0};
@@ -1631,9 +939,9 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
             sb_printf(&frees, "free(%s_part_);\n", nm);
         }
     }
-    fg_def_code(defs, "c_buffers", ind(a, sb_str(&bufs), 4));
+    fg_def_code(defs, "c_buffers", text_indented(a, sb_str(&bufs), 4));
     fg_def_str(defs, "c_buffers_missing", nulls.len ? sb_str(&nulls) + 4 : "0");
-    fg_def_code(defs, "c_free", ind(a, sb_str(&frees), 4));
+    fg_def_code(defs, "c_free", text_indented(a, sb_str(&frees), 4));
 
     /* loops over the outer row axes */
     sb outer = {a, NULL, 0, 0};
@@ -1641,7 +949,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         if (L.outer & (1u << ax))
             sb_printf(&outer, "for (long %s = 0; %s < %s; %s++)\n", L.aname[ax], L.aname[ax],
                       L.dname[p->axes[ax].dim], L.aname[ax]);
-    fg_def_code(defs, "c_outer_loops", ind(a, sb_str(&outer), 4));
+    fg_def_code(defs, "c_outer_loops", text_indented(a, sb_str(&outer), 4));
 
     /* running state: identity at the start of each row tile (or split) */
     sb init = {a, NULL, 0, 0};
@@ -1650,13 +958,13 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         sb_printf(&init, "for (long k_ = 0; k_ < %s_n_; k_++)\n    %s[k_] = %s;\n", nm, nm,
                   identity_text(fz->running[i].op));
     }
-    fg_def_code(defs, "c_running_init", ind(a, sb_str(&init), 12));
+    fg_def_code(defs, "c_running_init", text_indented(a, sb_str(&init), 12));
 
     /* prologue */
     sb pro = {a, NULL, 0, 0};
     for (int i = 0; i < fz->nprologue; i++)
         sb_puts(&pro, stmt_code(&L, fz->prologue[i]));
-    fg_def_code(defs, "c_prologue", ind(a, sb_str(&pro), 8));
+    fg_def_code(defs, "c_prologue", text_indented(a, sb_str(&pro), 8));
 
     /* the tile body: tile statements and running steps in dependency order */
     sb tile = {a, NULL, 0, 0};
@@ -1669,7 +977,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         else if (fz->role[ti] == ROLE_RUNNING && L.run_index[ti] >= 0)
             sb_puts(&tile, running_code(&L, L.run_index[ti], saved));
     }
-    fg_def_code(defs, "c_tile_body", ind(a, sb_str(&tile), 16));
+    fg_def_code(defs, "c_tile_body", text_indented(a, sb_str(&tile), 16));
 
     /* split: save the partials, then combine */
     sb save = {a, NULL, 0, 0}, comb = {a, NULL, 0, 0};
@@ -1679,8 +987,8 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
                   nm, nm, nm);
         sb_puts(&comb, combine_code(&L, i));
     }
-    fg_def_code(defs, "c_save_partials", ind(a, sb_str(&save), 12));
-    fg_def_code(defs, "c_combine", ind(a, sb_str(&comb), 8));
+    fg_def_code(defs, "c_save_partials", text_indented(a, sb_str(&save), 12));
+    fg_def_code(defs, "c_combine", text_indented(a, sb_str(&comb), 8));
 
     /* epilogue: running outputs, row statements, then a pass over the fused
      * axis for epilogue statements that carry it */
@@ -1706,7 +1014,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
         else
             sb_puts(&epi, stmt_code(&L, fz->epilogue[i]));
     }
-    fg_def_code(defs, "c_epilogue", ind(a, sb_str(&epi), 8));
+    fg_def_code(defs, "c_epilogue", text_indented(a, sb_str(&epi), 8));
     fg_def_bool(defs, "c_epilogue_pass", pass2);
     sb ep2 = {a, NULL, 0, 0};
     if (pass2) {
@@ -1743,7 +1051,7 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
             }
         }
     }
-    fg_def_code(defs, "c_epilogue_tile", ind(a, sb_str(&ep2), 12));
+    fg_def_code(defs, "c_epilogue_tile", text_indented(a, sb_str(&ep2), 12));
 
     /* split count */
     int def_splits = fz->form == FORM_SPLIT ? p->sched.splits : 1;
@@ -1754,114 +1062,3 @@ int lower_c(fg_arena *a, const fg_fused *fz, fg_defs *defs, const char **templat
     return L.errors ? -1 : 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Registry entries                                                    */
-/* ------------------------------------------------------------------ */
-
-static const char *public_dtype(fg_dtype t)
-{
-    switch (t) {
-    case DT_BF16: return "FG_BF16";
-    case DT_FP16: return "FG_FP16";
-    case DT_F32: return "FG_F32";
-    case DT_INT: return "FG_I32";
-    }
-    return "FG_F32";
-}
-
-int lower_registry_entry(fg_arena *a, const fg_fused *fz, char **code, char **info_name,
-                         fg_diag *d)
-{
-    lc L;
-    if (lc_init(&L, a, fz, d) < 0)
-        return -1;
-    const fg_plan *p = fz->plan;
-    const char *n = p->name;
-    sb b = {a, NULL, 0, 0};
-    sb_printf(&b, "/* %s: %s */\n", n, comment_safe(a, p->doc ? p->doc : ""));
-    sb_printf(&b, "static const char *const %s_dims_[] = {", n);
-    for (int i = 0; i < p->ndims; i++)
-        sb_printf(&b, "%s\"%s\"", i ? ", " : "", p->dims[i].name);
-    sb_puts(&b, "};\n");
-    sb_printf(&b, "static const int %s_dim_over_[] = {", n);
-    for (int i = 0; i < p->ndims; i++)
-        sb_printf(&b, "%s%d", i ? ", " : "",
-                  p->dims[i].index_axis >= 0 ? p->axes[p->dims[i].index_axis].dim : -1);
-    sb_puts(&b, "};\n");
-    int nin = 0, nout = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        sb_printf(&b, "static const fg_plan_tensor_info %s_%s_[] = {\n", n,
-                  pass ? "outputs" : "inputs");
-        for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
-            if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
-                continue;
-            *(pass ? &nout : &nin) += 1;
-            sb_printf(&b, "    {\"%s\", %s, %d, {", t->name,
-                      public_dtype(pass ? t->out_dtype : t->dtype), tensor_rank(t));
-            for (int k = 0; k < tensor_rank(t); k++)
-                sb_printf(&b, "%s%d", k ? ", " : "", position_dim(p, t, k));
-            sb_puts(&b, "}},\n");
-        }
-        sb_puts(&b, "};\n");
-    }
-    if (p->nparams) {
-        sb_printf(&b, "static const fg_plan_param_info %s_params_[] = {\n", n);
-        for (int i = 0; i < p->nparams; i++) {
-            const fg_param *pa = &p->params[i];
-            sb_printf(&b, "    {\"%s\", %d, %d, %d, %d},\n", pa->name, pa->dtype == DT_INT,
-                      pa->deflt != NULL, pa->index_axis,
-                      pa->index_axis >= 0 ? p->axes[pa->index_axis].dim : -1);
-        }
-        sb_puts(&b, "};\n");
-    }
-    sb_printf(&b,
-              "static fg_status %s_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,\n"
-              "                         const double *params, const int *has_params,\n"
-              "                         const float *const *param_vectors,\n"
-              "                         const int32_t *const *lens, int splits)\n{\n"
-              "    fg_%s_args a_;\n    memset(&a_, 0, sizeof a_);\n"
-              "    (void)params;\n    (void)has_params;\n    (void)param_vectors;\n"
-              "    (void)lens;\n"
-              "    if (!inputs || !outputs)\n"
-              "        return fg_set_error(FG_ERR_NULL, \"%s: inputs or outputs is NULL\");\n",
-              n, n, n);
-    int ki = 0, ko = 0;
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
-        if (t->kind == TENSOR_INPUT)
-            sb_printf(&b, "    a_.%s = inputs[%d];\n", t->name, ki++);
-    }
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
-        if (t->is_output)
-            sb_printf(&b, "    a_.%s = outputs[%d];\n", t->name, ko++);
-    }
-    for (int i = 0; i < p->nparams; i++) {
-        const fg_param *pa = &p->params[i];
-        if (pa->index_axis >= 0)
-            sb_printf(&b, "    a_.%s = param_vectors ? param_vectors[%d] : NULL;\n", pa->name, i);
-        else
-            sb_printf(&b,
-                      "    if (params && has_params && has_params[%d]) {\n"
-                      "        a_.%s = (%s)params[%d];\n        a_.has_%s = 1;\n    }\n",
-                      i, pa->name, pa->dtype == DT_INT ? "int" : "float", i, pa->name);
-    }
-    for (int i = 0; i < p->ndims; i++)
-        if (p->dims[i].index_axis >= 0)
-            sb_printf(&b, "    a_.%s_len = lens ? lens[%d] : NULL;\n", p->dims[i].name, i);
-    sb_printf(&b, "    a_.splits = splits;\n    return fg_%s_cpu(&a_);\n}\n", n);
-    sb_printf(&b,
-              "static const fg_plan_info %s_info_ = {\n"
-              "    \"%s\", \"%s\", %d, %s_dims_, %s_dim_over_,\n"
-              "    %d, %s_inputs_, %d, %s_outputs_,\n"
-              "    %d, %s,\n"
-              "    %s_cpu_,\n"
-              "};\n",
-              n, n, fg_form_names[fz->form], p->ndims, n, n, nin, n, nout, n, p->nparams,
-              p->nparams ? arena_printf(a, "%s_params_", n) : "NULL", n);
-    *code = sb_str(&b);
-    *info_name = arena_printf(a, "%s_info_", n);
-    (void)L;
-    return 0;
-}

@@ -1,0 +1,949 @@
+/* kernel.c - the kernel model: a fused plan as the backends read it.
+ *
+ * Runs once per plan after fuse (and masks, which fuse runs).  Everything a
+ * backend needs that is not the backend's own business is decided here,
+ * once, as data (fg_kernel in fusegen.h):
+ *   - the family and the role of every tensor, axis and dim: whether the
+ *     plan is attention as the GPU kernels compute it is decided here and
+ *     nowhere else (match_attention; a located reason when it is not);
+ *   - the resolved schedule: tiles, warps, stages, splits, targets, which
+ *     axis is the row tile and which rows loop outside it;
+ *   - the running values with their derived corrections (fuse.c's, not
+ *     re-derived);
+ *   - the score of the attention family in the exp2 domain with its
+ *     constant factors hoisted (per launch on the host, or per head), as an
+ *     expression tree whose E_KCONST leaves name fg_kernel.consts;
+ *   - the mask's use (tile classes over rows and keys, skippable tiles),
+ *     divisibility facts, per-head param vectors.
+ * `fusegen --dump=kernel` prints it (dump_kernel.c).
+ */
+#include "fusegen.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const fg_family_names[2] = {"attention", "rowreduce"};
+
+/* The builder's state while matching the attention roles. */
+typedef struct kb {
+    fg_arena *a;
+    const fg_fused *fz;
+    const fg_plan *p;
+    fg_kernel *k;
+    int q, k_, v, ssum, mx, l, osum, o, lse, tstmt;
+    int ax_b, ax_h, ax_m, ax_n, ax_d;
+    int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
+    const fg_expr *kv_head, *tval, *score, *cond;
+    fg_loc why_loc;
+    const char *why;
+} kb;
+
+static int kb_fail(kb *c, fg_loc loc, const char *why)
+{
+    if (!c->why) {
+        c->why = why;
+        c->why_loc = loc;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Matching the attention structure                                    */
+/* ------------------------------------------------------------------ */
+
+/* The GPU attention kernels compute S_sum = sum(d: Q * K), a chain of
+ * elementwise statements that ends in T (optionally where(cond, X, -inf)),
+ * Mx = max(n: T), P = exp(T - Mx), L = sum(n: P), O = sum(n: P * V) / L,
+ * LSE = Mx + log(L) (optional), with the corrections exp(Mx_prev - Mx). */
+
+static bool is_axis(const fg_expr *e, int ax) { return e && e->kind == E_AXIS && e->ref == ax; }
+static bool is_tensor(const fg_expr *e, int t) { return e && e->kind == E_TENSOR && e->ref == t; }
+
+/* e with every elementwise tile statement inlined; S_sum and running values
+ * stay references. */
+static fg_expr *inline_tiles(kb *c, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH + c->p->ntensors)
+        return NULL;
+    if (e->kind == E_TENSOR) {
+        const fg_tensor *t = &c->p->tensors[e->ref];
+        if (t->kind == TENSOR_STMT && c->fz->role[e->ref] == ROLE_TILE &&
+            t->cls == CLASS_ELEMENTWISE && t->rhs)
+            return inline_tiles(c, t->rhs, depth + 1);
+    }
+    fg_expr *n = expr_clone(c->a, e);
+    for (int i = 0; i < e->nargs; i++) {
+        n->args[i] = inline_tiles(c, e->args[i], depth + 1);
+        if (!n->args[i])
+            return NULL;
+    }
+    return n;
+}
+
+/* exp(X - Mx) */
+static bool is_exp_shift(kb *c, const fg_expr *e)
+{
+    return e->kind == E_CALL && e->fn == F_EXP && e->nargs == 1 && e->args[0]->kind == E_SUB &&
+           expr_equal(e->args[0]->args[0], c->tval) && is_tensor(e->args[0]->args[1], c->mx);
+}
+
+/* exp(Mx_prev - Mx) */
+static bool is_rescale(kb *c, const fg_correction *k)
+{
+    const fg_expr *f = k->factor;
+    return k->kind == CORR_SCALE && f && f->kind == E_CALL && f->fn == F_EXP && f->nargs == 1 &&
+           f->args[0]->kind == E_SUB && f->args[0]->args[0]->kind == E_PREV &&
+           f->args[0]->args[0]->ref == c->mx && is_tensor(f->args[0]->args[1], c->mx);
+}
+
+/* The score may read qk, the row, key and head axes, dims, scalar params
+ * and params indexed by the head axis. */
+/* Whether a score calls a function (tanh, exp, ...): such scores keep the
+ * 4-warp configuration, the 8-warp one measured slower for them. */
+static bool score_calls(const fg_expr *e)
+{
+    if (e->kind == E_CALL)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (score_calls(e->args[i]))
+            return true;
+    return false;
+}
+
+static int check_score_expr(kb *c, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return kb_fail(c, e->loc, "the score expression is nested too deeply");
+    switch (e->kind) {
+    case E_TENSOR:
+        if (e->ref == c->ssum)
+            return 0;
+        return kb_fail(c, e->loc,
+                       arena_printf(c->a, "the score reads '%s': the attention kernel's score "
+                                          "reads only Q.K, the row, key and head indices, dims "
+                                          "and params",
+                                    c->p->tensors[e->ref].name));
+    case E_AXIS:
+        if (e->ref == c->ax_m || e->ref == c->ax_n || e->ref == c->ax_h)
+            return 0;
+        return kb_fail(c, e->loc,
+                       arena_printf(c->a, "the score reads axis '%s': the attention kernel's "
+                                          "score sees only the row, key and head indices",
+                                    c->p->axes[e->ref].name));
+    case E_PARAM: {
+        const fg_param *pa = &c->p->params[e->ref];
+        if (pa->index_axis < 0)
+            return 0;
+        if (pa->index_axis != c->ax_h || (e->nargs > 0 && !is_axis(e->args[0], c->ax_h)))
+            return kb_fail(c, e->loc,
+                           arena_printf(c->a, "param '%s' is read at another index than the "
+                                              "head axis '%s'",
+                                        pa->name, c->p->axes[c->ax_h].name));
+        return 0;
+    }
+    case E_PREV: case E_ACC: case E_NAME: case E_REDUCE: case E_COUNT:
+        return kb_fail(c, e->loc, "the score holds a reduction or a running value");
+    default:
+        for (int i = 0; i < e->nargs; i++)
+            if (check_score_expr(c, e->args[i], depth + 1) < 0)
+                return -1;
+        return 0;
+    }
+}
+
+static int role_axis(const fg_expr *e) { return e && e->kind == E_AXIS ? e->ref : -1; }
+
+static int match_running(kb *c)
+{
+    const fg_fused *fz = c->fz;
+    const fg_plan *p = c->p;
+    fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
+    (void)at;
+
+    /* the running state: one max and two sums, one of them a contraction */
+    if (fz->nrunning != 3)
+        return kb_fail(c, at,
+                       arena_printf(c->a, "the attention kernel keeps 3 running reductions "
+                                          "(max, sum, and the P.V contraction); plan '%s' has %d",
+                                    p->name, fz->nrunning));
+    /* a running sum corrected otherwise than by the online-softmax rescale
+     * (the FlashAttention-1 form, normalised inside the sum) */
+    for (int i = 0; i < fz->nrunning && c->mx < 0; i++)
+        if (fz->running[i].op == R_MAX)
+            c->mx = fz->running[i].tensor;
+    for (int i = 0; i < fz->nrunning && c->mx >= 0; i++) {
+        const fg_running *r = &fz->running[i];
+        if (r->op == R_SUM && r->corr.kind != CORR_NONE && r->corr.factor && !is_rescale(c, &r->corr))
+            return kb_fail(c, p->tensors[r->tensor].loc,
+                           arena_printf(c->a, "the correction of '%s' is %s, not the "
+                                              "online-softmax rescale exp(%s_prev - %s): the "
+                                              "attention kernel keeps its sums unnormalised and "
+                                              "divides once after the last tile",
+                                        p->tensors[r->tensor].name,
+                                        expr_to_string(c->a, p, r->corr.factor),
+                                        p->tensors[c->mx].name, p->tensors[c->mx].name));
+    }
+    c->mx = -1;
+    for (int i = 0; i < fz->nrunning; i++) {
+        int t = fz->running[i].tensor;
+        const fg_tensor *ts = &p->tensors[t];
+        if (fz->running[i].op == R_MAX && c->mx < 0)
+            c->mx = t;
+        else if (fz->running[i].op == R_SUM && ts->cls == CLASS_CONTRACTION && c->osum < 0)
+            c->osum = t;
+        else if (fz->running[i].op == R_SUM && ts->cls == CLASS_REDUCTION && c->l < 0)
+            c->l = t;
+        else
+            return kb_fail(c, ts->loc,
+                           arena_printf(c->a, "running reduction '%s' is not one of the "
+                                              "attention kernel's max, sum and P.V contraction",
+                                        ts->name));
+    }
+    if (c->mx < 0 || c->l < 0 || c->osum < 0)
+        return kb_fail(c, at, "the attention kernel needs a running max, a running sum and a "
+                              "running contraction P.V");
+    return 0;
+}
+
+static int match_qk(kb *c)
+{
+    const fg_fused *fz = c->fz;
+    const fg_plan *p = c->p;
+    fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
+    (void)at;
+    /* the contraction Q.K^T among the tile statements */
+    for (int i = 0; i < fz->ntile; i++) {
+        int t = fz->tile[i];
+        const fg_tensor *ts = &p->tensors[t];
+        if (ts->cls == CLASS_CONTRACTION) {
+            if (c->ssum >= 0)
+                return kb_fail(c, ts->loc, "a second contraction per key tile: the attention "
+                                           "kernel has one (Q.K^T)");
+            c->ssum = t;
+        } else if (ts->cls != CLASS_ELEMENTWISE)
+            return kb_fail(c, ts->loc, "a reduction per key tile that is not Q.K^T");
+        if (ts->is_output)
+            return kb_fail(c, ts->output_loc,
+                           arena_printf(c->a, "'%s' is an output per key: the attention kernel "
+                                              "writes only O and LSE",
+                                        ts->name));
+    }
+    if (c->ssum < 0)
+        return kb_fail(c, at, "no contraction Q.K^T = sum(d: Q * K) per key tile");
+    const fg_tensor *S = &p->tensors[c->ssum];
+    const fg_expr *body = S->body;
+    if (S->op != R_SUM || !body || body->kind != E_MUL || body->args[0]->kind != E_TENSOR ||
+        body->args[1]->kind != E_TENSOR ||
+        p->tensors[body->args[0]->ref].kind != TENSOR_INPUT ||
+        p->tensors[body->args[1]->ref].kind != TENSOR_INPUT)
+        return kb_fail(c, S->loc, "the contraction per key tile is not sum(d: Q * K) of two inputs");
+    c->ax_d = S->red_axis;
+    c->ax_n = fz->axis;
+    /* Q is the input without the key axis */
+    int x = body->args[0]->ref, y = body->args[1]->ref;
+    const fg_tensor *tx = &p->tensors[x], *ty = &p->tensors[y];
+    bool x_has_n = false, y_has_n = false;
+    for (int k = 0; k < tx->nindex; k++)
+        x_has_n |= (tx->index[k]->axes >> c->ax_n) & 1u;
+    for (int k = 0; k < ty->nindex; k++)
+        y_has_n |= (ty->index[k]->axes >> c->ax_n) & 1u;
+    if (x_has_n == y_has_n)
+        return kb_fail(c, S->loc, "of the contraction's inputs exactly one (K) must carry the key axis");
+    c->q = x_has_n ? y : x;
+    c->k_ = x_has_n ? x : y;
+    const fg_tensor *Q = &p->tensors[c->q], *K = &p->tensors[c->k_];
+
+    /* Q[b, h, m, d] */
+    if (Q->nindex != 4 || !is_axis(Q->index[3], c->ax_d) || role_axis(Q->index[0]) < 0 ||
+        role_axis(Q->index[1]) < 0 || role_axis(Q->index[2]) < 0)
+        return kb_fail(c, Q->loc,
+                       arena_printf(c->a, "the attention kernel reads %s[batch, head, row, %s]: "
+                                          "four axes, the contracted one last",
+                                    Q->name, p->axes[c->ax_d].name));
+    c->ax_b = Q->index[0]->ref;
+    c->ax_h = Q->index[1]->ref;
+    c->ax_m = Q->index[2]->ref;
+    if (c->ax_m == c->ax_n || c->ax_b == c->ax_h || c->ax_h == c->ax_m || c->ax_b == c->ax_m)
+        return kb_fail(c, Q->loc, "Q's batch, head and row axes must differ");
+    /* K[b, h or h / G, n, d] */
+    if (K->nindex != 4 || !is_axis(K->index[0], c->ax_b) || !is_axis(K->index[2], c->ax_n) ||
+        !is_axis(K->index[3], c->ax_d))
+        return kb_fail(c, K->loc,
+                       arena_printf(c->a, "the attention kernel reads %s[%s, kv head, %s, %s]",
+                                    K->name, p->axes[c->ax_b].name, p->axes[c->ax_n].name,
+                                    p->axes[c->ax_d].name));
+    c->kv_head = K->index[1];
+    const fg_expr *kh = c->kv_head;
+    bool grouped = kh->kind == E_DIV && is_axis(kh->args[0], c->ax_h) &&
+                   (kh->args[1]->kind == E_PARAM || kh->args[1]->kind == E_DIM) &&
+                   kh->args[1]->type == T_INT &&
+                   !(kh->args[1]->kind == E_PARAM && p->params[kh->args[1]->ref].index_axis >= 0);
+    if (!is_axis(kh, c->ax_h) && !grouped)
+        return kb_fail(c, kh->loc,
+                       arena_printf(c->a, "the kv head of %s must be %s or %s / G (an int "
+                                          "param or dim)",
+                                    K->name, p->axes[c->ax_h].name, p->axes[c->ax_h].name));
+    return 0;
+}
+
+static int match_dims(kb *c)
+{
+    const fg_fused *fz = c->fz;
+    const fg_plan *p = c->p;
+    fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
+    (void)at;
+    const fg_tensor *K = &p->tensors[c->k_];
+    bool grouped = c->kv_head->kind == E_DIV;
+    /* dims */
+    c->dim_b = p->axes[c->ax_b].dim;
+    c->dim_h = p->axes[c->ax_h].dim;
+    c->dim_m = p->axes[c->ax_m].dim;
+    c->dim_n = p->axes[c->ax_n].dim;
+    c->dim_d = p->axes[c->ax_d].dim;
+    c->dim_hkv = c->dim_h;
+    if (grouped) {
+        if (!K->extent_dims)
+            return kb_fail(c, K->loc,
+                           arena_printf(c->a, "%s is read at a grouped head: give its stored "
+                                              "extents (%s[B, Hkv, N, D])",
+                                        K->name, K->name));
+        c->dim_hkv = K->extent_dims[1];
+    }
+    if (K->extent_dims &&
+        (K->extent_dims[0] != c->dim_b || K->extent_dims[2] != c->dim_n || K->extent_dims[3] != c->dim_d))
+        return kb_fail(c, K->loc, "K's stored extents must be [batch, kv heads, keys, head dim]");
+    int dims_seen[6] = {c->dim_b, c->dim_h, c->dim_hkv, c->dim_m, c->dim_n, c->dim_d};
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++)
+            if (dims_seen[i] == dims_seen[j] && !(i == 1 && j == 2 && !grouped))
+                return kb_fail(c, p->dims[dims_seen[i]].loc,
+                               arena_printf(c->a, "dim '%s' has two roles in the attention kernel",
+                                            p->dims[dims_seen[i]].name));
+    /* per-sequence lengths: only the keys, per batch, in the split kernel */
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        if (i != c->dim_n || dm->index_axis != c->ax_b)
+            return kb_fail(c, dm->loc,
+                           arena_printf(c->a, "dim '%s' varies per '%s': the attention kernel "
+                                              "takes per-sequence lengths of the keys per batch "
+                                              "only (%s[%s])",
+                                        dm->name, p->axes[dm->index_axis].name,
+                                        p->dims[c->dim_n].name, p->axes[c->ax_b].name));
+        if (fz->form != FORM_SPLIT)
+            return kb_fail(c, dm->loc,
+                           arena_printf(c->a, "dim '%s' varies per '%s': per-sequence key "
+                                              "lengths need the split (decode) kernel; write "
+                                              "'reduce %s: split' in the schedule",
+                                        dm->name, p->axes[dm->index_axis].name,
+                                        p->axes[c->ax_n].name));
+    }
+    for (int i = 0; i < p->ndims; i++) {
+        bool used = false;
+        for (int j = 0; j < 6; j++)
+            used |= dims_seen[j] == i;
+        if (!used)
+            return kb_fail(c, p->dims[i].loc,
+                           arena_printf(c->a, "dim '%s' is not batch, heads, rows, keys or head "
+                                              "dim: the attention kernel cannot bind it",
+                                        p->dims[i].name));
+    }
+    return 0;
+}
+
+static int match_softmax(kb *c)
+{
+    const fg_fused *fz = c->fz;
+    const fg_plan *p = c->p;
+    fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
+    (void)at;
+    /* Mx = max(n: T), L = sum(n: exp(T - Mx)), O_sum = sum(n: exp(T - Mx) * V) */
+    const fg_tensor *MX = &p->tensors[c->mx];
+    if (MX->body->kind != E_TENSOR || p->tensors[MX->body->ref].kind != TENSOR_STMT)
+        return kb_fail(c, MX->loc, "the running max must reduce a statement (T)");
+    c->tstmt = MX->body->ref;
+    c->tval = inline_tiles(c, MX->body, 0);
+    if (!c->tval)
+        return kb_fail(c, MX->loc, "the score chain is nested too deeply");
+    const fg_expr *tv = c->tval;
+    if (tv->kind == E_WHERE && tv->args[2]->kind == E_NEG && tv->args[2]->args[0]->kind == E_INF) {
+        c->cond = tv->args[0];
+        c->score = tv->args[1];
+    } else {
+        c->cond = NULL;
+        c->score = tv;
+    }
+    if (check_score_expr(c, c->score, 0) < 0)
+        return -1;
+    if (c->cond && check_score_expr(c, c->cond, 0) < 0)
+        return -1;
+    const fg_tensor *LT = &p->tensors[c->l];
+    fg_expr *lb = inline_tiles(c, LT->body, 0);
+    if (!lb || !is_exp_shift(c, lb))
+        return kb_fail(c, LT->loc,
+                       arena_printf(c->a, "the running sum '%s' must add exp(%s - %s): the "
+                                          "attention kernel's body is exp(T - Mx)",
+                                    LT->name, p->tensors[c->tstmt].name, MX->name));
+    const fg_tensor *OS = &p->tensors[c->osum];
+    fg_expr *ob = inline_tiles(c, OS->body, 0);
+    int vi = -1;
+    if (ob && ob->kind == E_MUL) {
+        if (is_exp_shift(c, ob->args[0]) && ob->args[1]->kind == E_TENSOR)
+            vi = ob->args[1]->ref;
+        else if (is_exp_shift(c, ob->args[1]) && ob->args[0]->kind == E_TENSOR)
+            vi = ob->args[0]->ref;
+    }
+    if (vi < 0 || p->tensors[vi].kind != TENSOR_INPUT)
+        return kb_fail(c, OS->loc,
+                       arena_printf(c->a, "the second contraction '%s' must be P.V: sum(%s: "
+                                          "exp(T - %s) * V) with V an input",
+                                    OS->name, p->axes[c->ax_n].name, MX->name));
+    c->v = vi;
+    const fg_tensor *V = &p->tensors[c->v];
+    if (V->nindex != 4 || !is_axis(V->index[0], c->ax_b) || !expr_equal(V->index[1], c->kv_head) ||
+        !is_axis(V->index[2], c->ax_n) || role_axis(V->index[3]) != c->ax_d)
+        return kb_fail(c, V->loc,
+                       arena_printf(c->a, "the attention kernel reads %s at the indices of K "
+                                          "(same kv head and head dim)",
+                                    V->name));
+    if (OS->naxes != 4 || OS->axes[0] != c->ax_b || OS->axes[1] != c->ax_h ||
+        OS->axes[2] != c->ax_m || OS->axes[3] != c->ax_d)
+        return kb_fail(c, OS->loc,
+                       arena_printf(c->a, "'%s' must be [%s, %s, %s, %s]", OS->name,
+                                    p->axes[c->ax_b].name, p->axes[c->ax_h].name,
+                                    p->axes[c->ax_m].name, p->axes[c->ax_d].name));
+    for (int i = 0; i < fz->nrunning; i++) {
+        const fg_running *r = &fz->running[i];
+        if (r->tensor == c->mx) {
+            if (r->corr.kind != CORR_NONE)
+                return kb_fail(c, MX->loc, "the running max must need no correction");
+        } else if (!is_rescale(c, &r->corr)) {
+            return kb_fail(c, p->tensors[r->tensor].loc,
+                           arena_printf(c->a, "the correction of '%s' is not the online-softmax "
+                                              "rescale exp(%s_prev - %s)",
+                                        p->tensors[r->tensor].name, MX->name, MX->name));
+        }
+        if (p->tensors[r->tensor].is_output)
+            return kb_fail(c, p->tensors[r->tensor].output_loc,
+                           arena_printf(c->a, "the running value '%s' is an output: the "
+                                              "attention kernel writes only O and LSE",
+                                        p->tensors[r->tensor].name));
+    }
+    return 0;
+}
+
+static int match_epilogue(kb *c)
+{
+    const fg_fused *fz = c->fz;
+    const fg_plan *p = c->p;
+    fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
+    (void)at;
+    const fg_tensor *MX = &p->tensors[c->mx], *LT = &p->tensors[c->l], *OS = &p->tensors[c->osum];
+    /* epilogue: O = O_sum / L, LSE = Mx + log(L) */
+    for (int i = 0; i < fz->nepilogue; i++) {
+        int t = fz->epilogue[i];
+        const fg_tensor *ts = &p->tensors[t];
+        const fg_expr *e = ts->rhs;
+        if (e->kind == E_DIV && is_tensor(e->args[0], c->osum) && is_tensor(e->args[1], c->l) &&
+            c->o < 0 && ts->naxes == 4 && !memcmp(ts->axes, OS->axes, 4 * sizeof(int))) {
+            c->o = t;
+            continue;
+        }
+        const fg_expr *lg = NULL, *mm = NULL;
+        if (e->kind == E_ADD) {
+            mm = e->args[0];
+            lg = e->args[1];
+            if (!is_tensor(mm, c->mx)) {
+                mm = e->args[1];
+                lg = e->args[0];
+            }
+        }
+        if (mm && is_tensor(mm, c->mx) && lg->kind == E_CALL && lg->fn == F_LOG &&
+            is_tensor(lg->args[0], c->l) && c->lse < 0 && ts->naxes == 3 &&
+            ts->axes[0] == c->ax_b && ts->axes[1] == c->ax_h && ts->axes[2] == c->ax_m) {
+            c->lse = t;
+            continue;
+        }
+        return kb_fail(c, ts->loc,
+                       arena_printf(c->a, "epilogue statement '%s' is neither O = %s / %s nor "
+                                          "LSE = %s + log(%s)",
+                                    ts->name, OS->name, LT->name, MX->name, LT->name));
+    }
+    if (c->o < 0 || !p->tensors[c->o].is_output)
+        return kb_fail(c, at, "the attention kernel writes O = O_sum / L: the plan must output it");
+    if (c->lse >= 0 && !p->tensors[c->lse].is_output)
+        c->lse = -1;
+    for (int i = 0; i < p->ntensors; i++) {
+        const fg_tensor *t = &p->tensors[i];
+        if (t->is_output && i != c->o && i != c->lse)
+            return kb_fail(c, t->output_loc,
+                           arena_printf(c->a, "output '%s': the attention kernel writes only "
+                                              "O and LSE",
+                                        t->name));
+        if (t->kind == TENSOR_INPUT && i != c->q && i != c->k_ && i != c->v)
+            return kb_fail(c, t->loc,
+                           arena_printf(c->a, "input '%s': the attention kernel reads only Q, K "
+                                              "and V",
+                                        t->name));
+    }
+    if (fz->nprologue > 0)
+        return kb_fail(c, p->tensors[fz->prologue[0]].loc,
+                       "a statement before the key loop: the attention kernel has none");
+    for (int i = 0; i < p->nparams; i++) {
+        const fg_param *pa = &p->params[i];
+        if (pa->index_axis >= 0 && pa->index_axis != c->ax_h)
+            return kb_fail(c, pa->loc,
+                           arena_printf(c->a, "param '%s' has one value per %s: the attention "
+                                              "kernel takes per-head vectors only",
+                                        pa->name, p->axes[pa->index_axis].name));
+        if (pa->index_axis >= 0 && !pa->deflt)
+            return kb_fail(c, pa->loc,
+                           arena_printf(c->a, "param vector '%s' needs a default", pa->name));
+    }
+    return 0;
+}
+
+static int match_attention(kb *c)
+{
+    c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
+    if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 || match_softmax(c) < 0 ||
+        match_epilogue(c) < 0)
+        return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The score in the exp2 domain, constants hoisted                     */
+/* ------------------------------------------------------------------ */
+
+#define LOG2E 1.4426950408889634
+
+/* 0: a host constant (numbers, dims, scalar params); 1: per head (reads the
+ * head axis or a per-head param); 2: varies per element. */
+static int constness(kb *c, const fg_expr *e)
+{
+    switch (e->kind) {
+    case E_NUM: case E_INF: case E_DIM: return 0;
+    case E_PARAM: return c->p->params[e->ref].index_axis >= 0 ? 1 : 0;
+    case E_AXIS: return e->ref == c->ax_h ? 1 : 2;
+    case E_TENSOR: return 2;
+    default: {
+        int k = 0;
+        for (int i = 0; i < e->nargs; i++) {
+            int x = constness(c, e->args[i]);
+            if (x > k)
+                k = x;
+        }
+        return k;
+    }
+    }
+}
+
+/* The factors of a product/quotient chain: numerators and denominators. */
+typedef struct factors {
+    const fg_expr *num[32], *den[32];
+    int nnum, nden;
+    bool ok;
+} factors;
+
+static void collect(const fg_expr *e, bool den, factors *f)
+{
+    if (e->kind == E_MUL && e->type == T_FLOAT) {
+        collect(e->args[0], den, f);
+        collect(e->args[1], den, f);
+    } else if (e->kind == E_DIV && e->type == T_FLOAT) {
+        collect(e->args[0], den, f);
+        collect(e->args[1], !den, f);
+    } else if (den) {
+        if (f->nden < 32)
+            f->den[f->nden++] = e;
+        else
+            f->ok = false;
+    } else {
+        if (f->nnum < 32)
+            f->num[f->nnum++] = e;
+        else
+            f->ok = false;
+    }
+}
+
+static fg_expr *fnum(fg_arena *a, double v)
+{
+    fg_expr *e = expr_num(a, v);
+    e->type = T_FLOAT;
+    return e;
+}
+
+static fg_expr *fbin(fg_arena *a, fg_expr_kind kind, fg_expr *x, fg_expr *y)
+{
+    fg_expr *e = expr_binary(a, kind, x, y);
+    e->type = T_FLOAT;
+    e->axes = x->axes | y->axes;
+    return e;
+}
+
+/* A hoisted constant: the product of the constant factors of f (times
+ * log2(e) when l2), as a new E_KCONST leaf; NULL when the table is full. */
+static fg_expr *hoist(kb *c, const factors *f, bool l2, bool per_head)
+{
+    fg_kernel *k = c->k;
+    if (k->nconsts >= FG_MAX_KCONSTS)
+        return NULL;
+    fg_expr *e = NULL;
+    fg_strbuf why = {c->a, NULL, 0, 0};
+    for (int i = 0; i < f->nnum; i++)
+        if (constness(c, f->num[i]) < 2) {
+            fg_expr *x = expr_clone(c->a, f->num[i]);
+            strbuf_printf(&why, "%s%s", e ? " * " : "", expr_to_string(c->a, c->p, x));
+            e = e ? fbin(c->a, E_MUL, e, x) : x;
+        }
+    if (!e) {
+        e = fnum(c->a, 1.0);
+        strbuf_puts(&why, "1");
+    }
+    for (int i = 0; i < f->nden; i++)
+        if (constness(c, f->den[i]) < 2) {
+            fg_expr *x = expr_clone(c->a, f->den[i]);
+            strbuf_printf(&why, " / %s", expr_to_string(c->a, c->p, x));
+            e = fbin(c->a, E_DIV, e, x);
+        }
+    if (l2) {
+        e = fbin(c->a, E_MUL, e, fnum(c->a, LOG2E));
+        strbuf_puts(&why, " * log2(e)");
+    }
+    k->consts[k->nconsts] = (fg_kconst){e, strbuf_str(&why), per_head};
+    fg_expr *ref = expr_ref(c->a, E_KCONST, k->nconsts++, NULL);
+    ref->type = T_FLOAT;
+    ref->axes = per_head ? 1u << c->ax_h : 0;
+    return ref;
+}
+
+static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2);
+
+/* A float product chain with constant factors: the varying factors times
+ * one hoisted constant; NULL when e is not such a chain. */
+static fg_expr *score_product(kb *c, const fg_expr *e, bool l2)
+{
+    if (!(e->type == T_FLOAT && (e->kind == E_MUL || e->kind == E_DIV)))
+        return NULL;
+    factors f = {.ok = true};
+    collect(e, false, &f);
+    if (!f.ok)
+        return NULL;
+    int nconst = 0, nvar = 0, worst = 0;
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < (side ? f.nden : f.nnum); i++) {
+            int k = constness(c, side ? f.den[i] : f.num[i]);
+            if (k < 2) {
+                nconst++;
+                worst = k > worst ? k : worst;
+            } else
+                nvar++;
+        }
+    if (nvar == 0 || (nconst == 0 && !l2))
+        return NULL;
+    fg_expr *kc = hoist(c, &f, l2, worst == 1);
+    if (!kc)
+        return NULL;
+    fg_expr *v = NULL;
+    for (int i = 0; i < f.nnum; i++)
+        if (constness(c, f.num[i]) == 2) {
+            fg_expr *x = score_l2(c, f.num[i], false);
+            v = v ? fbin(c->a, E_MUL, v, x) : x;
+        }
+    for (int i = 0; i < f.nden; i++)
+        if (constness(c, f.den[i]) == 2)
+            v = fbin(c->a, E_DIV, v ? v : fnum(c->a, 1.0), score_l2(c, f.den[i], false));
+    return fbin(c->a, E_MUL, v, kc);
+}
+
+/* The score (times log2(e) when l2), constant factors hoisted where they
+ * multiply; the elementwise functions keep their argument's hoisting. */
+static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2)
+{
+    if (e->type == T_FLOAT && constness(c, e) == 2) {
+        if ((e->kind == E_ADD || e->kind == E_SUB) && l2) {
+            fg_expr *x = score_l2(c, e->args[0], true), *y;
+            const fg_expr *r = e->args[1];
+            if (r->type == T_FLOAT && constness(c, r) == 2)
+                y = score_l2(c, r, true);
+            else {
+                factors f = {.ok = true};
+                f.num[f.nnum++] = r;
+                y = r->type == T_FLOAT ? hoist(c, &f, true, constness(c, r) == 1) : NULL;
+                if (!y)
+                    y = fbin(c->a, E_MUL, expr_clone(c->a, r), fnum(c->a, LOG2E));
+            }
+            return fbin(c->a, e->kind, x, y);
+        }
+        if (e->kind == E_NEG && l2) {
+            fg_expr *n = expr_unary(c->a, E_NEG, score_l2(c, e->args[0], true));
+            n->type = T_FLOAT;
+            return n;
+        }
+        fg_expr *prod = score_product(c, e, l2);
+        if (prod)
+            return prod;
+        if (e->kind == E_CALL && !l2 && e->nargs == 1 && e->args[0]->type != T_INT &&
+            e->fn != F_MIN && e->fn != F_MAX && e->fn != F_ABS && e->fn != F_POW &&
+            e->fn != F_SIGMOID) {
+            fg_expr *n = expr_clone(c->a, e);
+            n->args[0] = score_l2(c, e->args[0], false);
+            return n;
+        }
+    }
+    if (l2)
+        return fbin(c->a, E_MUL, expr_clone(c->a, e), fnum(c->a, LOG2E));
+    return expr_clone(c->a, e);
+}
+
+/* qk * c or qk / c (c a host constant), or qk alone: the kernels' fold of
+ * the scale into one FFMA.  The constant's expression, or NULL. */
+static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
+{
+    *is_div = false;
+    if (is_tensor(e, c->ssum))
+        return e;
+    if (e->kind == E_MUL) {
+        if (is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0)
+            return e->args[1];
+        if (is_tensor(e->args[1], c->ssum) && constness(c, e->args[0]) == 0)
+            return e->args[0];
+    }
+    if (e->kind == E_DIV && is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0) {
+        *is_div = true;
+        return e->args[1];
+    }
+    return NULL;
+}
+
+static void bind_score(kb *c, fg_kattn *at)
+{
+    bool is_div = false;
+    const fg_expr *fold = scaled_qk(c, c->score, &is_div);
+    if (fold) {
+        factors f = {.ok = true};
+        if (fold != c->score && fold->kind != E_TENSOR) {
+            if (is_div)
+                f.den[f.nden++] = fold;
+            else
+                f.num[f.nnum++] = fold;
+        }
+        fg_expr *kc = hoist(c, &f, true, false);
+        if (kc) {
+            at->fold = true;
+            at->fold_const = kc->ref;
+            at->fold_expr = fold == c->score ? c->score : fold;
+            at->score_l2 = fbin(c->a, E_MUL, expr_ref(c->a, E_TENSOR, c->ssum, NULL), kc);
+            at->score_l2->args[0]->type = T_FLOAT;
+            return;
+        }
+    }
+    at->score_l2 = score_l2(c, c->score, true);
+}
+
+/* The tile statements the score comes from (for comments): Q.K^T, the
+ * chain up to T, not P = exp(T - Mx). */
+static void bind_score_chain(kb *c, fg_kattn *at)
+{
+    const fg_plan *p = c->p;
+    at->score_chain = ARENA_ARRAY(c->a, int, p->norder + 1);
+    for (int k = 0; k < p->norder; k++) {
+        int t = p->order[k];
+        if (t < 0 || t >= p->ntensors || c->fz->role[t] != ROLE_TILE)
+            continue;
+        const fg_expr *in = p->tensors[t].cls == CLASS_ELEMENTWISE
+                                ? inline_tiles(c, p->tensors[t].rhs, 0)
+                                : NULL;
+        if (t == c->ssum || t == c->tstmt ||
+            (p->tensors[t].cls == CLASS_ELEMENTWISE && !(in && is_exp_shift(c, in))))
+            at->score_chain[at->nscore_chain++] = t;
+    }
+}
+
+static void bind_attention(kb *c)
+{
+    fg_kernel *k = c->k;
+    fg_kattn *at = &k->attn;
+    at->q = c->q, at->k = c->k_, at->v = c->v, at->s = c->ssum, at->mx = c->mx;
+    at->l = c->l, at->osum = c->osum, at->o = c->o, at->lse = c->lse, at->t = c->tstmt;
+    at->ax_b = c->ax_b, at->ax_h = c->ax_h, at->ax_m = c->ax_m, at->ax_n = c->ax_n;
+    at->ax_d = c->ax_d;
+    at->dim_b = c->dim_b, at->dim_h = c->dim_h, at->dim_hkv = c->dim_hkv;
+    at->dim_m = c->dim_m, at->dim_n = c->dim_n, at->dim_d = c->dim_d;
+    at->kv_head = c->kv_head;
+    at->grouped = c->kv_head->kind == E_DIV;
+    at->tval = c->tval;
+    at->score = c->score;
+    at->cond = c->cond;
+    at->affine_score = !score_calls(c->score);
+    bind_score(c, at);
+    bind_score_chain(c, at);
+    /* the GPU kernels classify tiles by the mask when it is over rows and keys */
+    at->mask_tiles = k->mask->present && c->cond && k->mask->row_axis == c->ax_m &&
+                     k->mask->col_axis == c->ax_n;
+    at->mask_skip = at->mask_tiles && c->fz->mask_skippable;
+    for (int i = 0; i < k->nvalues; i++)
+        k->values[i].role = k->values[i].tensor == c->mx   ? "max"
+                            : k->values[i].tensor == c->l  ? "sum"
+                                                           : "contraction";
+}
+
+/* ------------------------------------------------------------------ */
+/* Facts                                                               */
+/* ------------------------------------------------------------------ */
+
+static bool divides_by(const fg_expr *e, int param, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (e->kind == E_DIV && e->args[1]->kind == E_PARAM && e->args[1]->ref == param)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (divides_by(e->args[i], param, depth + 1))
+            return true;
+    return false;
+}
+
+static bool plan_divides_by(const fg_plan *p, int param)
+{
+    for (int i = 0; i < p->ntensors; i++) {
+        const fg_tensor *t = &p->tensors[i];
+        for (int k = 0; k < t->nindex; k++)
+            if (divides_by(t->index[k], param, 0))
+                return true;
+        if (t->rhs && divides_by(t->rhs, param, 0))
+            return true;
+    }
+    for (int i = 0; i < p->nparams; i++)
+        if (p->params[i].deflt && divides_by(p->params[i].deflt, param, 0))
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* The schedule                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Rows: the axes of the running state that stay fixed per row; the row
+ * tile is the schedule's tiled row axis, else the last row axis one row at
+ * a time; the others loop outside. */
+static void resolve_schedule(fg_kernel *k)
+{
+    const fg_fused *fz = k->fz;
+    const fg_plan *p = k->plan;
+    fg_ksched *s = &k->sched;
+    s->form = fz->form;
+    s->reduced_axis = fz->axis;
+    s->warps = p->sched.warps ? p->sched.warps : 4;
+    s->stages = p->sched.stages ? p->sched.stages : 1;
+    s->splits = p->sched.splits;
+    s->targets = p->sched.targets ? p->sched.targets : (TARGET_C | TARGET_CUDA | TARGET_HIP);
+    uint32_t rows = fz->row_axes;
+    if (!rows && fz->nrunning) {
+        rows = ~0u;
+        for (int i = 0; i < fz->nrunning; i++)
+            rows &= p->tensors[fz->running[i].tensor].axis_mask;
+    }
+    rows &= ~(1u << fz->axis);
+    s->row_axis = -1;
+    s->tile_keys = 64;
+    for (int i = 0; i < p->sched.ntiles; i++) {
+        const fg_tile_size *ts = &p->sched.tiles[i];
+        if (ts->axis == fz->axis)
+            s->tile_keys = ts->size;
+        else if (ts->axis >= 0 && (rows & (1u << ts->axis))) {
+            s->row_axis = ts->axis;
+            s->tile_rows = ts->size;
+        }
+    }
+    if (s->row_axis < 0 && rows && fz->nrunning) {
+        const fg_tensor *t = &p->tensors[fz->running[0].tensor];
+        for (int i = 0; i < t->naxes; i++)
+            if (rows & (1u << t->axes[i]))
+                s->row_axis = t->axes[i];
+        s->tile_rows = 1;
+    }
+    if (s->tile_rows <= 0)
+        s->tile_rows = 1;
+    if (s->tile_keys <= 0)
+        s->tile_keys = 64;
+    s->outer = rows & ~(s->row_axis >= 0 ? 1u << s->row_axis : 0u);
+}
+
+/* Every statement's axes must be the fused axis, a row axis (the tile or an
+ * outer loop) or an axis of its own; no reduction over a row axis. */
+static int check_placement(fg_kernel *k, fg_diag *d)
+{
+    const fg_plan *p = k->plan;
+    const fg_ksched *s = &k->sched;
+    uint32_t rows = s->outer | (s->row_axis >= 0 ? 1u << s->row_axis : 0u);
+    for (int i = 0; i < p->ntensors; i++) {
+        const fg_tensor *t = &p->tensors[i];
+        if (t->kind != TENSOR_STMT)
+            continue;
+        if ((t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION) &&
+            t->red_axis != s->reduced_axis && (rows & (1u << t->red_axis))) {
+            diag_error(d, t->loc,
+                       "'%s' reduces over row axis '%s', which the fused schedule keeps "
+                       "fixed per row",
+                       t->name, p->axes[t->red_axis].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The model                                                           */
+/* ------------------------------------------------------------------ */
+
+fg_expr *kernel_inline_tiles(fg_arena *a, const fg_fused *fz, const fg_expr *e)
+{
+    kb c = {.a = a, .fz = fz, .p = fz->plan};
+    return inline_tiles(&c, e, 0);
+}
+
+int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
+{
+    const fg_plan *p = fz->plan;
+    fg_kernel *k = ARENA_NEW(a, fg_kernel);
+    k->fz = fz;
+    k->plan = p;
+    k->mask = &fz->mask;
+    k->family = FAMILY_ROWREDUCE;
+    for (int i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].cls == CLASS_CONTRACTION)
+            k->family = FAMILY_ATTENTION;
+    resolve_schedule(k);
+    if (check_placement(k, d) < 0)
+        return -1;
+    const fg_mask *m = k->mask;
+    k->mask_rows_keys = m->present && m->root && m->col_axis == k->sched.reduced_axis &&
+                        (m->row_axis == k->sched.row_axis ||
+                         (m->row_axis >= 0 && (k->sched.outer & (1u << m->row_axis))));
+    k->mask_skip = k->mask_rows_keys && fz->mask_skippable;
+    k->nvalues = fz->nrunning;
+    k->values = ARENA_ARRAY(a, fg_kvalue, fz->nrunning + 1);
+    for (int i = 0; i < fz->nrunning; i++) {
+        const fg_running *r = &fz->running[i];
+        k->values[i] = (fg_kvalue){r->tensor, r->op, r->identity, &r->corr,
+                                   r->op == R_MAX ? "max" : r->op == R_MIN ? "min" : "sum"};
+    }
+    k->divides = ARENA_ARRAY(a, bool, p->nparams + 1);
+    for (int i = 0; i < p->nparams; i++) {
+        k->divides[i] = plan_divides_by(p, i);
+        k->nvectors += p->params[i].index_axis >= 0;
+    }
+    kb c = {.a = a, .fz = fz, .p = p, .k = k};
+    if (match_attention(&c) == 0) {
+        k->attn_ok = true;
+        bind_attention(&c);
+    } else {
+        k->attn_why = c.why;
+        k->attn_why_loc = c.why_loc;
+    }
+    *out = k;
+    return 0;
+}
