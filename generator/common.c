@@ -267,6 +267,73 @@ static const char *index_text(fg_arena *a, const fg_kernel *km, const fg_tensor 
     return sb_str(&b);
 }
 
+/* The fields of fg_PLAN_args, each with its comment. */
+static char *args_fields(fg_arena *a, const fg_kernel *km)
+{
+    const fg_plan *p = km->plan;
+    const fg_ksched *ks = &km->sched;
+    /* the argument struct */
+    sb f = {a, NULL, 0, 0};
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < p->ntensors; i++) {
+            const fg_tensor *t = &p->tensors[i];
+            if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
+                continue;
+            if (pass == 0)
+                sb_printf(&f,
+                          "    fg_tensor %s; /* input %s[%s]: shape [%s], plan dtype %s "
+                          "(bf16, fp16 or f32 accepted) */\n",
+                          t->name, t->name, index_text(a, km, t), shape_text(a, km, t),
+                          fg_dtype_names[t->dtype]);
+            else
+                sb_printf(&f,
+                          "    fg_tensor %s; /* output %s[%s]: shape [%s], plan dtype %s "
+                          "(f32, bf16 or fp16 accepted) */\n",
+                          t->name, t->name, index_text(a, km, t), shape_text(a, km, t),
+                          fg_dtype_names[t->out_dtype]);
+        }
+    if (p->nparams)
+        sb_puts(&f, "    /* params: */\n");
+    for (int i = 0; i < p->nparams; i++) {
+        const fg_param *pa = &p->params[i];
+        const char *def = pa->deflt ? comment_safe(a, expr_to_string(a, p, pa->deflt)) : NULL;
+        if (pa->index_axis >= 0) {
+            const fg_axis *ax = &p->axes[pa->index_axis];
+            sb_printf(&f, "    const float *%s; /* [%s], one per %s; %s */\n", pa->name,
+                      p->dims[ax->dim].name, ax->name,
+                      def ? arena_printf(a, "NULL: the default %s", def) : "required");
+        } else {
+            sb_printf(&f, "    %s %s; /* %s%s */\n", pa->dtype == DT_INT ? "int" : "float",
+                      pa->name, pa->dtype == DT_INT ? "int" : "f32",
+                      def ? arena_printf(a, "; default %s", def) : ", required");
+            sb_printf(&f, "    int has_%s; /* 0: %s */\n", pa->name,
+                      def ? "use the default" : "missing (an error)");
+        }
+    }
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        const fg_axis *ow = &p->axes[dm->index_axis];
+        sb_printf(&f,
+                  "    const int32_t *%s_len; /* [%s]: %s[%s], the length of each %s (0..%s, the "
+                  "stored extent; NULL: all %s); host memory for the CPU entry, device memory "
+                  "for the GPU ones */\n",
+                  dm->name, p->dims[ow->dim].name, dm->name, ow->name, ow->name, dm->name,
+                  dm->name);
+    }
+    if (ks->form == FORM_SPLIT)
+        sb_printf(&f, "    int splits; /* splits of %s: 0 = %s, else 1 or more */\n",
+                  p->axes[ks->reduced_axis].name,
+                  p->sched.splits ? arena_printf(a, "the plan's %d", p->sched.splits)
+                                  : "auto (from the size)");
+    else
+        sb_printf(&f, "    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: "
+                      "it then splits %s and combines) */\n",
+                  p->axes[ks->reduced_axis].name);
+    return sb_str(&f);
+}
+
 int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
 {
     const fg_plan *p = km->plan;
@@ -337,66 +404,7 @@ int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
               ops, bytes);
     fg_def_code(defs, "summary_c", sb_str(&s));
 
-    /* the argument struct */
-    sb f = {a, NULL, 0, 0};
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
-            if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
-                continue;
-            if (pass == 0)
-                sb_printf(&f,
-                          "    fg_tensor %s; /* input %s[%s]: shape [%s], plan dtype %s "
-                          "(bf16, fp16 or f32 accepted) */\n",
-                          t->name, t->name, index_text(a, km, t), shape_text(a, km, t),
-                          fg_dtype_names[t->dtype]);
-            else
-                sb_printf(&f,
-                          "    fg_tensor %s; /* output %s[%s]: shape [%s], plan dtype %s "
-                          "(f32, bf16 or fp16 accepted) */\n",
-                          t->name, t->name, index_text(a, km, t), shape_text(a, km, t),
-                          fg_dtype_names[t->out_dtype]);
-        }
-    if (p->nparams)
-        sb_puts(&f, "    /* params: */\n");
-    for (int i = 0; i < p->nparams; i++) {
-        const fg_param *pa = &p->params[i];
-        const char *def = pa->deflt ? comment_safe(a, expr_to_string(a, p, pa->deflt)) : NULL;
-        if (pa->index_axis >= 0) {
-            const fg_axis *ax = &p->axes[pa->index_axis];
-            sb_printf(&f, "    const float *%s; /* [%s], one per %s; %s */\n", pa->name,
-                      p->dims[ax->dim].name, ax->name,
-                      def ? arena_printf(a, "NULL: the default %s", def) : "required");
-        } else {
-            sb_printf(&f, "    %s %s; /* %s%s */\n", pa->dtype == DT_INT ? "int" : "float",
-                      pa->name, pa->dtype == DT_INT ? "int" : "f32",
-                      def ? arena_printf(a, "; default %s", def) : ", required");
-            sb_printf(&f, "    int has_%s; /* 0: %s */\n", pa->name,
-                      def ? "use the default" : "missing (an error)");
-        }
-    }
-    for (int i = 0; i < p->ndims; i++) {
-        const fg_dim *dm = &p->dims[i];
-        if (dm->index_axis < 0)
-            continue;
-        const fg_axis *ow = &p->axes[dm->index_axis];
-        sb_printf(&f,
-                  "    const int32_t *%s_len; /* [%s]: %s[%s], the length of each %s (0..%s, the "
-                  "stored extent; NULL: all %s); host memory for the CPU entry, device memory "
-                  "for the GPU ones */\n",
-                  dm->name, p->dims[ow->dim].name, dm->name, ow->name, ow->name, dm->name,
-                  dm->name);
-    }
-    if (ks->form == FORM_SPLIT)
-        sb_printf(&f, "    int splits; /* splits of %s: 0 = %s, else 1 or more */\n",
-                  p->axes[ks->reduced_axis].name,
-                  p->sched.splits ? arena_printf(a, "the plan's %d", p->sched.splits)
-                                  : "auto (from the size)");
-    else
-        sb_printf(&f, "    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: "
-                      "it then splits %s and combines) */\n",
-                  p->axes[ks->reduced_axis].name);
-    fg_def_code(defs, "args_fields", sb_str(&f));
+    fg_def_code(defs, "args_fields", args_fields(a, km));
     return 0;
 }
 

@@ -591,14 +591,17 @@ static void divisor_checks(lc *L, sb *b, const fg_expr *e, const char *ind)
         divisor_checks(L, b, e->args[i], ind);
 }
 
-static char *validation_code(lc *L)
+/* Validation, part 1: the tensors, the dims bound from their shapes, the
+ * per-sequence lengths. */
+static void validate_shapes(lc *L, sb *bp)
 {
     const fg_plan *p = L->p;
     fg_arena *a = L->a;
-    sb b = {a, NULL, 0, 0};
     const char *E = L->entry;
-    sb_printf(&b, "if (!args)\n    return fg_set_error(FG_ERR_NULL, \"%s: args is NULL\");\n", E);
-    sb_puts(&b, "fg_status status_;\n");
+    (void)p;
+    (void)a;
+    (void)E;
+    sb b = *bp;
     /* tensors */
     const unsigned float_types = 1u | 2u | 4u;
     (void)float_types;
@@ -668,6 +671,19 @@ static char *validation_code(lc *L)
                   dm->name, own, dm->name, dm->name, L->dname[k], E, dm->name, dm->name, dm->name,
                   L->dname[k]);
     }
+    *bp = b;
+}
+
+/* Validation, part 2: the scalar params and their defaults. */
+static void validate_params(lc *L, sb *bp)
+{
+    const fg_plan *p = L->p;
+    fg_arena *a = L->a;
+    const char *E = L->entry;
+    (void)p;
+    (void)a;
+    (void)E;
+    sb b = *bp;
     /* scalar params, in declaration order */
     for (int i = 0; i < p->nparams; i++) {
         const fg_param *pa = &p->params[i];
@@ -693,6 +709,20 @@ static char *validation_code(lc *L)
                       "%s is not finite\");\n",
                       nm, E, pa->name);
     }
+    *bp = b;
+}
+
+/* Validation, part 3: int divisors, and index expressions that are not a
+ * plain axis (in range at both ends). */
+static void validate_indices(lc *L, sb *bp)
+{
+    const fg_plan *p = L->p;
+    fg_arena *a = L->a;
+    const char *E = L->entry;
+    (void)p;
+    (void)a;
+    (void)E;
+    sb b = *bp;
     /* int divisors in statements and index expressions */
     sb divs = {a, NULL, 0, 0};
     for (int i = 0; i < p->ntensors; i++) {
@@ -766,6 +796,19 @@ static char *validation_code(lc *L)
                       p->axes[ax].name, an, L->dname[dm]);
         }
     }
+    *bp = b;
+}
+
+/* The argument checks of the CPU entry, in the order they run. */
+static char *validation_code(lc *L)
+{
+    sb b = {L->a, NULL, 0, 0};
+    sb_printf(&b, "if (!args)\n    return fg_set_error(FG_ERR_NULL, \"%s: args is NULL\");\n",
+              L->entry);
+    sb_puts(&b, "fg_status status_;\n");
+    validate_shapes(L, &b);
+    validate_params(L, &b);
+    validate_indices(L, &b);
     return sb_str(&b);
 }
 
@@ -779,23 +822,19 @@ static char *mask_print(void *ctx, const fg_expr *e)
     return cexpr(L, SITE_STRUCT, e, NULL);
 }
 
-int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
-            fg_diag *d)
+static int c_rows_defs(lc *L, fg_defs *defs)
 {
-    lc L;
-    const fg_fused *fz = k->fz;
-    if (lc_init(&L, a, k, d) < 0)
-        return -1;
-    const fg_plan *p = fz->plan;
-    *template_rel = "c/fused.m4";
-
-    const char *NN = L.dval[p->axes[L.fused].dim];
-    const char *MM = L.rowtile >= 0 ? L.dname[p->axes[L.rowtile].dim] : "1";
-    fg_def_code(defs, "c_validate", text_indented(a, validation_code(&L), 4));
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    const fg_fused *fz = L->fz;
+    (void)fz;
+    const char *NN = L->dval[p->axes[L->fused].dim];
+    const char *MM = L->rowtile >= 0 ? L->dname[p->axes[L->rowtile].dim] : "1";
+    fg_def_code(defs, "c_validate", text_indented(a, validation_code(L), 4));
     fg_def_str(defs, "c_rows", MM);
     fg_def_str(defs, "c_keys", NN);
-    fg_def_str(defs, "c_keys_full", L.dname[p->axes[L.fused].dim]);
-    fg_def_str(defs, "c_ntiles", p->dims[p->axes[L.fused].dim].index_axis >= 0
+    fg_def_str(defs, "c_keys_full", L->dname[p->axes[L->fused].dim]);
+    fg_def_str(defs, "c_ntiles", p->dims[p->axes[L->fused].dim].index_axis >= 0
                                      ? arena_printf(a, "(%s + TN_ - 1) / TN_", NN)
                                      : "ntiles_");
 
@@ -805,8 +844,8 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
         const fg_dim *dm = &p->dims[i];
         if (dm->index_axis < 0)
             continue;
-        if (!(L.outer & (1u << dm->index_axis))) {
-            diag_error(d, dm->index_loc,
+        if (!(L->outer & (1u << dm->index_axis))) {
+            diag_error(L->d, dm->index_loc,
                        "the C backend needs '%s', which the length of '%s' varies with, to be a "
                        "row axis of the running state outside the row tiles",
                        p->axes[dm->index_axis].name, dm->name);
@@ -814,39 +853,47 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
         }
         sb_printf(&rs, "/* %s[%s]: the length of this %s */\n", dm->name,
                   p->axes[dm->index_axis].name, p->axes[dm->index_axis].name);
-        sb_printf(&rs, "const long %s = args->%s_len ? (long)args->%s_len[%s] : %s;\n", L.dval[i],
-                  dm->name, dm->name, L.aname[dm->index_axis], L.dname[i]);
-        if (L.mask_ok)
-            sb_printf(&rs, "x_.%s = %s;\n", L.dname[i], L.dval[i]);
+        sb_printf(&rs, "const long %s = args->%s_len ? (long)args->%s_len[%s] : %s;\n", L->dval[i],
+                  dm->name, dm->name, L->aname[dm->index_axis], L->dname[i]);
+        if (L->mask_ok)
+            sb_printf(&rs, "x_.%s = %s;\n", L->dname[i], L->dval[i]);
     }
     fg_def_code(defs, "c_row_setup", text_indented(a, sb_str(&rs), 8));
+    return 0;
+}
 
+static void c_mask_defs(lc *L, fg_defs *defs)
+{
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    const fg_fused *fz = L->fz;
+    (void)fz;
     /* dims_ and the mask's tile classification */
     sb ds = {a, NULL, 0, 0};
     sb dset = {a, NULL, 0, 0};
     for (int i = 0; i < p->ndims; i++) {
-        sb_printf(&ds, "    long %s;\n", L.dname[i]);
-        sb_printf(&dset, "x_.%s = %s;\n", L.dname[i], L.dname[i]);
+        sb_printf(&ds, "    long %s;\n", L->dname[i]);
+        sb_printf(&dset, "x_.%s = %s;\n", L->dname[i], L->dname[i]);
     }
     for (int i = 0; i < p->nparams; i++)
         if (p->params[i].index_axis < 0) {
             sb_printf(&ds, "    %s %s;\n", p->params[i].dtype == DT_INT ? "long" : "float",
-                      L.pname[i]);
-            sb_printf(&dset, "x_.%s = %s;\n", L.pname[i], L.pname[i]);
+                      L->pname[i]);
+            sb_printf(&dset, "x_.%s = %s;\n", L->pname[i], L->pname[i]);
         }
-    fg_def_bool(defs, "c_mask", L.mask_ok);
+    fg_def_bool(defs, "c_mask", L->mask_ok);
     fg_def_code(defs, "c_dims_fields", sb_str(&ds));
     fg_def_code(defs, "c_dims_set", text_indented(a, sb_str(&dset), 4));
-    if (L.mask_ok) {
+    if (L->mask_ok) {
         const fg_tensor *mt = fz->mask.stmt >= 0 ? &p->tensors[fz->mask.stmt] : NULL;
         fg_def_str(defs, "c_mask_origin",
-                   mt ? arena_printf(a, "%s, plan line %d", source_line(&L, mt->loc),
+                   mt ? arena_printf(a, "%s, plan line %d", source_line(L, mt->loc),
                                      mt->loc.line)
                       : "");
-        fg_def_code(defs, "c_tile_state", mask_emit_tile_state(a, &fz->mask, mask_print, &L));
-        fg_def_code(defs, "c_key_range", mask_emit_key_range(a, &fz->mask, mask_print, &L));
-        bool row_outer = fz->mask.row_axis != L.rowtile;
-        const char *ra = row_outer ? L.aname[fz->mask.row_axis] : NULL;
+        fg_def_code(defs, "c_tile_state", mask_emit_tile_state(a, &fz->mask, mask_print, L));
+        fg_def_code(defs, "c_key_range", mask_emit_key_range(a, &fz->mask, mask_print, L));
+        bool row_outer = fz->mask.row_axis != L->rowtile;
+        const char *ra = row_outer ? L->aname[fz->mask.row_axis] : NULL;
         fg_def_str(defs, "c_mask_rows",
                    row_outer ? arena_printf(a, "%s, %s + 1", ra, ra) : "m0_, m0_ + rows_");
     } else {
@@ -860,8 +907,15 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
     for (int i = 0; i < fz->ntile; i++)
         if (p->tensors[fz->tile[i]].is_output)
             tile_outputs = true;
-    fg_def_bool(defs, "c_skip", L.mask_ok && !tile_outputs);
+    fg_def_bool(defs, "c_skip", L->mask_ok && !tile_outputs);
+}
 
+static const char *c_param_vector_defs(lc *L, fg_defs *defs)
+{
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    const fg_fused *fz = L->fz;
+    (void)fz;
     /* param vectors */
     sb pv = {a, NULL, 0, 0}, pvfree = {a, NULL, 0, 0};
     for (int i = 0; i < p->nparams; i++) {
@@ -869,12 +923,12 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
         if (pa->index_axis < 0)
             continue;
         const fg_axis *ax = &p->axes[pa->index_axis];
-        const char *ext = L.dname[ax->dim];
-        const char *nm = L.pname[i];
+        const char *ext = L->dname[ax->dim];
+        const char *nm = L->pname[i];
         sb_printf(&pv, "float *%s_own_ = NULL;\nconst float *%s = args->%s;\n", nm, nm, pa->name);
         if (pa->deflt) {
             uint32_t used = 0;
-            char *de = cexpr(&L, SITE_SCALAR, pa->deflt, &used);
+            char *de = cexpr(L, SITE_SCALAR, pa->deflt, &used);
             sb_printf(&pv,
                       "if (!%s) {\n"
                       "    %s_own_ = malloc(sizeof(float) * (size_t)(%s > 0 ? %s : 1));\n"
@@ -884,43 +938,46 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
                       "        %s_own_[%s] = %s;\n"
                       "    %s = %s_own_;\n"
                       "}\n",
-                      nm, nm, ext, ext, nm, L.entry, pa->name, L.aname[ax - p->axes],
-                      L.aname[ax - p->axes], ext, L.aname[ax - p->axes], nm,
-                      L.aname[ax - p->axes], de, nm, nm);
+                      nm, nm, ext, ext, nm, L->entry, pa->name, L->aname[ax - p->axes],
+                      L->aname[ax - p->axes], ext, L->aname[ax - p->axes], nm,
+                      L->aname[ax - p->axes], de, nm, nm);
         } else {
             sb_printf(&pv,
                       "if (!%s)\n"
                       "    return fg_set_error(FG_ERR_NULL, \"%s: %s (one value per %s) is NULL "
                       "and has no default\");\n",
-                      nm, L.entry, pa->name, ax->name);
+                      nm, L->entry, pa->name, ax->name);
         }
         sb_printf(&pvfree, "free(%s_own_);\n", nm);
     }
     fg_def_code(defs, "c_param_vectors", text_indented(a, sb_str(&pv), 4));
+    return sb_str(&pvfree);
+}
 
+static void c_buffer_defs(lc *L, fg_defs *defs, const char *pvfree, bool *saved)
+{
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    const fg_fused *fz = L->fz;
+    (void)fz;
     /* buffers */
     sb bufs = {a, NULL, 0, 0}, frees = {a, NULL, 0, 0}, nulls = {a, NULL, 0, 0};
-    sb_puts(&frees, sb_str(&pvfree));
-    bool *saved = ARENA_ARRAY(a, bool, p->ntensors + 1);
-    for (int i = 0; i < fz->nrunning; i++)
-        for (int k = 0; k < p->ntensors && k < 64; k++)
-            if (fz->running[i].corr.kind != CORR_NONE && (fz->running[i].corr.producers & (1ull << k)))
-                saved[k] = true;
+    sb_puts(&frees, pvfree);
     for (int i = 0; i < p->ntensors; i++) {
         const fg_tensor *t = &p->tensors[i];
-        if (t->kind != TENSOR_STMT || !L.needs_buf[i])
+        if (t->kind != TENSOR_STMT || !L->needs_buf[i])
             continue;
         sb size = {a, NULL, 0, 0};
         for (int k = 0; k < t->naxes; k++) {
             int ax = t->axes[k];
-            if (L.outer & (1u << ax))
+            if (L->outer & (1u << ax))
                 continue;
             sb_printf(&size, "%s%s", size.len ? " * " : "",
-                      ax == L.rowtile ? "TM_" : ax == L.fused ? "TN_" : L.dname[p->axes[ax].dim]);
+                      ax == L->rowtile ? "TM_" : ax == L->fused ? "TN_" : L->dname[p->axes[ax].dim]);
         }
         if (!size.len)
             sb_puts(&size, "1");
-        const char *nm = L.tname[i];
+        const char *nm = L->tname[i];
         sb_printf(&bufs, "const long %s_n_ = %s; /* %s: %s */\n", nm, sb_str(&size), t->name,
                   fg_role_names[fz->role[i]]);
         sb_printf(&bufs, "float *%s = malloc(sizeof(float) * (size_t)%s_n_);\n", nm, nm);
@@ -931,7 +988,7 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
             sb_printf(&nulls, " || !%s_prev_", nm);
             sb_printf(&frees, "free(%s_prev_);\n", nm);
         }
-        if (L.is_running[i]) {
+        if (L->is_running[i]) {
             sb_printf(&bufs,
                       "float *%s_part_ = malloc(sizeof(float) * (size_t)%s_n_ * (size_t)splits_);\n",
                       nm, nm);
@@ -942,19 +999,26 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
     fg_def_code(defs, "c_buffers", text_indented(a, sb_str(&bufs), 4));
     fg_def_str(defs, "c_buffers_missing", nulls.len ? sb_str(&nulls) + 4 : "0");
     fg_def_code(defs, "c_free", text_indented(a, sb_str(&frees), 4));
+}
 
+static void c_loop_defs(lc *L, fg_defs *defs, const bool *saved)
+{
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    const fg_fused *fz = L->fz;
+    (void)fz;
     /* loops over the outer row axes */
     sb outer = {a, NULL, 0, 0};
     for (int ax = 0; ax < p->naxes; ax++)
-        if (L.outer & (1u << ax))
-            sb_printf(&outer, "for (long %s = 0; %s < %s; %s++)\n", L.aname[ax], L.aname[ax],
-                      L.dname[p->axes[ax].dim], L.aname[ax]);
+        if (L->outer & (1u << ax))
+            sb_printf(&outer, "for (long %s = 0; %s < %s; %s++)\n", L->aname[ax], L->aname[ax],
+                      L->dname[p->axes[ax].dim], L->aname[ax]);
     fg_def_code(defs, "c_outer_loops", text_indented(a, sb_str(&outer), 4));
 
     /* running state: identity at the start of each row tile (or split) */
     sb init = {a, NULL, 0, 0};
     for (int i = 0; i < fz->nrunning; i++) {
-        const char *nm = L.tname[fz->running[i].tensor];
+        const char *nm = L->tname[fz->running[i].tensor];
         sb_printf(&init, "for (long k_ = 0; k_ < %s_n_; k_++)\n    %s[k_] = %s;\n", nm, nm,
                   identity_text(fz->running[i].op));
     }
@@ -963,7 +1027,7 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
     /* prologue */
     sb pro = {a, NULL, 0, 0};
     for (int i = 0; i < fz->nprologue; i++)
-        sb_puts(&pro, stmt_code(&L, fz->prologue[i]));
+        sb_puts(&pro, stmt_code(L, fz->prologue[i]));
     fg_def_code(defs, "c_prologue", text_indented(a, sb_str(&pro), 8));
 
     /* the tile body: tile statements and running steps in dependency order */
@@ -973,23 +1037,30 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
         if (ti < 0 || ti >= p->ntensors)
             continue;
         if (fz->role[ti] == ROLE_TILE)
-            sb_puts(&tile, stmt_code(&L, ti));
-        else if (fz->role[ti] == ROLE_RUNNING && L.run_index[ti] >= 0)
-            sb_puts(&tile, running_code(&L, L.run_index[ti], saved));
+            sb_puts(&tile, stmt_code(L, ti));
+        else if (fz->role[ti] == ROLE_RUNNING && L->run_index[ti] >= 0)
+            sb_puts(&tile, running_code(L, L->run_index[ti], saved));
     }
     fg_def_code(defs, "c_tile_body", text_indented(a, sb_str(&tile), 16));
 
     /* split: save the partials, then combine */
     sb save = {a, NULL, 0, 0}, comb = {a, NULL, 0, 0};
     for (int i = 0; i < fz->nrunning; i++) {
-        const char *nm = L.tname[fz->running[i].tensor];
+        const char *nm = L->tname[fz->running[i].tensor];
         sb_printf(&save, "memcpy(%s_part_ + s_ * %s_n_, %s, sizeof(float) * (size_t)%s_n_);\n", nm,
                   nm, nm, nm);
-        sb_puts(&comb, combine_code(&L, i));
+        sb_puts(&comb, combine_code(L, i));
     }
     fg_def_code(defs, "c_save_partials", text_indented(a, sb_str(&save), 12));
     fg_def_code(defs, "c_combine", text_indented(a, sb_str(&comb), 8));
+}
 
+static void c_epilogue_defs(lc *L, fg_defs *defs)
+{
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    const fg_fused *fz = L->fz;
+    (void)fz;
     /* epilogue: running outputs, row statements, then a pass over the fused
      * axis for epilogue statements that carry it */
     sb epi = {a, NULL, 0, 0};
@@ -998,21 +1069,21 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
         const fg_tensor *t = &p->tensors[ti];
         if (!t->is_output)
             continue;
-        pctx c = {&L, SITE_VALUE, 0, false};
+        pctx c = {L, SITE_VALUE, 0, false};
         uint32_t used = 0;
         char *body = arena_printf(a, "/* %s: the final value (a max/min stays +-inf here) */\n"
                                      "st_(&args->%s, %s, %s[%s]);\n",
-                                  t->name, L.tname[ti], output_offset(&L, t, &used), L.tname[ti],
+                                  t->name, L->tname[ti], output_offset(L, t, &used), L->tname[ti],
                                   buf_index(&c, t));
-        sb_puts(&epi, loop_nest(&L, t, L.fused, used | c.used, body));
+        sb_puts(&epi, loop_nest(L, t, L->fused, used | c.used, body));
     }
     bool pass2 = false;
     for (int i = 0; i < fz->nepilogue; i++) {
         const fg_tensor *t = &p->tensors[fz->epilogue[i]];
-        if (has_axis(t, L.fused))
+        if (has_axis(t, L->fused))
             pass2 = true;
         else
-            sb_puts(&epi, stmt_code(&L, fz->epilogue[i]));
+            sb_puts(&epi, stmt_code(L, fz->epilogue[i]));
     }
     fg_def_code(defs, "c_epilogue", text_indented(a, sb_str(&epi), 8));
     fg_def_bool(defs, "c_epilogue_pass", pass2);
@@ -1022,7 +1093,7 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
         bool *need = ARENA_ARRAY(a, bool, p->ntensors + 1);
         for (int i = 0; i < fz->nepilogue; i++) {
             const fg_tensor *t = &p->tensors[fz->epilogue[i]];
-            if (has_axis(t, L.fused))
+            if (has_axis(t, L->fused))
                 need[fz->epilogue[i]] = true;
         }
         for (int k = p->norder - 1; k >= 0; k--) {
@@ -1047,18 +1118,38 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
             if (fz->role[ti] == ROLE_TILE || fz->role[ti] == ROLE_EPILOGUE) {
                 if (fz->role[ti] == ROLE_TILE && p->tensors[ti].is_output)
                     continue; /* stored in the tile pass */
-                sb_puts(&ep2, stmt_code(&L, ti));
+                sb_puts(&ep2, stmt_code(L, ti));
             }
         }
     }
     fg_def_code(defs, "c_epilogue_tile", text_indented(a, sb_str(&ep2), 12));
+}
 
-    /* split count */
-    int def_splits = fz->form == FORM_SPLIT ? p->sched.splits : 1;
+int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+            fg_diag *d)
+{
+    lc L;
+    if (lc_init(&L, a, k, d) < 0)
+        return -1;
+    const fg_plan *p = k->plan;
+    *template_rel = "c/fused.m4";
+    if (c_rows_defs(&L, defs) < 0)
+        return -1;
+    c_mask_defs(&L, defs);
+    const char *pvfree = c_param_vector_defs(&L, defs);
+    /* running values a correction reads keep their previous value */
+    bool *saved = ARENA_ARRAY(a, bool, p->ntensors + 1);
+    for (int i = 0; i < k->nvalues; i++)
+        for (int t = 0; t < p->ntensors && t < 64; t++)
+            if (k->values[i].corr->kind != CORR_NONE && (k->values[i].corr->producers & (1ull << t)))
+                saved[t] = true;
+    c_buffer_defs(&L, defs, pvfree, saved);
+    c_loop_defs(&L, defs, saved);
+    c_epilogue_defs(&L, defs);
+    /* split count: the plan's, else from the key tiles */
+    int def_splits = k->sched.form == FORM_SPLIT ? k->sched.splits : 1;
     fg_def_str(defs, "c_default_splits",
                def_splits > 0 ? arena_printf(a, "%d", def_splits)
                               : "ntiles_ / 4 < 1 ? 1 : ntiles_ / 4 > 64 ? 64 : ntiles_ / 4");
-    (void)d;
     return L.errors ? -1 : 0;
 }
-
