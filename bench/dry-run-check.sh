@@ -74,7 +74,7 @@ fi
 
 # The rows of dry-run-cases.tsv that no plan matches, with their notes.
 cat > "$tmp/notes.exp" <<'EOF'
-global-gqa|no plan matches: hq != hkv, plan has no dim Hkv (global)
+global-gqa|no plan matches: hq != hkv, plan does not group heads (global)
 causal-window|no plan matches: row has a window, plan has no param W (causal)
 softcap-nocap|no plan matches: plan soft-caps, row does not (softcap)
 global-causal|no plan matches: causal row, plan without a mask (global)

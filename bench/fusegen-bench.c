@@ -21,7 +21,7 @@
  * must mean what the plan computes: its mask (every bundled plan but global
  * is causal, bottom-right aligned), a window only for a plan with param W,
  * a soft-cap only for one with param cap, ALiBi only for one with param
- * slope, hq != hkv only for one with dim Hkv.  The params are then set
+ * slope, hq != hkv only for one that groups heads (a kv-heads dim).  The params are then set
  * explicitly from the row (scale = 1/sqrt(d), W = window, cap = softcap,
  * G = hq / hkv); slope keeps the plan's default, 2^(-8 (h+1) / H), which is
  * the cases' definition.  A row no plan matches gets ms null and a note.
@@ -198,10 +198,11 @@ static int param_index(const fg_plan_info *info, const char *name)
     return -1;
 }
 
-static int dim_index(const fg_plan_info *info, const char *name)
+/* The dim with a role in the kernel family (the registry's binding). */
+static int role_index(const fg_plan_info *info, fg_dim_role role)
 {
     for (int i = 0; i < info->ndims; i++)
-        if (!strcmp(info->dims[i], name))
+        if (info->dim_role[i] == (int)role)
             return i;
     return -1;
 }
@@ -248,8 +249,8 @@ static void map_case(bcase *c)
     else if (!!c->alibi != (param_index(p, "slope") >= 0))
         why = c->alibi ? "row has ALiBi, plan has no param slope"
                        : "plan adds ALiBi, row does not";
-    else if (c->hq != c->hkv && dim_index(p, "Hkv") < 0)
-        why = "hq != hkv, plan has no dim Hkv";
+    else if (c->hq != c->hkv && role_index(p, FG_ROLE_KV_HEADS) < 0)
+        why = "hq != hkv, plan does not group heads";
     else if (p->ninputs != 3 || p->noutputs != 2)
         why = "plan is not Q, K, V -> O, LSE";
     if (why) {
@@ -262,7 +263,7 @@ static void map_case(bcase *c)
         set_param(c, "W", (double)c->window);
     if (c->softcap > 0)
         set_param(c, "cap", c->softcap);
-    if (dim_index(p, "Hkv") >= 0)
+    if (role_index(p, FG_ROLE_KV_HEADS) >= 0)
         set_param(c, "G", (double)(c->hq / c->hkv));
 }
 

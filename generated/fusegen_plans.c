@@ -9,6 +9,7 @@
 
 /* alibi: Causal attention with ALiBi position bias, slope[h] = 2^(-8 (h+1) / H). */
 static const char *const alibi_dims_[] = {"B", "H", "M", "N", "D"};
+static const int alibi_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int alibi_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info alibi_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
@@ -49,7 +50,7 @@ static fg_status alibi_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_alibi_cpu(&a_);
 }
 static const fg_plan_info alibi_info_ = {
-    "alibi", "rolling", 5, alibi_dims_, alibi_dim_over_,
+    "alibi", "rolling", "attention", 5, alibi_dims_, alibi_dim_role_, alibi_dim_over_,
     3, alibi_inputs_, 2, alibi_outputs_,
     2, alibi_params_,
     alibi_cpu_,
@@ -57,6 +58,7 @@ static const fg_plan_info alibi_info_ = {
 
 /* alibi_decode: Decode (split over keys): Causal attention with ALiBi position bias, slope[h] = 2^(-8 (h+1) / H). */
 static const char *const alibi_decode_dims_[] = {"B", "H", "M", "N", "D"};
+static const int alibi_decode_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int alibi_decode_dim_over_[] = {-1, -1, -1, 0, -1};
 static const fg_plan_tensor_info alibi_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
@@ -98,7 +100,7 @@ static fg_status alibi_decode_cpu_(const fg_tensor *inputs, const fg_tensor *out
     return fg_alibi_decode_cpu(&a_);
 }
 static const fg_plan_info alibi_decode_info_ = {
-    "alibi_decode", "split", 5, alibi_decode_dims_, alibi_decode_dim_over_,
+    "alibi_decode", "split", "attention", 5, alibi_decode_dims_, alibi_decode_dim_role_, alibi_decode_dim_over_,
     3, alibi_decode_inputs_, 2, alibi_decode_outputs_,
     2, alibi_decode_params_,
     alibi_decode_cpu_,
@@ -106,6 +108,7 @@ static const fg_plan_info alibi_decode_info_ = {
 
 /* causal: Causal attention: key n is visible to query m when n <= m + N - M. */
 static const char *const causal_dims_[] = {"B", "H", "M", "N", "D"};
+static const int causal_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int causal_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info causal_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
@@ -144,7 +147,7 @@ static fg_status causal_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_causal_cpu(&a_);
 }
 static const fg_plan_info causal_info_ = {
-    "causal", "rolling", 5, causal_dims_, causal_dim_over_,
+    "causal", "rolling", "attention", 5, causal_dims_, causal_dim_role_, causal_dim_over_,
     3, causal_inputs_, 2, causal_outputs_,
     1, causal_params_,
     causal_cpu_,
@@ -152,6 +155,7 @@ static const fg_plan_info causal_info_ = {
 
 /* causal_decode: Decode (split over keys): Causal attention: key n is visible to query m when n <= m + N - M. */
 static const char *const causal_decode_dims_[] = {"B", "H", "M", "N", "D"};
+static const int causal_decode_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int causal_decode_dim_over_[] = {-1, -1, -1, 0, -1};
 static const fg_plan_tensor_info causal_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
@@ -191,7 +195,7 @@ static fg_status causal_decode_cpu_(const fg_tensor *inputs, const fg_tensor *ou
     return fg_causal_decode_cpu(&a_);
 }
 static const fg_plan_info causal_decode_info_ = {
-    "causal_decode", "split", 5, causal_decode_dims_, causal_decode_dim_over_,
+    "causal_decode", "split", "attention", 5, causal_decode_dims_, causal_decode_dim_role_, causal_decode_dim_over_,
     3, causal_decode_inputs_, 2, causal_decode_outputs_,
     1, causal_decode_params_,
     causal_decode_cpu_,
@@ -199,6 +203,7 @@ static const fg_plan_info causal_decode_info_ = {
 
 /* global: Global attention without a mask; head dim D, scale 1/sqrt(D). */
 static const char *const global_dims_[] = {"B", "H", "M", "N", "D"};
+static const int global_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int global_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info global_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
@@ -237,7 +242,7 @@ static fg_status global_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_global_cpu(&a_);
 }
 static const fg_plan_info global_info_ = {
-    "global", "rolling", 5, global_dims_, global_dim_over_,
+    "global", "rolling", "attention", 5, global_dims_, global_dim_role_, global_dim_over_,
     3, global_inputs_, 2, global_outputs_,
     1, global_params_,
     global_cpu_,
@@ -245,6 +250,7 @@ static const fg_plan_info global_info_ = {
 
 /* gqa: Causal grouped-query attention: query head h reads key/value head h / G. */
 static const char *const gqa_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int gqa_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_KV_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int gqa_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info gqa_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
@@ -288,7 +294,7 @@ static fg_status gqa_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_gqa_cpu(&a_);
 }
 static const fg_plan_info gqa_info_ = {
-    "gqa", "rolling", 6, gqa_dims_, gqa_dim_over_,
+    "gqa", "rolling", "attention", 6, gqa_dims_, gqa_dim_role_, gqa_dim_over_,
     3, gqa_inputs_, 2, gqa_outputs_,
     2, gqa_params_,
     gqa_cpu_,
@@ -296,6 +302,7 @@ static const fg_plan_info gqa_info_ = {
 
 /* gqa_decode: Decode (split over keys): Causal grouped-query attention: query head h reads key/value head h / G. */
 static const char *const gqa_decode_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int gqa_decode_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_KV_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int gqa_decode_dim_over_[] = {-1, -1, -1, -1, 0, -1};
 static const fg_plan_tensor_info gqa_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
@@ -340,7 +347,7 @@ static fg_status gqa_decode_cpu_(const fg_tensor *inputs, const fg_tensor *outpu
     return fg_gqa_decode_cpu(&a_);
 }
 static const fg_plan_info gqa_decode_info_ = {
-    "gqa_decode", "split", 6, gqa_decode_dims_, gqa_decode_dim_over_,
+    "gqa_decode", "split", "attention", 6, gqa_decode_dims_, gqa_decode_dim_role_, gqa_decode_dim_over_,
     3, gqa_decode_inputs_, 2, gqa_decode_outputs_,
     2, gqa_decode_params_,
     gqa_decode_cpu_,
@@ -348,6 +355,7 @@ static const fg_plan_info gqa_decode_info_ = {
 
 /* logsoftmax: Numerically stable row log-softmax of a [R, C] matrix. */
 static const char *const logsoftmax_dims_[] = {"R", "C"};
+static const int logsoftmax_dim_role_[] = {FG_ROLE_ROWS, FG_ROLE_KEYS};
 static const int logsoftmax_dim_over_[] = {-1, -1};
 static const fg_plan_tensor_info logsoftmax_inputs_[] = {
     {"X", FG_BF16, 2, {0, 1}},
@@ -373,7 +381,7 @@ static fg_status logsoftmax_cpu_(const fg_tensor *inputs, const fg_tensor *outpu
     return fg_logsoftmax_cpu(&a_);
 }
 static const fg_plan_info logsoftmax_info_ = {
-    "logsoftmax", "rolling", 2, logsoftmax_dims_, logsoftmax_dim_over_,
+    "logsoftmax", "rolling", "rowreduce", 2, logsoftmax_dims_, logsoftmax_dim_role_, logsoftmax_dim_over_,
     1, logsoftmax_inputs_, 1, logsoftmax_outputs_,
     0, NULL,
     logsoftmax_cpu_,
@@ -381,6 +389,7 @@ static const fg_plan_info logsoftmax_info_ = {
 
 /* logsumexp: Row log-sum-exp of a [R, C] matrix: Mx + log(sum(exp(X - Mx))). */
 static const char *const logsumexp_dims_[] = {"R", "C"};
+static const int logsumexp_dim_role_[] = {FG_ROLE_ROWS, FG_ROLE_KEYS};
 static const int logsumexp_dim_over_[] = {-1, -1};
 static const fg_plan_tensor_info logsumexp_inputs_[] = {
     {"X", FG_F32, 2, {0, 1}},
@@ -406,7 +415,7 @@ static fg_status logsumexp_cpu_(const fg_tensor *inputs, const fg_tensor *output
     return fg_logsumexp_cpu(&a_);
 }
 static const fg_plan_info logsumexp_info_ = {
-    "logsumexp", "split", 2, logsumexp_dims_, logsumexp_dim_over_,
+    "logsumexp", "split", "rowreduce", 2, logsumexp_dims_, logsumexp_dim_role_, logsumexp_dim_over_,
     1, logsumexp_inputs_, 1, logsumexp_outputs_,
     0, NULL,
     logsumexp_cpu_,
@@ -414,6 +423,7 @@ static const fg_plan_info logsumexp_info_ = {
 
 /* softcap: Causal GQA attention with scores soft-capped: cap * tanh(score / cap), cap 50. */
 static const char *const softcap_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int softcap_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_KV_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int softcap_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info softcap_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
@@ -462,7 +472,7 @@ static fg_status softcap_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_softcap_cpu(&a_);
 }
 static const fg_plan_info softcap_info_ = {
-    "softcap", "rolling", 6, softcap_dims_, softcap_dim_over_,
+    "softcap", "rolling", "attention", 6, softcap_dims_, softcap_dim_role_, softcap_dim_over_,
     3, softcap_inputs_, 2, softcap_outputs_,
     3, softcap_params_,
     softcap_cpu_,
@@ -470,6 +480,7 @@ static const fg_plan_info softcap_info_ = {
 
 /* softcap_decode: Decode (split over keys): Causal GQA attention with scores soft-capped: cap * tanh(score / cap), cap 50. */
 static const char *const softcap_decode_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int softcap_decode_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_KV_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int softcap_decode_dim_over_[] = {-1, -1, -1, -1, 0, -1};
 static const fg_plan_tensor_info softcap_decode_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
@@ -519,7 +530,7 @@ static fg_status softcap_decode_cpu_(const fg_tensor *inputs, const fg_tensor *o
     return fg_softcap_decode_cpu(&a_);
 }
 static const fg_plan_info softcap_decode_info_ = {
-    "softcap_decode", "split", 6, softcap_decode_dims_, softcap_decode_dim_over_,
+    "softcap_decode", "split", "attention", 6, softcap_decode_dims_, softcap_decode_dim_role_, softcap_decode_dim_over_,
     3, softcap_decode_inputs_, 2, softcap_decode_outputs_,
     3, softcap_decode_params_,
     softcap_decode_cpu_,
@@ -527,6 +538,7 @@ static const fg_plan_info softcap_decode_info_ = {
 
 /* softmax: Numerically stable row softmax of a [R, C] matrix. */
 static const char *const softmax_dims_[] = {"R", "C"};
+static const int softmax_dim_role_[] = {FG_ROLE_ROWS, FG_ROLE_KEYS};
 static const int softmax_dim_over_[] = {-1, -1};
 static const fg_plan_tensor_info softmax_inputs_[] = {
     {"X", FG_F32, 2, {0, 1}},
@@ -552,7 +564,7 @@ static fg_status softmax_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_softmax_cpu(&a_);
 }
 static const fg_plan_info softmax_info_ = {
-    "softmax", "rolling", 2, softmax_dims_, softmax_dim_over_,
+    "softmax", "rolling", "rowreduce", 2, softmax_dims_, softmax_dim_role_, softmax_dim_over_,
     1, softmax_inputs_, 1, softmax_outputs_,
     0, NULL,
     softmax_cpu_,
@@ -560,6 +572,7 @@ static const fg_plan_info softmax_info_ = {
 
 /* window: Causal GQA attention over a sliding window of W keys, scores soft-capped at 50. */
 static const char *const window_dims_[] = {"B", "Hq", "Hkv", "M", "N", "D"};
+static const int window_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_KV_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int window_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info window_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 3, 5}},
@@ -613,7 +626,7 @@ static fg_status window_cpu_(const fg_tensor *inputs, const fg_tensor *outputs,
     return fg_window_cpu(&a_);
 }
 static const fg_plan_info window_info_ = {
-    "window", "rolling", 6, window_dims_, window_dim_over_,
+    "window", "rolling", "attention", 6, window_dims_, window_dim_role_, window_dim_over_,
     3, window_inputs_, 2, window_outputs_,
     4, window_params_,
     window_cpu_,

@@ -466,6 +466,33 @@ char *registry_wrapper(fg_arena *a, const fg_plan *p, const char *fn, const char
     return sb_str(&b);
 }
 
+/* A dim's role in the kernel family, as fusegen_registry.h names it. */
+static const char *dim_role(const fg_kernel *km, int dim)
+{
+    const fg_plan *p = km->plan;
+    if (km->attn_ok) {
+        const fg_kattn *at = &km->attn;
+        if (dim == at->dim_b)
+            return "FG_ROLE_BATCH";
+        if (dim == at->dim_h)
+            return "FG_ROLE_HEADS";
+        if (dim == at->dim_hkv)
+            return "FG_ROLE_KV_HEADS";
+        if (dim == at->dim_m)
+            return "FG_ROLE_ROWS";
+        if (dim == at->dim_n)
+            return "FG_ROLE_KEYS";
+        if (dim == at->dim_d)
+            return "FG_ROLE_HEAD_DIM";
+        return "FG_ROLE_NONE";
+    }
+    if (dim == p->axes[km->sched.reduced_axis].dim)
+        return "FG_ROLE_KEYS";
+    if (km->sched.row_axis >= 0 && dim == p->axes[km->sched.row_axis].dim)
+        return "FG_ROLE_ROWS";
+    return "FG_ROLE_NONE";
+}
+
 /* The C backend's registry entry: the plan's static tables (dims, tensors,
  * params), its generic CPU wrapper and its fg_plan_info. */
 int lower_c_registry_entry(fg_arena *a, const fg_kernel *km, char **code, char **list_line,
@@ -479,6 +506,10 @@ int lower_c_registry_entry(fg_arena *a, const fg_kernel *km, char **code, char *
     sb_printf(&b, "static const char *const %s_dims_[] = {", n);
     for (int i = 0; i < p->ndims; i++)
         sb_printf(&b, "%s\"%s\"", i ? ", " : "", p->dims[i].name);
+    sb_puts(&b, "};\n");
+    sb_printf(&b, "static const int %s_dim_role_[] = {", n);
+    for (int i = 0; i < p->ndims; i++)
+        sb_printf(&b, "%s%s", i ? ", " : "", dim_role(km, i));
     sb_puts(&b, "};\n");
     sb_printf(&b, "static const int %s_dim_over_[] = {", n);
     for (int i = 0; i < p->ndims; i++)
@@ -516,12 +547,13 @@ int lower_c_registry_entry(fg_arena *a, const fg_kernel *km, char **code, char *
                                  arena_printf(a, "fg_%s_cpu", n), false));
     sb_printf(&b,
               "static const fg_plan_info %s_info_ = {\n"
-              "    \"%s\", \"%s\", %d, %s_dims_, %s_dim_over_,\n"
+              "    \"%s\", \"%s\", \"%s\", %d, %s_dims_, %s_dim_role_, %s_dim_over_,\n"
               "    %d, %s_inputs_, %d, %s_outputs_,\n"
               "    %d, %s,\n"
               "    %s_cpu_,\n"
               "};\n",
-              n, n, fg_form_names[km->sched.form], p->ndims, n, n, nin, n, nout, n, p->nparams,
+              n, n, fg_form_names[km->sched.form], fg_family_names[km->family], p->ndims, n, n, n,
+              nin, n, nout, n, p->nparams,
               p->nparams ? arena_printf(a, "%s_params_", n) : "NULL", n);
     *code = sb_str(&b);
     *list_line = arena_printf(a, "&%s_info_,", n);

@@ -47,11 +47,25 @@ typedef fg_status (*fg_plan_cpu_fn)(const fg_tensor *inputs, const fg_tensor *ou
                                     const float *const *param_vectors,
                                     const int32_t *const *lens, int splits);
 
+/* The role of a dim in the plan's kernel family (the kernel model's
+ * binding, so that a program need not know the plan's dim names). */
+typedef enum fg_dim_role {
+    FG_ROLE_NONE = -1,   /* another dim (a plan-specific extent) */
+    FG_ROLE_BATCH = 0,   /* attention: batch */
+    FG_ROLE_HEADS,       /* attention: query heads (also the kv heads when not grouped) */
+    FG_ROLE_KV_HEADS,    /* attention: kv heads of a grouped plan */
+    FG_ROLE_ROWS,        /* query rows; a row reduction's rows (the row tile) */
+    FG_ROLE_KEYS,        /* keys: the reduced (fused) axis */
+    FG_ROLE_HEAD_DIM     /* attention: the head dim */
+} fg_dim_role;
+
 typedef struct fg_plan_info {
     const char *name;
-    const char *form; /* "rolling" or "split" */
+    const char *form;   /* "rolling" or "split" */
+    const char *family; /* "attention" or "rowreduce" */
     int ndims;
     const char *const *dims;
+    const int *dim_role; /* per dim: an fg_dim_role */
     /* Per dim: -1, or for a per-sequence dim N[b] the index of the dim of b
      * (its lengths are an int32 array of that many values). */
     const int *dim_over;

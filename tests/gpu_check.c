@@ -14,10 +14,10 @@
  *   rolling plans: query rows 1, 7, 67, 300 x key rows 1, 13, 131, 1000,
  *     4097 at head dim 128, plus rows 600 and 16k keys (the long-row
  *     configuration); at 64, 96 and 256 four of those pairs; groups 1
- *     and 4 where the plan has Hkv (window: W = 100 or its default);
+ *     and 4 where the plan groups heads (a kv-heads dim) (window: W = 100 or its default);
  *   split plans: query rows 1, 3, 16 x key rows 1, 13, 131, 1000, 4097 x
  *     splits auto, 1, 2, 3, 7, 16, 64 at head dim 128; splits auto and 3 at
- *     the other head dims; groups 1 and 4 where the plan has Hkv;
+ *     the other head dims; groups 1 and 4 where the plan groups heads;
  *   split plans with per-sequence key lengths (dim N[b]): batch 5 whose
  *     sequences hold 0, 1, 13, all and a random number of the keys, query
  *     rows 1, 3, 16 x key rows 131, 1000, 4097, head dims 128 and 64;
@@ -211,10 +211,11 @@ static void strided_strides(fg_tensor *t, int permute)
     }
 }
 
-static int dim_index(const fg_plan_info *info, const char *name)
+/* The dim with a role in the kernel family (the registry's binding). */
+static int role_index(const fg_plan_info *info, fg_dim_role role)
 {
     for (int i = 0; i < info->ndims; i++)
-        if (!strcmp(info->dims[i], name))
+        if (info->dim_role[i] == (int)role)
             return i;
     return -1;
 }
@@ -241,21 +242,15 @@ static int ragged_dim(const fg_plan_info *info)
 static int bind_dims(const gc_case *c, int64_t *dims)
 {
     for (int i = 0; i < c->info->ndims; i++) {
-        const char *n = c->info->dims[i];
-        if (!strcmp(n, "B"))
-            dims[i] = c->b;
-        else if (!strcmp(n, "H") || !strcmp(n, "Hq"))
-            dims[i] = c->hq;
-        else if (!strcmp(n, "Hkv"))
-            dims[i] = c->hkv;
-        else if (!strcmp(n, "M"))
-            dims[i] = c->m;
-        else if (!strcmp(n, "N"))
-            dims[i] = c->n;
-        else if (!strcmp(n, "D"))
-            dims[i] = c->d;
-        else
-            return 0;
+        switch (c->info->dim_role[i]) {
+        case FG_ROLE_BATCH: dims[i] = c->b; break;
+        case FG_ROLE_HEADS: dims[i] = c->hq; break;
+        case FG_ROLE_KV_HEADS: dims[i] = c->hkv; break;
+        case FG_ROLE_ROWS: dims[i] = c->m; break;
+        case FG_ROLE_KEYS: dims[i] = c->n; break;
+        case FG_ROLE_HEAD_DIM: dims[i] = c->d; break;
+        default: return 0;
+        }
     }
     return 1;
 }
@@ -378,7 +373,7 @@ static void run_gpu(gc_case *c)
         return;
     }
     set_params(c);
-    int ud = dim_index(info, "Hkv") >= 0 ? dim_index(info, "Hq") : dim_index(info, "H");
+    int ud = role_index(info, FG_ROLE_HEADS);
     for (int i = 0; i < info->ninputs; i++) {
         const fg_plan_tensor_info *ti = &info->inputs[i];
         fg_tensor *r = &c->ref_in[i], *d = &din[i];
@@ -727,7 +722,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
     c.m = 3;
     c.n = 70;
     int64_t dims[16];
-    int ni = dim_index(info, "N"), di = dim_index(info, "D");
+    int ni = role_index(info, FG_ROLE_KEYS), di = role_index(info, FG_ROLE_HEAD_DIM);
     if (info->ndims > 16 || info->ninputs > MAX_IO || info->ninputs < 3 ||
         info->nparams > MAX_PARAMS || ni < 0 || di < 0)
         return;
@@ -810,7 +805,7 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
     static const int ms[] = {1, 7, 67, 300}, ns[] = {1, 13, 131, 1000, 4097};
     static const int other_d[] = {64, 96, 256};
     static const int pairs[][2] = {{1, 4097}, {7, 13}, {67, 131}, {300, 1000}};
-    int has_g = dim_index(info, "Hkv") >= 0, has_w = param_index(info, "W") >= 0;
+    int has_g = role_index(info, FG_ROLE_KV_HEADS) >= 0, has_w = param_index(info, "W") >= 0;
     if (small) {
         add_case(info, fn, FG_BF16, 128, 7, 131, has_g ? 4 : 1, 0, 1, has_w ? 100 : 0);
         add_case(info, fn, FG_BF16, 64, 67, 13, 1, 0, 0, 0);
@@ -848,7 +843,7 @@ static void split_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
     static const int ms[] = {1, 3, 16}, ns[] = {1, 13, 131, 1000, 4097};
     static const int all_splits[] = {0, 1, 2, 3, 7, 16, 64}, few_splits[] = {0, 3};
     static const int ds[] = {128, 64, 96, 256};
-    int has_g = dim_index(info, "Hkv") >= 0, ragged = ragged_dim(info) >= 0;
+    int has_g = role_index(info, FG_ROLE_KV_HEADS) >= 0, ragged = ragged_dim(info) >= 0;
     if (small) {
         add_case(info, fn, FG_BF16, 128, 3, 131, has_g ? 4 : 1, 3, 1, 0);
         add_case(info, fn, FG_BF16, 128, 1, 1000, 1, 0, 0, 0);

@@ -4,7 +4,7 @@
  * interpreter (interp_run, double precision) on the same values.
  *
  *   query rows 1, 7, 67; key rows 1, 13, 131, 1000; head dims 32, 64, 80,
- *   128; groups 1 and 4 (plans with Hkv); batch 2; every plan with splits
+ *   128; groups 1 and 4 (grouped plans); batch 2; every plan with splits
  *   0 (the schedule's), 1, 2, 3, 7 in turn.  Small problems run in full; of the large ones a
  *   seeded sample, so that the whole program stays well under a minute
  *   under ASan.  Inputs f32, or bf16 with the reference reading the same
@@ -69,22 +69,19 @@ static ref_plan *load_plan(const char *name)
     return ref_load(path);
 }
 
-/* Sizes by dim name; G is the group count for plans with Hkv. */
-static long dim_value(const char *name, long rows, long keys, long hd, long g)
+/* Sizes by the dim's role (the registry's binding); G is the group count
+ * of a grouped plan (query heads = G * kv heads). */
+static long dim_value(int role, long rows, long keys, long hd, long g)
 {
-    if (!strcmp(name, "B"))
-        return 2;
-    if (!strcmp(name, "H") || !strcmp(name, "Hkv"))
-        return 2;
-    if (!strcmp(name, "Hq"))
-        return 2 * g;
-    if (!strcmp(name, "M") || !strcmp(name, "R"))
-        return rows;
-    if (!strcmp(name, "N") || !strcmp(name, "C"))
-        return keys;
-    if (!strcmp(name, "D"))
-        return hd;
-    return 3;
+    switch (role) {
+    case FG_ROLE_BATCH: return 2;
+    case FG_ROLE_KV_HEADS: return 2;
+    case FG_ROLE_HEADS: return g > 1 ? 2 * g : 2;
+    case FG_ROLE_ROWS: return rows;
+    case FG_ROLE_KEYS: return keys;
+    case FG_ROLE_HEAD_DIM: return hd;
+    default: return 3;
+    }
 }
 
 static float bf16_round(float x) { return fg_bf16_to_float(fg_float_to_bf16(x)); }
@@ -256,10 +253,10 @@ static int run_case(harness *h, const long *dims, int splits, int bf16)
     return run_case_params(h, dims, splits, bf16, NULL, NULL);
 }
 
-static bool has_dim(const fg_plan_info *info, const char *name)
+static bool has_role(const fg_plan_info *info, fg_dim_role role)
 {
     for (int i = 0; i < info->ndims; i++)
-        if (!strcmp(info->dims[i], name))
+        if (info->dim_role[i] == (int)role)
             return true;
     return false;
 }
@@ -284,8 +281,8 @@ static void run_plan(void **state)
     static const long rows_set[] = {1, 7, 67}, keys_set[] = {1, 13, 131, 1000},
                       hd_set[] = {32, 64, 80, 128}, g_set[] = {1, 4};
     static const int split_set[] = {0, 1, 2, 3, 7};
-    bool attention = has_dim(info, "D");
-    bool grouped = has_dim(info, "Hkv");
+    bool attention = !strcmp(info->family, "attention");
+    bool grouped = has_role(info, FG_ROLE_KV_HEADS);
     int nhd = attention ? 4 : 1, ng = grouped ? 2 : 1;
     int fails = 0;
     long idx = 0;
@@ -298,7 +295,7 @@ static void run_plan(void **state)
                         int si = (int)(idx % 5);
                         long dims[16];
                         for (int i = 0; i < info->ndims && i < 16; i++)
-                            dims[i] = dim_value(info->dims[i], rows_set[ri], keys_set[ki],
+                            dims[i] = dim_value(info->dim_role[i], rows_set[ri], keys_set[ki],
                                                 hd_set[di], g_set[gi]);
                         double cost = case_cost(info, dims);
                         if (cost > MAX_COST ||
@@ -325,7 +322,7 @@ static void masked_rows_give_zero_and_minus_inf(void **state)
     const fg_plan_info *info = h->info;
     long dims[16];
     for (int i = 0; i < info->ndims && i < 16; i++)
-        dims[i] = dim_value(info->dims[i], 67, 13, 32, 1);
+        dims[i] = dim_value(info->dim_role[i], 67, 13, 32, 1);
     assert_int_equal(run_case(h, dims, 0, 0), 0);
     assert_int_equal(run_case(h, dims, 3, 1), 0);
     /* and the rows really are masked in the generated output */
@@ -448,7 +445,7 @@ static void short_window_masks_both_sides(void **state)
         for (int q = 0; q < 3; q++) {
             long dims[16];
             for (int i = 0; i < info->ndims && i < 16; i++)
-                dims[i] = dim_value(info->dims[i], 67, keys[q], 32, 1);
+                dims[i] = dim_value(info->dim_role[i], 67, keys[q], 32, 1);
             params[w] = (double)win[k];
             has[w] = 1;
             assert_int_equal(run_case_params(h, dims, 0, k % 2, params, has), 0);
@@ -465,7 +462,7 @@ static void dtypes_and_strides_agree_exactly(void **state)
     const fg_plan_info *info = h->info;
     long dims[16];
     for (int i = 0; i < info->ndims && i < 16; i++)
-        dims[i] = dim_value(info->dims[i], 7, 131, 64, 1);
+        dims[i] = dim_value(info->dim_role[i], 7, 131, 64, 1);
     int64_t sh[3][4], osh[2][4];
     size_t n[3], on[2];
     for (int k = 0; k < 3; k++) {
@@ -610,7 +607,7 @@ static void per_sequence_lengths(void **state)
             for (int g = 1; g <= 4; g *= 4, k++) {
                 long dims[16];
                 for (int i = 0; i < info->ndims && i < 16; i++)
-                    dims[i] = dim_value(info->dims[i], rows_set[ri], keys_set[ki], 32, g);
+                    dims[i] = dim_value(info->dim_role[i], rows_set[ri], keys_set[ki], 32, g);
                 const long B = 5, N = dims[nd];
                 dims[info->dim_over[nd]] = B;
                 long len[5] = {0, 1, 13, N, 1 + (long)(rng_next() % (uint64_t)N)};
@@ -632,7 +629,7 @@ static void per_sequence_lengths(void **state)
     /* validation: a length beyond the stored keys, and a negative one */
     long dims[16];
     for (int i = 0; i < info->ndims && i < 16; i++)
-        dims[i] = dim_value(info->dims[i], 1, 13, 32, 1);
+        dims[i] = dim_value(info->dim_role[i], 1, 13, 32, 1);
     fg_tensor in[3], out[2];
     float buf[8] = {0}; /* never read: the lengths are refused first */
     small_attention_args(info, dims, buf, in, out);
@@ -675,7 +672,7 @@ static void invalid_arguments_are_refused(void **state)
     const fg_plan_info *info = h->info;
     long dims[16];
     for (int i = 0; i < info->ndims && i < 16; i++)
-        dims[i] = dim_value(info->dims[i], 7, 13, 32, 4);
+        dims[i] = dim_value(info->dim_role[i], 7, 13, 32, 4);
     fg_tensor in[3], out[2];
     float buf[8] = {0};
     small_attention_args(info, dims, buf, in, out);
