@@ -105,6 +105,8 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
+/* The slot of `name`, or the free slot where it would go.  The table must
+ * have slots: callers that only look up use table_find. */
 static name_slot *table_slot(const name_table *t, const char *name)
 {
     size_t i = (size_t)name_hash(name) & t->mask;
@@ -122,6 +124,16 @@ static void table_grow(fg_arena *a, name_table *t)
     for (size_t i = 0; old.slots && i <= old.mask; i++)
         if (old.slots[i].name)
             *table_slot(t, old.slots[i].name) = old.slots[i];
+}
+
+/* The slot of `name`, or an empty slot (name NULL) when it is not there;
+ * an empty table (a plan that declares nothing) has no slots at all. */
+static const name_slot *table_find(const name_table *t, const char *name)
+{
+    static const name_slot none = {0};
+    if (!t->slots)
+        return &none;
+    return table_slot(t, name);
 }
 
 /* Adds a name unless it is there already: the first definition wins. */
@@ -153,7 +165,7 @@ static void build_names(checker *ck)
 
 static name_kind lookup(const checker *ck, const char *name, int *index)
 {
-    const name_slot *s = table_slot(&ck->names, name);
+    const name_slot *s = table_find(&ck->names, name);
     *index = s->index;
     return s->name && s->kind != NAME_HOISTED ? s->kind : NAME_NONE;
 }
@@ -183,7 +195,7 @@ static fg_tensor *tensor_at(checker *ck, int t)
 
 static bool name_taken(checker *ck, const char *name)
 {
-    return table_slot(&ck->names, name)->name != NULL;
+    return table_find(&ck->names, name)->name != NULL;
 }
 
 /* ------------------------------------------------------------------ */

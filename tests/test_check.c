@@ -610,6 +610,17 @@ static void test_plan_without_outputs(void **state)
     assert_int_equal(fx->d.errors, 1);
 }
 
+/* A plan that declares no name leaves the checker's name table empty:
+ * looking a name up in it is an error like any unknown name, not a crash. */
+static void test_a_plan_that_declares_nothing(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan p\nschedule { reduce c: rolling }\n"), -1);
+    assert_string_equal(message(fx, 0), "t.fp:1:6: error: plan 'p' has no output");
+    assert_string_equal(message(fx, 1), "t.fp:2:19: error: unknown identifier 'c'");
+    assert_int_equal(fx->d.errors, 2);
+}
+
 static void test_type_errors_say_what_was_expected_and_found(void **state)
 {
     fixture *fx = *state;
@@ -733,6 +744,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_that_is_never_defined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_an_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_without_outputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_plan_that_declares_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_type_errors_say_what_was_expected_and_found, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_duplicate_definition_points_at_the_first, setup,
