@@ -51,7 +51,8 @@ typedef struct checker {
     fg_arena *a;
     name_table names;
     int nuser;      /* tensors written in the plan; hoisted ones follow */
-    bool *decl_bad; /* per user tensor: its declaration failed */
+    bool *decl_bad; /* per tensor, hoisted ones included once they are
+                       appended: its declaration failed */
     fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
     ctx_kind ctx;
     int owner; /* the param (CTX_DEFAULT) or tensor being checked */
@@ -1155,6 +1156,11 @@ static void append_hoisted(checker *ck)
     int n = p->ntensors + ck->hoisted.len;
     fg_tensor *all = ARENA_ARRAY(ck->a, fg_tensor, n);
     memcpy(all, p->tensors, sizeof *all * (size_t)p->ntensors);
+    /* decl_bad must cover every tensor the later checks walk; a hoisted
+     * statement's declaration is the checker's own and never failed */
+    bool *bad = ARENA_ARRAY(ck->a, bool, n);
+    memcpy(bad, ck->decl_bad, sizeof *bad * (size_t)p->ntensors);
+    ck->decl_bad = bad;
     for (int i = 0; i < ck->hoisted.len; i++) {
         fg_tensor *h = ck->hoisted.items[i];
         all[p->ntensors + i] = *h;
