@@ -59,17 +59,19 @@ AC_SUBST([FG_WARN_CFLAGS])
 # --enable-sanitizers: checks that $CC links with AddressSanitizer and
 # UndefinedBehaviorSanitizer and sets FG_SANITIZE_CFLAGS. FG_APPLY_SANITIZERS
 # (called after the toolkit checks) adds them to CFLAGS and LDFLAGS: host
-# code only, never the nvcc/hipcc device compilation.
+# code only, never the nvcc/hipcc device compilation. float-cast-overflow
+# is not part of "undefined" in GCC nor Clang: it is named so that a double
+# converted to an int it cannot hold (a number from a plan) is caught too.
 AC_DEFUN([FG_SANITIZERS], [
 AC_REQUIRE([AC_PROG_CC])
 AC_ARG_ENABLE([sanitizers],
   [AS_HELP_STRING([--enable-sanitizers],
-    [build host code with -fsanitize=address,undefined (for test builds)])],
+    [build host code with -fsanitize=address,undefined,float-cast-overflow (for test builds)])],
   [], [enable_sanitizers=no])
 FG_SANITIZE_CFLAGS=
 AS_IF([test "x$enable_sanitizers" != xno], [
   enable_sanitizers=yes
-  FG_SANITIZE_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
+  FG_SANITIZE_CFLAGS="-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer"
   AC_CACHE_CHECK([whether $CC links with $FG_SANITIZE_CFLAGS], [fg_cv_sanitizers], [
     fg_save_CFLAGS=$CFLAGS
     fg_save_LDFLAGS=$LDFLAGS
