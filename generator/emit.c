@@ -430,17 +430,17 @@ static int write_temp(const char *dir, const char *name, const char *text, char 
     snprintf(tmp, size, "%s/.%s.XXXXXX", dir, name);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot create a file in %s: %s", dir, strerror(errno));
+        diag_io_error(d, "cannot create a file in %s: %s", dir, strerror(errno));
         return -1;
     }
     if (write_all(fd, text, strlen(text)) < 0 || fchmod(fd, 0644) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", tmp, strerror(errno));
+        diag_io_error(d, "cannot write %s: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
         return -1;
     }
     if (close(fd) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", tmp, strerror(errno));
+        diag_io_error(d, "cannot write %s: %s", tmp, strerror(errno));
         unlink(tmp);
         return -1;
     }
@@ -453,11 +453,11 @@ static int ensure_dir(const char *dir, fg_diag *d)
     if (stat(dir, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return 0;
-        diag_error(d, (fg_loc){0, 0}, "%s is not a directory", dir);
+        diag_io_error(d, "%s is not a directory", dir);
         return -1;
     }
     if (mkdir(dir, 0755) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot create %s: %s", dir, strerror(errno));
+        diag_io_error(d, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
     return 0;
@@ -474,7 +474,7 @@ int emit_write_file(const char *dir, const char *name, const char *text, fg_diag
     if (write_temp(dir, name, text, tmp, sizeof tmp, d) < 0)
         return -1;
     if (rename(tmp, path) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        diag_io_error(d, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
         return -1;
     }
@@ -790,8 +790,7 @@ int emit_run_finish(fg_emit_run *r, fg_diag *d)
         if (!ok) {
             unlink(tmps[i]);
         } else if (rename(tmps[i], path) < 0) {
-            diag_error(d, (fg_loc){0, 0}, "cannot rename %s to %s: %s", tmps[i], path,
-                       strerror(errno));
+            diag_io_error(d, "cannot rename %s to %s: %s", tmps[i], path, strerror(errno));
             unlink(tmps[i]);
             ok = 0;
         }

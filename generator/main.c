@@ -10,8 +10,11 @@
 #endif
 #include "fusegen.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1"
@@ -228,6 +231,71 @@ static int analyse_plan(plan_job *job, const options *o)
     return 0;
 }
 
+/* Whether PROG can be run as execlp would find it: a path with a '/', else
+ * the first executable regular file of that name on $PATH.  0, or -1 with
+ * errno set. */
+static int find_program(const char *prog)
+{
+    struct stat st;
+    if (strchr(prog, '/')) {
+        if (stat(prog, &st) != 0)
+            return -1;
+        if (!S_ISREG(st.st_mode) || access(prog, X_OK) != 0) {
+            errno = EACCES;
+            return -1;
+        }
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/bin:/usr/bin";
+    size_t plen = strlen(prog);
+    for (const char *s = path;;) {
+        size_t n = strcspn(s, ":");
+        char *full = malloc(n + plen + 3);
+        if (!full)
+            return -1;
+        snprintf(full, n + plen + 3, "%.*s/%s", (int)n, n ? s : ".", prog);
+        bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+        free(full);
+        if (ok)
+            return 0;
+        if (s[n] == '\0')
+            break;
+        s += n + 1;
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+/* What a run needs besides the plans, checked before anything is rendered:
+ * templates that cannot be read and an m4 that cannot be run are I/O
+ * errors of the installation (exit status 3), not errors in a plan. */
+static int check_run_tools(const options *o, fg_diag *d)
+{
+    const char *dir = o->templates && *o->templates ? o->templates : "templates";
+    size_t n = strlen(dir) + sizeof "/api/plan_h.m4";
+    char *probe = malloc(n);
+    if (!probe) {
+        diag_io_error(d, "out of memory");
+        return -1;
+    }
+    snprintf(probe, n, "%s/api/plan_h.m4", dir);
+    int rc = 0;
+    if (access(probe, R_OK) != 0) {
+        diag_io_error(d, "cannot read the templates in '%s': %s (see --templates)", dir,
+                      strerror(errno));
+        rc = -1;
+    }
+    free(probe);
+    const char *m4 = o->m4 && *o->m4 ? o->m4 : "m4";
+    if (find_program(m4) != 0) {
+        diag_io_error(d, "cannot run m4 '%s': %s (see --m4)", m4, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 /* Emit every plan as one run: written only if every plan succeeds. */
 static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
 {
@@ -239,6 +307,8 @@ static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
         .targets = o->targets,
     };
     fg_emit_run *run = NULL;
+    if (check_run_tools(o, run_diag) < 0)
+        return -1;
     if (emit_run_begin(&eo, &run, run_diag) < 0)
         return -1;
     int rc = 0;

@@ -113,6 +113,35 @@ run one-bad-plan 1 -o "$tmp/generated" plans/softmax.fp tests/bad/syn-missing-as
 run io-and-plan-errors 3 --check tests/bad/syn-empty.fp "$tmp/no-such.fp" &&
     expect_line io-and-plan-errors "$tmp/err" "tests/bad/syn-empty.fp:1:1: error: empty plan: expected 'plan NAME'"
 
+# Output-side I/O errors are exit status 3, never 1 (an error in a plan),
+# and write nothing.
+echo 'keep me' >"$tmp/a-file"
+run out-is-a-file 3 --templates=templates -o "$tmp/a-file" plans/softmax.fp && {
+    expect_line out-is-a-file "$tmp/err" "fusegen: error: $tmp/a-file is not a directory"
+    if test "$(cat "$tmp/a-file")" != 'keep me'; then fail "out-is-a-file: the file changed"; fi
+}
+run out-under-a-file 3 --templates=templates -o /dev/null/generated plans/softmax.fp
+mkdir "$tmp/read-only"
+chmod 555 "$tmp/read-only"
+if test -w "$tmp/read-only"; then
+    echo "run-cli.sh: running as root: no read-only folder to test"
+else
+    run out-read-only 3 --templates=templates -o "$tmp/read-only" plans/softmax.fp
+    run out-under-read-only 3 --templates=templates -o "$tmp/read-only/sub" plans/softmax.fp
+fi
+chmod 755 "$tmp/read-only"
+run no-templates 3 --templates="$tmp/no-templates" -o "$tmp/gen-t" plans/softmax.fp && {
+    expect_line no-templates "$tmp/err" \
+        "fusegen: error: cannot read the templates in '$tmp/no-templates': No such file or directory (see --templates)"
+    if test -e "$tmp/gen-t"; then fail "no-templates: wrote $tmp/gen-t"; fi
+}
+run no-m4 3 --templates=templates --m4="$tmp/no-m4" -o "$tmp/gen-m" plans/softmax.fp && {
+    expect_line no-m4 "$tmp/err" \
+        "fusegen: error: cannot run m4 '$tmp/no-m4': No such file or directory (see --m4)"
+    if test -e "$tmp/gen-m"; then fail "no-m4: wrote $tmp/gen-m"; fi
+}
+run no-m4-on-path 3 --templates=templates --m4=fusegen-no-such-m4 -o "$tmp/gen-m" plans/softmax.fp
+
 if test -w /dev/full; then
     total=$((total + 1))
     "$fusegen" --dump=ast plans/softmax.fp >/dev/full 2>"$tmp/err"
