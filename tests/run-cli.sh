@@ -142,6 +142,27 @@ run no-m4 3 --templates=templates --m4="$tmp/no-m4" -o "$tmp/gen-m" plans/softma
 }
 run no-m4-on-path 3 --templates=templates --m4=fusegen-no-such-m4 -o "$tmp/gen-m" plans/softmax.fp
 
+# A failed run leaves the output folder as it was: a directory where
+# kernels.mk goes fails the run before any file is written.
+mkdir -p "$tmp/o-dir/kernels.mk"
+run kernels-mk-is-a-dir 3 --templates=templates -o "$tmp/o-dir" plans/softmax.fp plans/causal.fp && {
+    expect_line kernels-mk-is-a-dir "$tmp/err" \
+        "fusegen: error: cannot write $tmp/o-dir/kernels.mk: a directory of that name is in the way"
+    if test "$(ls -A "$tmp/o-dir")" != kernels.mk; then
+        fail "kernels-mk-is-a-dir: files left in $tmp/o-dir: $(ls -A "$tmp/o-dir" | tr '\n' ' ')"
+    fi
+}
+# A plan name too long for a file name: a clear error, and no folder made.
+long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+long=$long$long$long$long$long$long
+sed "s/^plan softmax\$/plan $long/" plans/softmax.fp >"$tmp/long.fp"
+run long-plan-name 3 --templates=templates -o "$tmp/o-long" "$tmp/long.fp" && {
+    expect_line long-plan-name "$tmp/err" \
+        "fusegen: error: cannot write $tmp/o-long/fusegen_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...: a file name of 310 bytes is longer than the 255 the file system allows (is a plan's name too long?)"
+    if test -e "$tmp/o-long"; then fail "long-plan-name: made $tmp/o-long"; fi
+}
+if ls -A "$tmp" | grep -q '^\.fusegen-'; then fail "a staging folder was left in $tmp"; fi
+
 if test -w /dev/full; then
     total=$((total + 1))
     "$fusegen" --dump=ast plans/softmax.fp >/dev/full 2>"$tmp/err"
