@@ -515,14 +515,15 @@ int emit_write_file(const char *dir, const char *name, const char *text, fg_diag
 
 /* A run's files are written all or nothing.  Every file whose content
  * changed is first written into a staging folder made by mkdtemp: inside
- * the output folder when it exists, else beside it (in its parent), where
- * the staging folder becomes the output folder by one rename.  In an
- * existing output folder the staged files are renamed into place one by
- * one, each old file kept as a hard link (or moved) into the staging
- * folder first, so that a failed rename puts back every file already
- * replaced.  On any failure the temporaries are removed and the output
- * folder is left as it was (or not created).  An unchanged file is not
- * written, so it keeps its mtime. */
+ * the output folder when it exists, else beside it (in the nearest parent
+ * that exists), where the staging folder becomes the output folder by one
+ * rename once the missing parents are made (mkdir -p).  In an existing
+ * output folder the staged files are renamed into place one by one, each
+ * old file kept as a hard link (or moved) into the staging folder first,
+ * so that a failed rename puts back every file already replaced.  On any
+ * failure the temporaries are removed and the output folder is left as it
+ * was (or not created, nor any parent made for it).  An unchanged file is
+ * not written, so it keeps its mtime. */
 
 typedef struct out_file {
     const char *name;
@@ -543,6 +544,11 @@ typedef struct out_run {
     char *old_dir;    /* stage/.old, or NULL */
     out_file *files;
     int n;
+    /* A missing output folder's missing parents, innermost first, and
+     * those this run made, in the order it made them (outermost first). */
+    char **missing;
+    char **made;
+    int nmissing, nmade;
 } out_run;
 
 /* outdir without trailing slashes ("/" stays "/"). */
@@ -554,12 +560,15 @@ static char *trim_slashes(fg_arena *a, const char *dir)
     return arena_strndup(a, dir, n);
 }
 
-/* The folder that holds path: "." for a bare name, "/" for "/x". */
+/* The folder that holds path (which has no trailing slash): "." for a
+ * bare name, "/" for "/x", "a" for "a//b". */
 static char *parent_dir(fg_arena *a, const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
         return arena_strdup(a, ".");
+    while (slash > path && slash[-1] == '/')
+        slash--;
     if (slash == path)
         return arena_strdup(a, "/");
     return arena_strndup(a, path, (size_t)(slash - path));
@@ -605,6 +614,57 @@ static void out_cleanup(out_run *w)
     if (w->stage)
         rmdir(w->stage);
     w->old_dir = w->stage = NULL;
+}
+
+/* Make the missing parents of a missing output folder, outermost first;
+ * out_unmake_parents removes those this run made. */
+static int out_make_parents(out_run *w)
+{
+    for (int i = w->nmissing - 1; i >= 0; i--) {
+        if (mkdir(w->missing[i], 0755) < 0) {
+            struct stat st;
+            if (errno == EEXIST && stat(w->missing[i], &st) == 0 && S_ISDIR(st.st_mode))
+                continue; /* "a/.." and the like, or made meanwhile */
+            diag_io_error(w->d, "cannot create %s: %s", w->missing[i], strerror(errno));
+            return -1;
+        }
+        w->made[w->nmade++] = w->missing[i];
+    }
+    return 0;
+}
+
+static void out_unmake_parents(out_run *w)
+{
+    while (w->nmade > 0)
+        rmdir(w->made[--w->nmade]);
+}
+
+/* The nearest folder above a missing output folder that exists; the
+ * missing ones between are listed in w->missing.  NULL after reporting. */
+static const char *out_existing_parent(out_run *w)
+{
+    fg_vec missing = {0};
+    char *p = parent_dir(w->a, w->outdir);
+    for (;;) {
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                diag_io_error(w->d, "cannot create %s: %s is not a directory", w->outdir, p);
+                return NULL;
+            }
+            break;
+        }
+        if (errno != ENOENT) {
+            diag_io_error(w->d, "cannot create %s: %s", w->outdir, strerror(errno));
+            return NULL;
+        }
+        vec_push(w->a, &missing, p);
+        p = parent_dir(w->a, p);
+    }
+    w->missing = (char **)missing.items;
+    w->nmissing = missing.len;
+    w->made = ARENA_ARRAY(w->a, char *, missing.len > 0 ? missing.len : 1);
+    return p;
 }
 
 /* Replace the changed files of an existing output folder, one rename each,
@@ -664,7 +724,9 @@ static int write_run_files(fg_arena *a, const char *outdir, int n, const char *c
         diag_io_error(d, "cannot write into %s: %s", w.outdir, strerror(errno));
         return -1;
     }
-    const char *base = exists ? w.outdir : parent_dir(a, w.outdir);
+    const char *base = exists ? w.outdir : out_existing_parent(&w);
+    if (!base)
+        return -1;
     long max = name_max(base);
     int nchanged = 0;
     for (int i = 0; i < n; i++) {
@@ -697,13 +759,6 @@ static int write_run_files(fg_arena *a, const char *outdir, int n, const char *c
     }
     if (exists && nchanged == 0)
         return 0;
-    if (!exists) {
-        int err = stat(base, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-        if (err) {
-            diag_io_error(d, "cannot create %s: %s", w.outdir, strerror(err));
-            return -1;
-        }
-    }
     w.stage = arena_printf(a, "%s/.fusegen-XXXXXX", base);
     if (!mkdtemp(w.stage)) {
         diag_io_error(d, "cannot %s %s: %s", exists ? "write into" : "create", w.outdir,
@@ -727,11 +782,16 @@ static int write_run_files(fg_arena *a, const char *outdir, int n, const char *c
         if (rc < 0)
             out_rollback(&w);
     } else if (rc == 0) {
-        /* the staging folder becomes the output folder, as mkdir would
-         * have made it */
+        /* the staging folder becomes the output folder, as mkdir -p would
+         * have made it (with its missing parents) */
         mode_t mask = umask(0);
         umask(mask);
-        if (chmod(w.stage, 0755 & ~mask) < 0 || rename(w.stage, w.outdir) < 0) {
+        if (chmod(w.stage, 0755 & ~mask) < 0) {
+            diag_io_error(d, "cannot create %s: %s", w.outdir, strerror(errno));
+            rc = -1;
+        } else if (out_make_parents(&w) < 0) {
+            rc = -1;
+        } else if (rename(w.stage, w.outdir) < 0) {
             diag_io_error(d, "cannot create %s: %s", w.outdir, strerror(errno));
             rc = -1;
         } else {
@@ -741,6 +801,8 @@ static int write_run_files(fg_arena *a, const char *outdir, int n, const char *c
         }
     }
     out_cleanup(&w);
+    if (rc < 0)
+        out_unmake_parents(&w);
     return rc;
 }
 

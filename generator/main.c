@@ -57,12 +57,14 @@ static void usage(FILE *f)
           "fused schedule from fusion plans (*.fp).\n"
           "\n"
           "Options:\n"
-          "  -o DIR               write the generated files into DIR (default: generated)\n"
+          "  -o DIR               write the generated files into DIR (default: generated),\n"
+          "                       made with its parents if missing\n"
           "  --target=LIST        backends to emit, a comma-separated list of cuda, hip, c\n"
           "                       (default: the targets of each plan's schedule)\n"
           "  --dump=ast|ir|fused  print the syntax tree, the checked plan or the fused\n"
           "                       schedule on standard output; write no files\n"
           "  --check              analyse the plans and report errors; write no files\n"
+          "                       (--check and --dump exclude each other)\n"
           "  --templates=DIR      the m4 templates (default: $FUSEGEN_TEMPLATES, else the\n"
           "                       installed templates)\n"
           "  --m4=PROG            the GNU m4 program (default: $M4, else m4)\n"
@@ -109,6 +111,17 @@ static int parse_targets(const char *list, unsigned *out)
     return 0;
 }
 
+/* Two options that ask for different things: a usage error naming both,
+ * in the order they were given. */
+static int conflict(const char *first, const char *second)
+{
+    fprintf(stderr,
+            "fusegen: error: options '%s' and '%s' cannot be used together\n"
+            "Try 'fusegen --help' for more information.\n",
+            first, second);
+    return -1;
+}
+
 /* "--name=VALUE" or "--name VALUE"; returns the value or NULL if argv[*i]
  * is not this option (sets *bad when the value is missing). */
 static const char *option_value(int argc, char **argv, int *i, const char *name, bool *bad)
@@ -149,6 +162,9 @@ static int parse_args(int argc, char **argv, options *o)
         return -1;
     }
     bool options_done = false;
+    /* the option that chooses what the run does (--check or one --dump):
+     * a different one is a usage error, the same one again is not */
+    const char *mode_opt = NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *v;
@@ -166,7 +182,10 @@ static int parse_args(int argc, char **argv, options *o)
             printf("fusegen %s\n", PACKAGE_VERSION);
             return 1;
         } else if (strcmp(arg, "--check") == 0) {
+            if (mode_opt && strcmp(mode_opt, "--check") != 0)
+                return conflict(mode_opt, "--check");
             o->check = true;
+            mode_opt = "--check";
         } else if (strcmp(arg, "-o") == 0) {
             if (i + 1 >= argc)
                 return usage_error("option '%s' needs a directory", arg);
@@ -185,6 +204,12 @@ static int parse_args(int argc, char **argv, options *o)
                 o->dump = DUMP_FUSED;
             else
                 return usage_error("bad --dump '%s': expected ast, ir or fused", v);
+            const char *this_opt = o->dump == DUMP_AST ? "--dump=ast"
+                                   : o->dump == DUMP_IR ? "--dump=ir"
+                                                        : "--dump=fused";
+            if (mode_opt && strcmp(mode_opt, this_opt) != 0)
+                return conflict(mode_opt, this_opt);
+            mode_opt = this_opt;
         } else if ((v = option_value(argc, argv, &i, "--templates", &bad)) != NULL) {
             o->templates = v;
         } else if ((v = option_value(argc, argv, &i, "--m4", &bad)) != NULL) {

@@ -84,6 +84,23 @@ run bad-dump 2 --dump=xml plans/softmax.fp &&
 run missing-o-value 2 plans/softmax.fp -o &&
     expect_line missing-o-value "$tmp/err" "fusegen: error: option '-o' needs a directory"
 
+# --check and each --dump choose what the run does: two different ones
+# are a usage error that names both.
+run check-and-dump 2 --check --dump=ast plans/softmax.fp && {
+    expect_line check-and-dump "$tmp/err" \
+        "fusegen: error: options '--check' and '--dump=ast' cannot be used together"
+    expect_empty check-and-dump "$tmp/out"
+}
+run dump-and-check 2 --dump ir --check plans/softmax.fp &&
+    expect_line dump-and-check "$tmp/err" \
+        "fusegen: error: options '--dump=ir' and '--check' cannot be used together"
+run two-dumps 2 --dump=ast --dump=fused plans/softmax.fp && {
+    expect_line two-dumps "$tmp/err" \
+        "fusegen: error: options '--dump=ast' and '--dump=fused' cannot be used together"
+    expect_empty two-dumps "$tmp/out"
+}
+run same-dump-twice 0 --dump=ast --dump=ast plans/softmax.fp
+
 run missing-file 3 --check "$tmp/no-such.fp" &&
     expect_line missing-file "$tmp/err" \
         "fusegen: error: cannot open '$tmp/no-such.fp': No such file or directory"
@@ -142,6 +159,18 @@ run no-m4 3 --templates=templates --m4="$tmp/no-m4" -o "$tmp/gen-m" plans/softma
 }
 run no-m4-on-path 3 --templates=templates --m4=fusegen-no-such-m4 -o "$tmp/gen-m" plans/softmax.fp
 
+# A plan whose name is too long for a file name (310 bytes with fusegen_).
+long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+long=$long$long$long$long$long$long
+sed "s/^plan softmax\$/plan $long/" plans/softmax.fp >"$tmp/long.fp"
+
+# -o makes the missing parents of its folder (mkdir -p); a run that fails
+# makes none of them.
+run o-makes-parents 0 --templates=templates -o "$tmp/p1/p2/out" plans/softmax.fp &&
+    if test ! -f "$tmp/p1/p2/out/kernels.mk"; then fail "o-makes-parents: no $tmp/p1/p2/out/kernels.mk"; fi
+run o-parents-undone 3 --templates=templates -o "$tmp/q1/q2/out" "$tmp/long.fp" &&
+    if test -e "$tmp/q1"; then fail "o-parents-undone: made $tmp/q1"; fi
+
 # A failed run leaves the output folder as it was: a directory where
 # kernels.mk goes fails the run before any file is written.
 mkdir -p "$tmp/o-dir/kernels.mk"
@@ -153,9 +182,6 @@ run kernels-mk-is-a-dir 3 --templates=templates -o "$tmp/o-dir" plans/softmax.fp
     fi
 }
 # A plan name too long for a file name: a clear error, and no folder made.
-long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
-long=$long$long$long$long$long$long
-sed "s/^plan softmax\$/plan $long/" plans/softmax.fp >"$tmp/long.fp"
 run long-plan-name 3 --templates=templates -o "$tmp/o-long" "$tmp/long.fp" && {
     expect_line long-plan-name "$tmp/err" \
         "fusegen: error: cannot write $tmp/o-long/fusegen_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...: a file name of 310 bytes is longer than the 255 the file system allows (is a plan's name too long?)"

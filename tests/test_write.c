@@ -248,6 +248,24 @@ static void a_failed_new_folder_is_not_made(void **state)
     assert_true(f->diag.fatal > 0);
 }
 
+/* A missing output folder's missing parents are made (mkdir -p); when the
+ * run fails, none of them is left. */
+static void missing_parents_are_made_and_unmade(void **state)
+{
+    fixture *f = *state;
+    f->opt.outdir = arena_printf(f->arena, "%s/a/b//c/", f->dir);
+    assert_int_equal(run(f, 1), -1);
+    assert_string_equal(listing(f, f->dir), "");
+    assert_true(f->diag.fatal > 0);
+    assert_int_equal(run(f, 0), 0);
+    assert_string_equal(listing(f, f->dir), "a\n");
+    assert_string_equal(listing(f, arena_printf(f->arena, "%s/a/b/c", f->dir)), expected_files);
+    /* a parent that exists is kept, of course */
+    f->opt.outdir = arena_printf(f->arena, "%s/a/d/e", f->dir);
+    assert_int_equal(run(f, 1), -1);
+    assert_string_equal(listing(f, arena_printf(f->arena, "%s/a", f->dir)), "b\n");
+}
+
 /* Every file of an existing output folder is changed; the third rename
  * fails after two files were replaced: both are put back. */
 static void a_failed_run_puts_back_every_replaced_file(void **state)
@@ -325,6 +343,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(a_new_folder_is_made_whole),
         T(a_failed_new_folder_is_not_made),
+        T(missing_parents_are_made_and_unmade),
         T(a_failed_run_puts_back_every_replaced_file),
         T(a_directory_in_the_way_writes_nothing),
         T(unchanged_files_keep_their_mtime),
