@@ -6,6 +6,7 @@ include tests/algebra.mk
 include tests/fuse.mk
 include tests/emit.mk
 include tests/write.mk
+include tests/fuzz.mk
 include tests/interp.mk
 include tests/cuda.mk
 include tests/gpu.mk
