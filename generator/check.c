@@ -51,7 +51,8 @@ typedef struct checker {
     fg_arena *a;
     name_table names;
     int nuser;      /* tensors written in the plan; hoisted ones follow */
-    bool *decl_bad; /* per user tensor: its declaration failed */
+    bool *decl_bad; /* per tensor, hoisted ones included once they are
+                       appended: its declaration failed */
     fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
     ctx_kind ctx;
     int owner; /* the param (CTX_DEFAULT) or tensor being checked */
@@ -105,6 +106,8 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
+/* The slot of `name`, or the free slot where it would go.  The table must
+ * have slots: callers that only look up use table_find. */
 static name_slot *table_slot(const name_table *t, const char *name)
 {
     size_t i = (size_t)name_hash(name) & t->mask;
@@ -122,6 +125,16 @@ static void table_grow(fg_arena *a, name_table *t)
     for (size_t i = 0; old.slots && i <= old.mask; i++)
         if (old.slots[i].name)
             *table_slot(t, old.slots[i].name) = old.slots[i];
+}
+
+/* The slot of `name`, or an empty slot (name NULL) when it is not there;
+ * an empty table (a plan that declares nothing) has no slots at all. */
+static const name_slot *table_find(const name_table *t, const char *name)
+{
+    static const name_slot none = {0};
+    if (!t->slots)
+        return &none;
+    return table_slot(t, name);
 }
 
 /* Adds a name unless it is there already: the first definition wins. */
@@ -153,7 +166,7 @@ static void build_names(checker *ck)
 
 static name_kind lookup(const checker *ck, const char *name, int *index)
 {
-    const name_slot *s = table_slot(&ck->names, name);
+    const name_slot *s = table_find(&ck->names, name);
     *index = s->index;
     return s->name && s->kind != NAME_HOISTED ? s->kind : NAME_NONE;
 }
@@ -183,7 +196,7 @@ static fg_tensor *tensor_at(checker *ck, int t)
 
 static bool name_taken(checker *ck, const char *name)
 {
-    return table_slot(&ck->names, name)->name != NULL;
+    return table_find(&ck->names, name)->name != NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1143,6 +1156,11 @@ static void append_hoisted(checker *ck)
     int n = p->ntensors + ck->hoisted.len;
     fg_tensor *all = ARENA_ARRAY(ck->a, fg_tensor, n);
     memcpy(all, p->tensors, sizeof *all * (size_t)p->ntensors);
+    /* decl_bad must cover every tensor the later checks walk; a hoisted
+     * statement's declaration is the checker's own and never failed */
+    bool *bad = ARENA_ARRAY(ck->a, bool, n);
+    memcpy(bad, ck->decl_bad, sizeof *bad * (size_t)p->ntensors);
+    ck->decl_bad = bad;
     for (int i = 0; i < ck->hoisted.len; i++) {
         fg_tensor *h = ck->hoisted.items[i];
         all[p->ntensors + i] = *h;

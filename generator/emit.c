@@ -325,28 +325,56 @@ static int same_content(const char *path, const char *text)
         }
         i++;
     }
+    if (ferror(f))
+        same = 0;
     fclose(f);
     return same && i == n;
+}
+
+/* Create path (which must not exist) holding text, mode 0644. */
+static int write_new_file(const char *path, const char *text, fg_diag *d)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        diag_io_error(d, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (write_all(fd, text, strlen(text)) < 0 || fchmod(fd, 0644) < 0) {
+        diag_io_error(d, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        unlink(path);
+        return -1;
+    }
+    if (close(fd) < 0) {
+        diag_io_error(d, "cannot write %s: %s", path, strerror(errno));
+        unlink(path);
+        return -1;
+    }
+    return 0;
 }
 
 /* Write text to a new temporary file in dir; its name in tmp. */
 static int write_temp(const char *dir, const char *name, const char *text, char *tmp,
                       size_t size, fg_diag *d)
 {
-    snprintf(tmp, size, "%s/.%s.XXXXXX", dir, name);
+    int len = snprintf(tmp, size, "%s/.%s.XXXXXX", dir, name);
+    if (len < 0 || (size_t)len >= size) {
+        diag_io_error(d, "cannot write %s/%s: %s", dir, name, strerror(ENAMETOOLONG));
+        return -1;
+    }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot create a file in %s: %s", dir, strerror(errno));
+        diag_io_error(d, "cannot create a file in %s: %s", dir, strerror(errno));
         return -1;
     }
     if (write_all(fd, text, strlen(text)) < 0 || fchmod(fd, 0644) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", tmp, strerror(errno));
+        diag_io_error(d, "cannot write %s: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
         return -1;
     }
     if (close(fd) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", tmp, strerror(errno));
+        diag_io_error(d, "cannot write %s: %s", tmp, strerror(errno));
         unlink(tmp);
         return -1;
     }
@@ -359,11 +387,11 @@ static int ensure_dir(const char *dir, fg_diag *d)
     if (stat(dir, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return 0;
-        diag_error(d, (fg_loc){0, 0}, "%s is not a directory", dir);
+        diag_io_error(d, "%s is not a directory", dir);
         return -1;
     }
     if (mkdir(dir, 0755) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot create %s: %s", dir, strerror(errno));
+        diag_io_error(d, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
     return 0;
@@ -374,17 +402,314 @@ int emit_write_file(const char *dir, const char *name, const char *text, fg_diag
     if (ensure_dir(dir, d) < 0)
         return -1;
     char path[4096], tmp[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int len = snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (len < 0 || (size_t)len >= sizeof path) {
+        diag_io_error(d, "cannot write %s/%s: %s", dir, name, strerror(ENAMETOOLONG));
+        return -1;
+    }
     if (same_content(path, text))
         return 0;
     if (write_temp(dir, name, text, tmp, sizeof tmp, d) < 0)
         return -1;
     if (rename(tmp, path) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        diag_io_error(d, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
         return -1;
     }
     return 0;
+}
+
+/* A run's files are written all or nothing.  Every file whose content
+ * changed is first written into a staging folder made by mkdtemp: inside
+ * the output folder when it exists, else beside it (in the nearest parent
+ * that exists), where the staging folder becomes the output folder by one
+ * rename once the missing parents are made (mkdir -p).  In an existing
+ * output folder the staged files are renamed into place one by one, each
+ * old file kept as a hard link (or moved) into the staging folder first,
+ * so that a failed rename puts back every file already replaced.  On any
+ * failure the temporaries are removed and the output folder is left as it
+ * was (or not created, nor any parent made for it).  An unchanged file is
+ * not written, so it keeps its mtime. */
+
+typedef struct out_file {
+    const char *name;
+    const char *text;
+    const char *target; /* outdir/name */
+    const char *staged; /* stage/name, while it exists */
+    const char *backup; /* stage/.old/name, while it holds the old file */
+    bool changed;
+    bool existed; /* target existed before the run */
+    bool placed;  /* the staged file was renamed onto target */
+} out_file;
+
+typedef struct out_run {
+    fg_arena *a;
+    fg_diag *d;
+    const char *outdir;
+    char *stage;      /* the staging folder, or NULL */
+    char *old_dir;    /* stage/.old, or NULL */
+    out_file *files;
+    int n;
+    /* A missing output folder's missing parents, innermost first, and
+     * those this run made, in the order it made them (outermost first). */
+    char **missing;
+    char **made;
+    int nmissing, nmade;
+} out_run;
+
+/* outdir without trailing slashes ("/" stays "/"). */
+static char *trim_slashes(fg_arena *a, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return arena_strndup(a, dir, n);
+}
+
+/* The folder that holds path (which has no trailing slash): "." for a
+ * bare name, "/" for "/x", "a" for "a//b". */
+static char *parent_dir(fg_arena *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return arena_strdup(a, ".");
+    while (slash > path && slash[-1] == '/')
+        slash--;
+    if (slash == path)
+        return arena_strdup(a, "/");
+    return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+static long name_max(const char *dir)
+{
+    errno = 0;
+    long m = pathconf(dir, _PC_NAME_MAX);
+    return m > 0 ? m : 255;
+}
+
+/* Remove whatever is left of the staging folder and put back every file
+ * already replaced. */
+static void out_rollback(out_run *w)
+{
+    for (int i = w->n - 1; i >= 0; i--) {
+        out_file *f = &w->files[i];
+        if (f->placed) {
+            if (f->backup) {
+                if (rename(f->backup, f->target) == 0)
+                    f->backup = NULL;
+            } else {
+                unlink(f->target);
+            }
+            f->placed = false;
+        }
+    }
+}
+
+static void out_cleanup(out_run *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        out_file *f = &w->files[i];
+        if (f->staged)
+            unlink(f->staged);
+        if (f->backup)
+            unlink(f->backup);
+        f->staged = f->backup = NULL;
+    }
+    if (w->old_dir)
+        rmdir(w->old_dir);
+    if (w->stage)
+        rmdir(w->stage);
+    w->old_dir = w->stage = NULL;
+}
+
+/* Make the missing parents of a missing output folder, outermost first;
+ * out_unmake_parents removes those this run made. */
+static int out_make_parents(out_run *w)
+{
+    for (int i = w->nmissing - 1; i >= 0; i--) {
+        if (mkdir(w->missing[i], 0755) < 0) {
+            struct stat st;
+            if (errno == EEXIST && stat(w->missing[i], &st) == 0 && S_ISDIR(st.st_mode))
+                continue; /* "a/.." and the like, or made meanwhile */
+            diag_io_error(w->d, "cannot create %s: %s", w->missing[i], strerror(errno));
+            return -1;
+        }
+        w->made[w->nmade++] = w->missing[i];
+    }
+    return 0;
+}
+
+static void out_unmake_parents(out_run *w)
+{
+    while (w->nmade > 0)
+        rmdir(w->made[--w->nmade]);
+}
+
+/* The nearest folder above a missing output folder that exists; the
+ * missing ones between are listed in w->missing.  NULL after reporting. */
+static const char *out_existing_parent(out_run *w)
+{
+    fg_vec missing = {0};
+    char *p = parent_dir(w->a, w->outdir);
+    for (;;) {
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                diag_io_error(w->d, "cannot create %s: %s is not a directory", w->outdir, p);
+                return NULL;
+            }
+            break;
+        }
+        if (errno != ENOENT) {
+            diag_io_error(w->d, "cannot create %s: %s", w->outdir, strerror(errno));
+            return NULL;
+        }
+        vec_push(w->a, &missing, p);
+        p = parent_dir(w->a, p);
+    }
+    w->missing = (char **)missing.items;
+    w->nmissing = missing.len;
+    w->made = ARENA_ARRAY(w->a, char *, missing.len > 0 ? missing.len : 1);
+    return p;
+}
+
+/* Replace the changed files of an existing output folder, one rename each,
+ * keeping the old ones until every rename succeeded. */
+static int out_commit_into(out_run *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        out_file *f = &w->files[i];
+        if (!f->changed)
+            continue;
+        if (f->existed) {
+            if (!w->old_dir) {
+                w->old_dir = arena_printf(w->a, "%s/.old", w->stage);
+                if (mkdir(w->old_dir, 0700) < 0) {
+                    diag_io_error(w->d, "cannot create %s: %s", w->old_dir, strerror(errno));
+                    w->old_dir = NULL;
+                    return -1;
+                }
+            }
+            const char *backup = arena_printf(w->a, "%s/%s", w->old_dir, f->name);
+            /* a hard link keeps the old file in place until the rename;
+             * where links are refused, move it aside instead */
+            if (link(f->target, backup) == 0) {
+                f->backup = backup;
+            } else if (rename(f->target, backup) == 0) {
+                f->backup = backup;
+            } else {
+                diag_io_error(w->d, "cannot replace %s: %s", f->target, strerror(errno));
+                return -1;
+            }
+        }
+        if (rename(f->staged, f->target) < 0) {
+            diag_io_error(w->d, "cannot write %s: %s", f->target, strerror(errno));
+            if (f->backup && access(f->target, F_OK) != 0 && rename(f->backup, f->target) == 0)
+                f->backup = NULL;
+            return -1;
+        }
+        f->staged = NULL;
+        f->placed = true;
+    }
+    return 0;
+}
+
+/* Write names[i] = texts[i] (n files) into outdir, all or nothing. */
+static int write_run_files(fg_arena *a, const char *outdir, int n, const char *const *names,
+                           const char *const *texts, fg_diag *d)
+{
+    out_run w = {.a = a, .d = d, .outdir = trim_slashes(a, outdir), .n = n};
+    w.files = ARENA_ARRAY(a, out_file, n > 0 ? n : 1);
+    struct stat st;
+    bool exists = stat(w.outdir, &st) == 0;
+    if (exists && !S_ISDIR(st.st_mode)) {
+        diag_io_error(d, "%s is not a directory", w.outdir);
+        return -1;
+    }
+    if (!exists && errno != ENOENT) {
+        diag_io_error(d, "cannot write into %s: %s", w.outdir, strerror(errno));
+        return -1;
+    }
+    const char *base = exists ? w.outdir : out_existing_parent(&w);
+    if (!base)
+        return -1;
+    long max = name_max(base);
+    int nchanged = 0;
+    for (int i = 0; i < n; i++) {
+        out_file *f = &w.files[i];
+        f->name = names[i];
+        f->text = texts[i];
+        f->target = arena_printf(a, "%s/%s", w.outdir, f->name);
+        size_t len = strlen(f->name);
+        if ((long)len > max) {
+            diag_io_error(d,
+                          "cannot write %s/%.40s...: a file name of %zu bytes is longer than "
+                          "the %ld the file system allows (is a plan's name too long?)",
+                          w.outdir, f->name, len, max);
+            return -1;
+        }
+        f->changed = true;
+        if (exists) {
+            struct stat fs;
+            if (lstat(f->target, &fs) == 0) {
+                if (S_ISDIR(fs.st_mode)) {
+                    diag_io_error(d, "cannot write %s: a directory of that name is in the way",
+                                  f->target);
+                    return -1;
+                }
+                f->existed = true;
+                f->changed = !(S_ISREG(fs.st_mode) && same_content(f->target, f->text));
+            }
+        }
+        nchanged += f->changed;
+    }
+    if (exists && nchanged == 0)
+        return 0;
+    w.stage = arena_printf(a, "%s/.fusegen-XXXXXX", base);
+    if (!mkdtemp(w.stage)) {
+        diag_io_error(d, "cannot %s %s: %s", exists ? "write into" : "create", w.outdir,
+                      strerror(errno));
+        w.stage = NULL;
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        out_file *f = &w.files[i];
+        if (!f->changed)
+            continue;
+        const char *staged = arena_printf(a, "%s/%s", w.stage, f->name);
+        if (write_new_file(staged, f->text, d) < 0)
+            rc = -1;
+        else
+            f->staged = staged;
+    }
+    if (rc == 0 && exists) {
+        rc = out_commit_into(&w);
+        if (rc < 0)
+            out_rollback(&w);
+    } else if (rc == 0) {
+        /* the staging folder becomes the output folder, as mkdir -p would
+         * have made it (with its missing parents) */
+        mode_t mask = umask(0);
+        umask(mask);
+        if (chmod(w.stage, 0755 & ~mask) < 0) {
+            diag_io_error(d, "cannot create %s: %s", w.outdir, strerror(errno));
+            rc = -1;
+        } else if (out_make_parents(&w) < 0) {
+            rc = -1;
+        } else if (rename(w.stage, w.outdir) < 0) {
+            diag_io_error(d, "cannot create %s: %s", w.outdir, strerror(errno));
+            rc = -1;
+        } else {
+            w.stage = NULL; /* it is the output folder now */
+            for (int i = 0; i < n; i++)
+                w.files[i].staged = NULL;
+        }
+    }
+    out_cleanup(&w);
+    if (rc < 0)
+        out_unmake_parents(&w);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -749,39 +1074,15 @@ int emit_run_finish(fg_emit_run *r, fg_diag *d)
         goto done;
     if (render_run_files(r, d) < 0)
         goto done;
-    if (ensure_dir(r->o.outdir, d) < 0)
-        goto done;
-    /* All temporaries first, then the renames: a failure before the renames
-     * leaves the output folder as it was. */
     int n = r->files.len;
-    char **tmps = ARENA_ARRAY(r->a, char *, n);
-    int ok = 1;
-    for (int i = 0; i < n && ok; i++) {
-        pending_file *f = r->files.items[i];
-        char *path = arena_printf(r->a, "%s/%s", r->o.outdir, f->name);
-        if (same_content(path, f->text))
-            continue;
-        tmps[i] = arena_alloc(r->a, 4096);
-        if (write_temp(r->o.outdir, f->name, f->text, tmps[i], 4096, d) < 0) {
-            tmps[i] = NULL;
-            ok = 0;
-        }
-    }
+    const char **names = ARENA_ARRAY(r->a, const char *, n > 0 ? n : 1);
+    const char **texts = ARENA_ARRAY(r->a, const char *, n > 0 ? n : 1);
     for (int i = 0; i < n; i++) {
-        if (!tmps[i])
-            continue;
         pending_file *f = r->files.items[i];
-        char *path = arena_printf(r->a, "%s/%s", r->o.outdir, f->name);
-        if (!ok) {
-            unlink(tmps[i]);
-        } else if (rename(tmps[i], path) < 0) {
-            diag_error(d, (fg_loc){0, 0}, "cannot rename %s to %s: %s", tmps[i], path,
-                       strerror(errno));
-            unlink(tmps[i]);
-            ok = 0;
-        }
+        names[i] = f->name;
+        texts[i] = f->text;
     }
-    rc = ok ? 0 : -1;
+    rc = write_run_files(r->a, r->o.outdir, n, names, texts, d);
 done:
     emit_run_free(r);
     return rc;

@@ -133,11 +133,11 @@ static int lex_number(fg_lexer *lx, fg_token *t)
     char *copy = arena_strndup(lx->arena, text + start, t->len);
     t->num = strtod(copy, NULL);
     if (is_int && t->num > (double)INT_MAX) {
-        diag_error(lx->diag, t->loc, "integer '%s' is too large (the limit is %d)", copy, INT_MAX);
+        diag_error(lx->diag, t->loc, "integer '%s' is out of range (the limit is %d)", copy, INT_MAX);
         return -1;
     }
     if (t->num > FLT_MAX) {
-        diag_error(lx->diag, t->loc, "number '%s' is too large for f32", copy);
+        diag_error(lx->diag, t->loc, "number '%s' is out of range for f32", copy);
         return -1;
     }
     return 0;

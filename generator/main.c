@@ -10,8 +10,11 @@
 #endif
 #include "fusegen.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1"
@@ -55,13 +58,15 @@ static void usage(FILE *f)
           "fused schedule from fusion plans (*.fp).\n"
           "\n"
           "Options:\n"
-          "  -o DIR               write the generated files into DIR (default: generated)\n"
+          "  -o DIR               write the generated files into DIR (default: generated),\n"
+          "                       made with its parents if missing\n"
           "  --target=LIST        backends to emit, a comma-separated list of cuda, hip, c\n"
           "                       (default: the targets of each plan's schedule)\n"
           "  --dump=WHAT          print the syntax tree (ast), the checked plan (ir), the\n"
           "                       fused schedule (fused) or the kernel model (kernel) on\n"
           "                       standard output; write no files\n"
           "  --check              analyse the plans and report errors; write no files\n"
+          "                       (--check and --dump exclude each other)\n"
           "  --templates=DIR      the m4 templates (default: $FUSEGEN_TEMPLATES, else the\n"
           "                       installed templates)\n"
           "  --m4=PROG            the GNU m4 program (default: $M4, else m4)\n"
@@ -108,6 +113,17 @@ static int parse_targets(const char *list, unsigned *out)
     return 0;
 }
 
+/* Two options that ask for different things: a usage error naming both,
+ * in the order they were given. */
+static int conflict(const char *first, const char *second)
+{
+    fprintf(stderr,
+            "fusegen: error: options '%s' and '%s' cannot be used together\n"
+            "Try 'fusegen --help' for more information.\n",
+            first, second);
+    return -1;
+}
+
 /* "--name=VALUE" or "--name VALUE"; returns the value or NULL if argv[*i]
  * is not this option (sets *bad when the value is missing). */
 static const char *option_value(int argc, char **argv, int *i, const char *name, bool *bad)
@@ -148,6 +164,9 @@ static int parse_args(int argc, char **argv, options *o)
         return -1;
     }
     bool options_done = false;
+    /* the option that chooses what the run does (--check or one --dump):
+     * a different one is a usage error, the same one again is not */
+    const char *mode_opt = NULL;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *v;
@@ -165,7 +184,10 @@ static int parse_args(int argc, char **argv, options *o)
             printf("fusegen %s\n", PACKAGE_VERSION);
             return 1;
         } else if (strcmp(arg, "--check") == 0) {
+            if (mode_opt && strcmp(mode_opt, "--check") != 0)
+                return conflict(mode_opt, "--check");
             o->check = true;
+            mode_opt = "--check";
         } else if (strcmp(arg, "-o") == 0) {
             if (i + 1 >= argc)
                 return usage_error("option '%s' needs a directory", arg);
@@ -186,6 +208,13 @@ static int parse_args(int argc, char **argv, options *o)
                 o->dump = DUMP_KERNEL;
             else
                 return usage_error("bad --dump '%s': expected ast, ir, fused or kernel", v);
+            const char *this_opt = o->dump == DUMP_AST     ? "--dump=ast"
+                                   : o->dump == DUMP_IR    ? "--dump=ir"
+                                   : o->dump == DUMP_FUSED ? "--dump=fused"
+                                                           : "--dump=kernel";
+            if (mode_opt && strcmp(mode_opt, this_opt) != 0)
+                return conflict(mode_opt, this_opt);
+            mode_opt = this_opt;
         } else if ((v = option_value(argc, argv, &i, "--templates", &bad)) != NULL) {
             o->templates = v;
         } else if ((v = option_value(argc, argv, &i, "--m4", &bad)) != NULL) {
@@ -238,6 +267,71 @@ static int analyse_plan(plan_job *job, const options *o)
     return 0;
 }
 
+/* Whether PROG can be run as execlp would find it: a path with a '/', else
+ * the first executable regular file of that name on $PATH.  0, or -1 with
+ * errno set. */
+static int find_program(const char *prog)
+{
+    struct stat st;
+    if (strchr(prog, '/')) {
+        if (stat(prog, &st) != 0)
+            return -1;
+        if (!S_ISREG(st.st_mode) || access(prog, X_OK) != 0) {
+            errno = EACCES;
+            return -1;
+        }
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/bin:/usr/bin";
+    size_t plen = strlen(prog);
+    for (const char *s = path;;) {
+        size_t n = strcspn(s, ":");
+        char *full = malloc(n + plen + 3);
+        if (!full)
+            return -1;
+        snprintf(full, n + plen + 3, "%.*s/%s", (int)n, n ? s : ".", prog);
+        bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+        free(full);
+        if (ok)
+            return 0;
+        if (s[n] == '\0')
+            break;
+        s += n + 1;
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+/* What a run needs besides the plans, checked before anything is rendered:
+ * templates that cannot be read and an m4 that cannot be run are I/O
+ * errors of the installation (exit status 3), not errors in a plan. */
+static int check_run_tools(const options *o, fg_diag *d)
+{
+    const char *dir = o->templates && *o->templates ? o->templates : "templates";
+    size_t n = strlen(dir) + sizeof "/api/plan_h.m4";
+    char *probe = malloc(n);
+    if (!probe) {
+        diag_io_error(d, "out of memory");
+        return -1;
+    }
+    snprintf(probe, n, "%s/api/plan_h.m4", dir);
+    int rc = 0;
+    if (access(probe, R_OK) != 0) {
+        diag_io_error(d, "cannot read the templates in '%s': %s (see --templates)", dir,
+                      strerror(errno));
+        rc = -1;
+    }
+    free(probe);
+    const char *m4 = o->m4 && *o->m4 ? o->m4 : "m4";
+    if (find_program(m4) != 0) {
+        diag_io_error(d, "cannot run m4 '%s': %s (see --m4)", m4, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 /* Emit every plan as one run: written only if every plan succeeds. */
 static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
 {
@@ -250,6 +344,8 @@ static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
         .version = PACKAGE_VERSION,
     };
     fg_emit_run *run = NULL;
+    if (check_run_tools(o, run_diag) < 0)
+        return -1;
     if (emit_run_begin(&eo, &run, run_diag) < 0)
         return -1;
     int rc = 0;

@@ -10,6 +10,7 @@
  * node is located at its operator, a call or reduction at its name. */
 #include "fusegen.h"
 
+#include <limits.h>
 #include <string.h>
 
 #define LOOKAHEAD 8
@@ -813,11 +814,21 @@ static int parse_statement(parser *p)
 
 /* ---- schedule -------------------------------------------------------- */
 
+/* Every int the parser converts from a number token comes through here
+ * (tile sizes, warps, stages, splits, tune values): a value past INT_MAX is
+ * a located error, never a conversion (the lexer reports integers past
+ * INT_MAX, and the parser then stays quiet about the same line). */
 static int parse_positive_int(parser *p, int *out)
 {
     const fg_token *t = peek(p);
-    if (t->kind != TK_NUMBER || !t->is_int || t->num < 1)
+    if (t->kind != TK_NUMBER || !t->is_int || !(t->num >= 1))
         return expected(p, "a positive integer");
+    if (!(t->num <= (double)INT_MAX)) {
+        if (t->loc.line != p->bad_line)
+            diag_error(p->d, t->loc, "integer '%.*s' is out of range (the limit is %d)",
+                       (int)t->len, t->text, INT_MAX);
+        return -1;
+    }
     *out = (int)t->num;
     next(p);
     return 0;

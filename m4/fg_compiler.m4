@@ -59,17 +59,19 @@ AC_SUBST([FG_WARN_CFLAGS])
 # --enable-sanitizers: checks that $CC links with AddressSanitizer and
 # UndefinedBehaviorSanitizer and sets FG_SANITIZE_CFLAGS. FG_APPLY_SANITIZERS
 # (called after the toolkit checks) adds them to CFLAGS and LDFLAGS: host
-# code only, never the nvcc/hipcc device compilation.
+# code only, never the nvcc/hipcc device compilation. float-cast-overflow
+# is not part of "undefined" in GCC nor Clang: it is named so that a double
+# converted to an int it cannot hold (a number from a plan) is caught too.
 AC_DEFUN([FG_SANITIZERS], [
 AC_REQUIRE([AC_PROG_CC])
 AC_ARG_ENABLE([sanitizers],
   [AS_HELP_STRING([--enable-sanitizers],
-    [build host code with -fsanitize=address,undefined (for test builds)])],
+    [build host code with -fsanitize=address,undefined,float-cast-overflow (for test builds)])],
   [], [enable_sanitizers=no])
 FG_SANITIZE_CFLAGS=
 AS_IF([test "x$enable_sanitizers" != xno], [
   enable_sanitizers=yes
-  FG_SANITIZE_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
+  FG_SANITIZE_CFLAGS="-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer"
   AC_CACHE_CHECK([whether $CC links with $FG_SANITIZE_CFLAGS], [fg_cv_sanitizers], [
     fg_save_CFLAGS=$CFLAGS
     fg_save_LDFLAGS=$LDFLAGS
@@ -110,4 +112,49 @@ AC_CACHE_CHECK([whether $M4 is GNU m4 and supports -P], [fg_cv_gnu_m4], [
 AS_IF([test "x$fg_cv_gnu_m4" != xyes],
   [AC_MSG_ERROR([$M4 is not GNU m4 (the generator runs m4 -P); set M4])])
 AC_DEFINE_UNQUOTED([FG_M4], ["$M4"], [GNU m4 command the generator runs])
+])
+
+# FG_CHECK_FUZZER
+# ---------------
+# `make fuzz` builds the libFuzzer target tests/fuzz/fuzz_plan with clang.
+# FUZZ_CC (precious; default: clang, then clang-19 ... clang-14 on PATH)
+# must link a fuzz target with FUZZ_SANITIZE_CFLAGS; FUZZ_CC=no turns the
+# fuzzer off. Sets FUZZ_CC and FUZZ_SANITIZE_CFLAGS, and the conditional
+# HAVE_FUZZER; without it `make fuzz` says it is skipped and succeeds.
+AC_DEFUN([FG_CHECK_FUZZER], [
+AC_ARG_VAR([FUZZ_CC], [clang for the libFuzzer target of `make fuzz' (no: none)])
+FUZZ_SANITIZE_CFLAGS="-fsanitize=fuzzer,address,undefined,float-cast-overflow -fno-sanitize-recover=all"
+fg_have_fuzzer=no
+fg_fuzz_why="no clang found (set FUZZ_CC)"
+AS_IF([test "x$FUZZ_CC" = xno], [fg_fuzz_why="FUZZ_CC=no"; FUZZ_CC=],
+  [test -z "$FUZZ_CC"],
+  [AC_CHECK_PROGS([FUZZ_CC], [clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14])])
+AS_IF([test -n "$FUZZ_CC"], [
+  AC_CACHE_CHECK([whether $FUZZ_CC links a fuzz target with $FUZZ_SANITIZE_CFLAGS],
+    [fg_cv_fuzzer], [
+    fg_save_CC=$CC
+    fg_save_CFLAGS=$CFLAGS
+    fg_save_LDFLAGS=$LDFLAGS
+    fg_save_LIBS=$LIBS
+    CC=$FUZZ_CC
+    CFLAGS="-g -O1 $FUZZ_SANITIZE_CFLAGS"
+    LDFLAGS=
+    LIBS=
+    AC_LINK_IFELSE([AC_LANG_SOURCE([[
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return size > 0 && data[0] == 'x';
+}]])], [fg_cv_fuzzer=yes], [fg_cv_fuzzer=no])
+    CC=$fg_save_CC
+    CFLAGS=$fg_save_CFLAGS
+    LDFLAGS=$fg_save_LDFLAGS
+    LIBS=$fg_save_LIBS])
+  AS_IF([test "x$fg_cv_fuzzer" = xyes], [fg_have_fuzzer=yes],
+    [fg_fuzz_why="$FUZZ_CC cannot link with $FUZZ_SANITIZE_CFLAGS"])
+])
+AC_SUBST([FUZZ_SANITIZE_CFLAGS])
+AM_CONDITIONAL([HAVE_FUZZER], [test "x$fg_have_fuzzer" = xyes])
 ])

@@ -5,6 +5,8 @@ include tests/check.mk
 include tests/algebra.mk
 include tests/fuse.mk
 include tests/emit.mk
+include tests/write.mk
+include tests/fuzz.mk
 include tests/interp.mk
 include tests/cuda.mk
 include tests/gpu.mk

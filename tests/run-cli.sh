@@ -84,6 +84,23 @@ run bad-dump 2 --dump=xml plans/softmax.fp &&
 run missing-o-value 2 plans/softmax.fp -o &&
     expect_line missing-o-value "$tmp/err" "fusegen: error: option '-o' needs a directory"
 
+# --check and each --dump choose what the run does: two different ones
+# are a usage error that names both.
+run check-and-dump 2 --check --dump=ast plans/softmax.fp && {
+    expect_line check-and-dump "$tmp/err" \
+        "fusegen: error: options '--check' and '--dump=ast' cannot be used together"
+    expect_empty check-and-dump "$tmp/out"
+}
+run dump-and-check 2 --dump ir --check plans/softmax.fp &&
+    expect_line dump-and-check "$tmp/err" \
+        "fusegen: error: options '--dump=ir' and '--check' cannot be used together"
+run two-dumps 2 --dump=ast --dump=fused plans/softmax.fp && {
+    expect_line two-dumps "$tmp/err" \
+        "fusegen: error: options '--dump=ast' and '--dump=fused' cannot be used together"
+    expect_empty two-dumps "$tmp/out"
+}
+run same-dump-twice 0 --dump=ast --dump=ast plans/softmax.fp
+
 run missing-file 3 --check "$tmp/no-such.fp" &&
     expect_line missing-file "$tmp/err" \
         "fusegen: error: cannot open '$tmp/no-such.fp': No such file or directory"
@@ -112,6 +129,65 @@ run one-bad-plan 1 -o "$tmp/generated" plans/softmax.fp tests/bad/syn-missing-as
 # A missing file among good plans: I/O error wins over plan errors.
 run io-and-plan-errors 3 --check tests/bad/syn-empty.fp "$tmp/no-such.fp" &&
     expect_line io-and-plan-errors "$tmp/err" "tests/bad/syn-empty.fp:1:1: error: empty plan: expected 'plan NAME'"
+
+# Output-side I/O errors are exit status 3, never 1 (an error in a plan),
+# and write nothing.
+echo 'keep me' >"$tmp/a-file"
+run out-is-a-file 3 --templates=templates -o "$tmp/a-file" plans/softmax.fp && {
+    expect_line out-is-a-file "$tmp/err" "fusegen: error: $tmp/a-file is not a directory"
+    if test "$(cat "$tmp/a-file")" != 'keep me'; then fail "out-is-a-file: the file changed"; fi
+}
+run out-under-a-file 3 --templates=templates -o /dev/null/generated plans/softmax.fp
+mkdir "$tmp/read-only"
+chmod 555 "$tmp/read-only"
+if test -w "$tmp/read-only"; then
+    echo "run-cli.sh: running as root: no read-only folder to test"
+else
+    run out-read-only 3 --templates=templates -o "$tmp/read-only" plans/softmax.fp
+    run out-under-read-only 3 --templates=templates -o "$tmp/read-only/sub" plans/softmax.fp
+fi
+chmod 755 "$tmp/read-only"
+run no-templates 3 --templates="$tmp/no-templates" -o "$tmp/gen-t" plans/softmax.fp && {
+    expect_line no-templates "$tmp/err" \
+        "fusegen: error: cannot read the templates in '$tmp/no-templates': No such file or directory (see --templates)"
+    if test -e "$tmp/gen-t"; then fail "no-templates: wrote $tmp/gen-t"; fi
+}
+run no-m4 3 --templates=templates --m4="$tmp/no-m4" -o "$tmp/gen-m" plans/softmax.fp && {
+    expect_line no-m4 "$tmp/err" \
+        "fusegen: error: cannot run m4 '$tmp/no-m4': No such file or directory (see --m4)"
+    if test -e "$tmp/gen-m"; then fail "no-m4: wrote $tmp/gen-m"; fi
+}
+run no-m4-on-path 3 --templates=templates --m4=fusegen-no-such-m4 -o "$tmp/gen-m" plans/softmax.fp
+
+# A plan whose name is too long for a file name (310 bytes with fusegen_).
+long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+long=$long$long$long$long$long$long
+sed "s/^plan softmax\$/plan $long/" plans/softmax.fp >"$tmp/long.fp"
+
+# -o makes the missing parents of its folder (mkdir -p); a run that fails
+# makes none of them.
+run o-makes-parents 0 --templates=templates -o "$tmp/p1/p2/out" plans/softmax.fp &&
+    if test ! -f "$tmp/p1/p2/out/kernels.mk"; then fail "o-makes-parents: no $tmp/p1/p2/out/kernels.mk"; fi
+run o-parents-undone 3 --templates=templates -o "$tmp/q1/q2/out" "$tmp/long.fp" &&
+    if test -e "$tmp/q1"; then fail "o-parents-undone: made $tmp/q1"; fi
+
+# A failed run leaves the output folder as it was: a directory where
+# kernels.mk goes fails the run before any file is written.
+mkdir -p "$tmp/o-dir/kernels.mk"
+run kernels-mk-is-a-dir 3 --templates=templates -o "$tmp/o-dir" plans/softmax.fp plans/causal.fp && {
+    expect_line kernels-mk-is-a-dir "$tmp/err" \
+        "fusegen: error: cannot write $tmp/o-dir/kernels.mk: a directory of that name is in the way"
+    if test "$(ls -A "$tmp/o-dir")" != kernels.mk; then
+        fail "kernels-mk-is-a-dir: files left in $tmp/o-dir: $(ls -A "$tmp/o-dir" | tr '\n' ' ')"
+    fi
+}
+# A plan name too long for a file name: a clear error, and no folder made.
+run long-plan-name 3 --templates=templates -o "$tmp/o-long" "$tmp/long.fp" && {
+    expect_line long-plan-name "$tmp/err" \
+        "fusegen: error: cannot write $tmp/o-long/fusegen_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...: a file name of 310 bytes is longer than the 255 the file system allows (is a plan's name too long?)"
+    if test -e "$tmp/o-long"; then fail "long-plan-name: made $tmp/o-long"; fi
+}
+if ls -A "$tmp" | grep -q '^\.fusegen-'; then fail "a staging folder was left in $tmp"; fi
 
 if test -w /dev/full; then
     total=$((total + 1))

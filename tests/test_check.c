@@ -610,6 +610,62 @@ static void test_plan_without_outputs(void **state)
     assert_int_equal(fx->d.errors, 1);
 }
 
+/* A plan that declares no name leaves the checker's name table empty:
+ * looking a name up in it is an error like any unknown name, not a crash. */
+static void test_a_plan_that_declares_nothing(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan p\nschedule { reduce c: rolling }\n"), -1);
+    assert_string_equal(message(fx, 0), "t.fp:1:6: error: plan 'p' has no output");
+    assert_string_equal(message(fx, 1), "t.fp:2:19: error: unknown identifier 'c'");
+    assert_int_equal(fx->d.errors, 2);
+}
+
+/* Hoisted statements are appended after the plan's own tensors, and the
+ * per-sequence check walks them too: the per-tensor flags it reads must
+ * cover them.  The sizes below put the flags of the hoisted statements
+ * past a table sized for the plan's own tensors (plus one); under the
+ * sanitizers the old code read out of bounds there (UBSan: "load of value
+ * 64 ... _Bool"), and the second hoisted statement's error could be
+ * skipped. */
+static void test_hoisted_statements_are_checked_for_per_sequence_extents(void **state)
+{
+    fixture *fx = *state;
+    fg_strbuf b = {.a = fx->a};
+    strbuf_puts(&b, "plan t\ndim B, M, N[b]\naxis b: B, m: M, n: N\n"
+                    "input A105[b]: f32\n");
+    for (int i = 2; i <= 14; i++)
+        strbuf_printf(&b, "input I%d[b]: f32\n", i);
+    strbuf_puts(&b, "X[b, m] = sum(n: n * 1.0) * 2 + sum(n: n * 2.0)\n"
+                    "output X: f32\n");
+    assert_int_equal(check_text(fx, strbuf_str(&b)), -1);
+    assert_string_equal(message(fx, 0), "t.fp:18:11: error: 'X_sum' reduces over 'n', whose "
+                                        "extent N varies per 'b', so it must carry 'b' too");
+    assert_string_equal(message(fx, 1), "t.fp:18:33: error: 'X_sum_2' reduces over 'n', whose "
+                                        "extent N varies per 'b', so it must carry 'b' too");
+    assert_int_equal(fx->d.errors, 2);
+}
+
+/* plans/gqa_decode.fp with unused inputs added checks cleanly (the same
+ * out-of-bounds read as above, with a real plan). */
+static void test_a_decode_plan_with_extra_inputs_checks(void **state)
+{
+    fixture *fx = *state;
+    char *path = arena_printf(fx->a, "%s/plans/gqa_decode.fp", srcdir());
+    char *text = read_text(fx->a, path);
+    assert_non_null(text);
+    const char *anchor = "input V[b, h / G, n, d]: bf16[B, Hkv, N, D]\n";
+    char *at = strstr(text, anchor);
+    assert_non_null(at);
+    at += strlen(anchor);
+    char *plan = arena_printf(fx->a, "%.*sinput X1[b]: f32\ninput X2[b]: f32\n"
+                                     "input X3[b]: f32\ninput X4[b]: f32\n"
+                                     "input X5[b]: f32\n%s",
+                              (int)(at - text), text, at);
+    assert_int_equal(check_text(fx, plan), 0);
+    assert_int_equal(fx->d.errors, 0);
+}
+
 static void test_type_errors_say_what_was_expected_and_found(void **state)
 {
     fixture *fx = *state;
@@ -733,6 +789,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_that_is_never_defined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_that_is_an_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plan_without_outputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_plan_that_declares_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_hoisted_statements_are_checked_for_per_sequence_extents, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_decode_plan_with_extra_inputs_checks, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_type_errors_say_what_was_expected_and_found, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_duplicate_definition_points_at_the_first, setup,

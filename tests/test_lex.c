@@ -261,10 +261,10 @@ static void test_lex_number_errors(void **state)
                         "lex.fp:1:7: error: invalid suffix 'abc' on number '12'\n"
                         "1e+ 12abc 3000000000 1e39\n"
                         "      ^\n"
-                        "lex.fp:1:11: error: integer '3000000000' is too large (the limit is 2147483647)\n"
+                        "lex.fp:1:11: error: integer '3000000000' is out of range (the limit is 2147483647)\n"
                         "1e+ 12abc 3000000000 1e39\n"
                         "          ^\n"
-                        "lex.fp:1:22: error: number '1e39' is too large for f32\n"
+                        "lex.fp:1:22: error: number '1e39' is out of range for f32\n"
                         "1e+ 12abc 3000000000 1e39\n"
                         "                     ^\n");
 }

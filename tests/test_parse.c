@@ -766,6 +766,48 @@ static void test_parse_schedule_errors(void **state)
     assert_int_equal(f->plan->sched.stages, 2);
 }
 
+/* Every int the parser takes from a number (tile sizes, warps, stages,
+ * splits, tune values) is range-checked before it is converted: a value
+ * past INT_MAX is one located error, never a double-to-int conversion that
+ * overflows (UBSan's float-cast-overflow, in the sanitizer build). */
+static void test_parse_out_of_range_integers(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(parse_text(f, "plan p\n"
+                                   "schedule {\n"
+                                   "  tile r = 99999999999\n"
+                                   "  warps = 2147483648\n"
+                                   "  stages = 1e30\n"
+                                   "  splits = 99999999999\n"
+                                   "  tune {\n"
+                                   "    warps = {4, 99999999999}\n"
+                                   "    tile n = {64, 3000000000}\n"
+                                   "  }\n"
+                                   "}\n"),
+                     -1);
+    assert_string_equal(
+        output(f),
+        "plan.fp:3:12: error: integer '99999999999' is out of range (the limit is 2147483647)\n"
+        "  tile r = 99999999999\n"
+        "           ^\n"
+        "plan.fp:4:11: error: integer '2147483648' is out of range (the limit is 2147483647)\n"
+        "  warps = 2147483648\n"
+        "          ^\n"
+        "plan.fp:5:12: error: expected a positive integer, found number '1e30'\n"
+        "  stages = 1e30\n"
+        "           ^\n"
+        "plan.fp:6:12: error: integer '99999999999' is out of range (the limit is 2147483647)\n"
+        "  splits = 99999999999\n"
+        "           ^\n"
+        "plan.fp:8:17: error: integer '99999999999' is out of range (the limit is 2147483647)\n"
+        "    warps = {4, 99999999999}\n"
+        "                ^\n"
+        "plan.fp:9:19: error: integer '3000000000' is out of range (the limit is 2147483647)\n"
+        "    tile n = {64, 3000000000}\n"
+        "                  ^\n");
+    assert_int_equal(f->d.errors, 6);
+}
+
 static void test_parse_type_and_output_errors(void **state)
 {
     fixture *f = *state;
@@ -895,6 +937,7 @@ int main(void)
         T(test_parse_missing_bracket),
         T(test_parse_missing_assign_in_statement),
         T(test_parse_unexpected_token),
+        T(test_parse_out_of_range_integers),
         T(test_parse_empty_file),
         T(test_parse_plan_must_come_first_and_once),
         T(test_parse_reserved_names),

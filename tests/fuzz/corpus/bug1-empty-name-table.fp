@@ -1,0 +1,2 @@
+plan p
+schedule { reduce c: rolling }
