@@ -31,15 +31,22 @@
 // The kernel body declares state that some configurations leave unused.
 #pragma nv_diag_suppress 177
 #define FG_NS attn_alibi_decode
-// DO NOT EDIT: copied from bench/proto/attn_fwd.cuh by templates/cuda/sync-from-proto.sh
-// Renamed: the plan hooks to plan_*, the decode names to fd_*, the others to fa_*.
-// fusegen prototype: tensor-core attention forward (FlashAttention-2 style), sm_80+.
+// sm80/common.cuh - the hand-written skeleton of the sm_80 attention family
+// (sm_80+: mma.sync, ldmatrix, cp.async), part 1 of 3: includes, the kernels'
+// namespace FG_NS and small device helpers.  cuda/attention.m4 places it first,
+// then the plan hooks that lower_cuda.c computes from the fused schedule (the
+// block between PLAN HOOKS BEGIN and PLAN HOOKS END: plan_params, plan_score,
+// plan_visible, ...), then sm80/rolling.cuh (FlashAttention-2 form) and, for a
+// split plan, sm80/split.cuh (FlashDecoding form).  The kernel bodies are the
+// same for every plan; only the hooks differ.  This is the source: edit here.
+// m4 reads these files: templates/README.md (Conventions) says which words and
+// characters they must avoid.
+//
+// Tensor-core attention forward (FlashAttention-2 style).
 //
 // mma.sync.m16n8k16 (bf16/fp16 in, fp32 accumulate), ldmatrix (.trans for V),
 // cp.async multi-stage K/V pipeline, padded (bank-conflict-free) shared memory,
-// online softmax in the exp2 domain.  The generator turns this file into the
-// `attention` m4 template: everything between PLAN HOOKS BEGIN and PLAN HOOKS END
-// is replaced by generated code; the kernel body below is variant-independent.
+// online softmax in the exp2 domain.
 //
 // Layout: Q [B,Hq,M,D], K/V [B,Hkv,N,D], O [B,Hq,M,D] with run-time strides (in
 // elements) for batch, head and sequence; last dim contiguous; base pointers and
@@ -199,8 +206,11 @@ __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe)
   return fa_ex2(m_prev - m_new_safe);
 }
 // ============================= PLAN HOOKS END =============================
-// DO NOT EDIT: copied from bench/proto/attn_fwd.cuh by templates/cuda/sync-from-proto.sh
-// Renamed: the plan hooks to plan_*, the decode names to fd_*, the others to fa_*.
+// sm80/rolling.cuh - the hand-written skeleton of the sm_80 attention family,
+// part 2 of 3: the rolling-form kernel (FlashAttention-2: one CTA walks the key
+// tiles of its query rows), fa_attn_fwd_kernel<T, fa_cfg<...>>, filled by the
+// plan hooks that cuda/attention.m4 places before it (design notes in
+// sm80/common.cuh).  Every plan includes it: the split form uses its primitives.
 
 
 // ----------------------------------------------------------------------------
@@ -673,8 +683,12 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   }
 }
 
-// DO NOT EDIT: copied from bench/proto/decode_fwd.cuh by templates/cuda/sync-from-proto.sh
-// Renamed: the plan hooks to plan_*, the decode names to fd_*, the others to fa_*.
+// sm80/split.cuh - the hand-written skeleton of the sm_80 attention family,
+// part 3 of 3: the split form (FlashDecoding), fd_split_kernel<T, fd_cfg<...>>
+// (each CTA takes a range of keys of its packed query rows; the last CTA of a
+// row group can fold the combine), fd_combine_kernel and the host split-count
+// rule, filled by the same plan hooks as sm80/rolling.cuh.  Only split plans
+// include it (cuda/attention.m4).
 
 
 // ----------------------------------------------------------------------------

@@ -1,9 +1,8 @@
 /* lower_cuda.c - the CUDA backend: the fused schedule as the hooks of the
  * tensor-core attention kernels (templates/cuda/).
  *
- * The kernel bodies are copies of the GPU engineers' prototypes
- * (bench/proto/attn_fwd.cuh, decode_fwd.cuh; templates/cuda/sync-from-proto.sh
- * refreshes them).  Everything that depends on the plan is computed here and
+ * The kernel bodies are hand-written skeletons (templates/cuda/sm80/), the
+ * same for every plan.  Everything that depends on the plan is computed here and
  * handed to the template as text: the per-launch parameter struct, the score
  * as one expression of qk = Q.K^T (in the exp2 domain, host constants folded),
  * the mask as `visible`, the key range and tile classes from masks.c, the
@@ -1064,9 +1063,10 @@ static bool plan_divides_by(const fg_plan *p, int param)
 /* Tile configurations                                                 */
 /* ------------------------------------------------------------------ */
 
-/* The prototype's tuned defaults (bench/proto/attn_inst.cu and
- * decode_inst.cu, cfg 0), one per head dim and, for the split kernel, per
- * row count and dtype; templates/cuda/launch.m4 dispatches on the names. */
+/* The prototype's tuned defaults (its attn_inst.cu and decode_inst.cu, cfg
+ * 0; results in bench/results/proto/), one per head dim and, for the split
+ * kernel, per row count and dtype; templates/cuda/sm80/launch.m4 dispatches
+ * on the names. */
 typedef struct rolling_cfg {
     const char *name;
     int d, bm, bn, nw, stages;

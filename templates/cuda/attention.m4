@@ -1,8 +1,9 @@
 m4_include([[[common/prelude.m4]]])m4_dnl
 m4_dnl cuda/attention.m4 - the tensor-core attention kernels of one plan: the
-m4_dnl prototype's kernel bodies (attention_body.cuh, decode_body.cuh, copied by
-m4_dnl sync-from-proto.sh) around the hooks lower_cuda.c computes from the fused
-m4_dnl schedule, and the host entry point that validates and dispatches.
+m4_dnl hand-written skeleton of the sm_80 family (sm80/common.cuh, rolling.cuh,
+m4_dnl split.cuh) around the hooks lower_cuda.c computes from the fused
+m4_dnl schedule, the launchers (sm80/launch.m4) and the host entry point that
+m4_dnl validates and dispatches.
 fg_c_file_header
 /* Kernels: fg_cuda_split_if([[[split form (FlashDecoding): split kernel + combine kernel]]], [[[rolling form (FlashAttention-2): one CTA walks the key tiles of its query rows]]]),
  * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
@@ -23,7 +24,7 @@ fg_cuda_config_summary[[[]]]m4_dnl
 // The kernel body declares state that some configurations leave unused.
 #pragma nv_diag_suppress 177
 #define FG_NS fg_cuda_ns
-m4_include([[[cuda/attention_head.cuh]]])m4_dnl
+m4_include([[[cuda/sm80/common.cuh]]])m4_dnl
 // ============================ PLAN HOOKS BEGIN ============================
 // Generated from the fused schedule of plan fg_plan_name.
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
@@ -118,12 +119,12 @@ __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe)
   return fa_ex2(m_prev - m_new_safe);
 }
 // ============================= PLAN HOOKS END =============================
-m4_include([[[cuda/attention_body.cuh]]])m4_dnl
-fg_cuda_split_if([[[m4_include([[[cuda/decode_body.cuh]]])]]])m4_dnl
+m4_include([[[cuda/sm80/rolling.cuh]]])m4_dnl
+fg_cuda_split_if([[[m4_include([[[cuda/sm80/split.cuh]]])]]])m4_dnl
 
 // ---------------------------------------------------------------- host side
 m4_include([[[cuda/prelude.m4]]])m4_dnl
-m4_include([[[cuda/launch.m4]]])m4_dnl
+m4_include([[[cuda/sm80/launch.m4]]])m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees

@@ -1,6 +1,7 @@
-m4_dnl cuda/launch.m4 - launchers and the dispatch by dtype and head dim over
-m4_dnl the tile configurations lower_cuda.c lists (fg_cuda_configs: the
-m4_dnl prototype's tuned defaults).  Included inside the plan's namespace.
+m4_dnl cuda/sm80/launch.m4 - launchers of the sm80 kernels and the dispatch by
+m4_dnl dtype and head dim over the tile configurations lower_cuda.c lists
+m4_dnl (fg_cuda_configs: the prototype's tuned defaults).  Included inside the
+m4_dnl plan's namespace.
 fg_cuda_split_if([[[m4_dnl
 fg_cuda_configs[[[]]]m4_dnl
 
