@@ -16,10 +16,7 @@
  * D 256, any rows (16 per row group): 16 rows x 16 keys per warp tile, 128 threads, 2 stages, 143616 bytes of shared memory
  * combine: one warp per query row, 128 threads, no shared memory
  */
-#include <atomic>
 #include <type_traits>
-#include <vector>
-#include <mutex>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -27,6 +24,7 @@
 
 #include "fusegen_alibi_decode.h"
 #include "fusegen_internal.h"
+#include "fusegen_cuda_internal.h"
 
 // The kernel body declares state that some configurations leave unused.
 #pragma nv_diag_suppress 177
@@ -1302,95 +1300,6 @@ static inline double plan_sigmoid_host(double x) { return 1.0 / (1.0 + exp(-x));
 static inline long plan_min_host(long x, long y) { return x < y ? x : y; }
 static inline long plan_max_host(long x, long y) { return x > y ? x : y; }
 
-// Devices whose facts are cached (more are served, uncached).
-constexpr int PLAN_MAX_DEVICES = 64;
-
-// A bit per device: set once the attribute of one kernel instantiation is
-// set there.  Setting it twice (two threads racing on the first call) is
-// harmless, so an atomic bit set is all the synchronisation needed.
-static inline bool plan_device_bit_test(const std::atomic<unsigned long long>& bits, int dev) {
-  return dev >= 0 && dev < PLAN_MAX_DEVICES && (bits.load(std::memory_order_acquire) >> dev) & 1ull;
-}
-static inline void plan_device_bit_set(std::atomic<unsigned long long>& bits, int dev) {
-  if (dev >= 0 && dev < PLAN_MAX_DEVICES) bits.fetch_or(1ull << dev, std::memory_order_release);
-}
-
-// Dynamic shared memory above 48 KB needs an opt-in per kernel and device.
-template <typename K>
-static fg_status plan_set_smem(K kernel, size_t smem, std::atomic<unsigned long long>& done, int dev,
-                               const char* entry) {
-  if (plan_device_bit_test(done, dev)) return FG_OK;
-  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: this device cannot give the kernel %zu bytes of shared memory: %s",
-                        entry, smem, cudaGetErrorString(e));
-  }
-  plan_device_bit_set(done, dev);
-  return FG_OK;
-}
-
-// The number of SMs of a device, queried once per device.
-static inline fg_status plan_sm_count(int dev, int* sms, const char* entry) {
-  static std::atomic<int> cache[PLAN_MAX_DEVICES];
-  if (dev >= 0 && dev < PLAN_MAX_DEVICES) {
-    const int c = cache[dev].load(std::memory_order_relaxed);
-    if (c > 0) {
-      *sms = c;
-      return FG_OK;
-    }
-  }
-  int n = 0;
-  const cudaError_t e = cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess || n <= 0) {
-    (void)cudaGetLastError();
-    return fg_set_error(FG_ERR_DEVICE, "%s: cannot read the SM count of device %d: %s", entry, dev,
-                        cudaGetErrorString(e));
-  }
-  if (dev >= 0 && dev < PLAN_MAX_DEVICES) cache[dev].store(n, std::memory_order_relaxed);
-  *sms = n;
-  return FG_OK;
-}
-
-// Device buffers of a launch (split partials, per-head params) come from a
-// stream-ordered pool per device (cudaMallocFromPoolAsync / cudaFreeAsync on the
-// caller's stream): nothing is shared between streams, and the pool keeps its
-// memory for the next launch.
-static inline fg_status plan_pool(int dev, cudaMemPool_t* pool, const char* entry) {
-  static std::mutex lock;
-  static cudaMemPool_t pools[PLAN_MAX_DEVICES];
-  if (dev < 0 || dev >= PLAN_MAX_DEVICES)
-    return fg_set_error(FG_ERR_DEVICE, "%s: device %d is beyond the %d this library serves", entry, dev, PLAN_MAX_DEVICES);
-  std::lock_guard<std::mutex> g(lock);
-  if (!pools[dev]) {
-    cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = dev;
-    cudaMemPool_t np;
-    // The first call may come while the caller captures a graph: creating a
-    // pool is not a stream operation, so this thread may make it then
-    // (relaxed capture mode for the call, the caller's mode restored after).
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-    cudaError_t e = cudaMemPoolCreate(&np, &props);
-    if (e == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;  // keep freed workspace for reuse
-      (void)cudaMemPoolSetAttribute(np, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      return fg_set_error(FG_ERR_DEVICE, "%s: cannot create the workspace pool of device %d: %s", entry, dev,
-                          cudaGetErrorString(e));
-    }
-    pools[dev] = np;
-  }
-  *pool = pools[dev];
-  return FG_OK;
-}
-
 // Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB
 using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;  // 16 packed rows or fewer
 using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;  // more than 16 packed rows
@@ -1401,67 +1310,13 @@ using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or f
 using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;  // more than 16 packed rows
 using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;  // any rows (16 per row group)
 
-// Tickets of the folded combine (fd_fold_tail): one uint32 per (batch, kv
-// head, row group), 0 between launches, because the CTA that draws the last
-// ticket puts its counter back to 0.  Launches on one stream run in order,
-// so each stream gets its own buffer, found by the stream's unique id and
-// kept for the life of the process (grown when a launch needs more).  It
-// comes from the device's pool and is zeroed in stream order when it is
-// made.  A stream being captured into a graph gets none (the graph could be
-// replayed on any stream, concurrently): it takes the combine kernel.
-struct plan_ctr_buf {
-  int dev;
-  unsigned long long stream_id;
-  unsigned* p;
-  size_t n;
-};
-static unsigned* plan_counters(int dev, cudaStream_t st, size_t n) {
-#if CUDART_VERSION >= 12000
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  unsigned long long id = 0;
-  if (cudaStreamIsCapturing(st, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone ||
-      cudaStreamGetId(st, &id) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return nullptr;
-  }
-  static std::mutex lock;
-  static std::vector<plan_ctr_buf> bufs;
-  std::lock_guard<std::mutex> g(lock);
-  plan_ctr_buf* b = nullptr;
-  for (auto& x : bufs)
-    if (x.dev == dev && x.stream_id == id) b = &x;
-  if (b && b->n >= n) return b->p;
-  cudaMemPool_t pool;
-  void* p = nullptr;
-  if (plan_pool(dev, &pool, "fg_alibi_decode") != FG_OK ||
-      cudaMallocFromPoolAsync(&p, n * sizeof(unsigned), pool, st) != cudaSuccess ||
-      cudaMemsetAsync(p, 0, n * sizeof(unsigned), st) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (p) (void)cudaFreeAsync(p, st);
-    return nullptr;
-  }
-  if (b) {
-    (void)cudaFreeAsync(b->p, st);  // after the launches that used it, in stream order
-    b->p = static_cast<unsigned*>(p);
-    b->n = n;
-  } else {
-    bufs.push_back(plan_ctr_buf{dev, id, static_cast<unsigned*>(p), n});
-  }
-  return static_cast<unsigned*>(p);
-#else
-  (void)dev;
-  (void)st;
-  (void)n;
-  return nullptr;  // no stream ids before CUDA 12: the combine kernel
-#endif
-}
-
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
-  static std::atomic<unsigned long long> smem_done{0};
-  static std::atomic<int> occ_cache[PLAN_MAX_DEVICES];
+  static fg_cuda_once smem_done;
+  static fg_cuda_per_device occ_cache;
+  const void* kernel = reinterpret_cast<const void*>(&fd_split_kernel<T, C>);
   const size_t smem = C::template smem_bytes<T>();
-  fg_status s = plan_set_smem(fd_split_kernel<T, C>, smem, smem_done, dev, entry);
+  fg_status s = fg_cuda_smem_optin(kernel, smem, &smem_done, dev, entry);
   if (s != FG_OK) return s;
   const int tiles = (a.N + C::BNW - 1) / C::BNW;
   const int R = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
@@ -1469,16 +1324,8 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   int splits = splits_req;
   if (splits == 0) {  // auto: the prototype's one-wave rule
     int sms = 0;
-    if ((s = plan_sm_count(dev, &sms, entry)) != FG_OK) return s;
-    int occ = dev < PLAN_MAX_DEVICES ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
-    if (occ <= 0) {
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fd_split_kernel<T, C>, C::NT, smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        occ = 1;
-      }
-      if (occ < 1) occ = 1;
-      if (dev < PLAN_MAX_DEVICES) occ_cache[dev].store(occ, std::memory_order_relaxed);
-    }
+    if ((s = fg_cuda_sm_count(dev, &sms, entry)) != FG_OK) return s;
+    const int occ = fg_cuda_occupancy(kernel, C::NT, smem, dev, &occ_cache);
     splits = fd_choose_splits(a.B, a.Hkv, a.N, sms, occ, rowgroups);
   }
   if (splits > tiles) splits = tiles;  // whole warp tiles per split
@@ -1499,7 +1346,7 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     const size_t rows = (size_t)a.B * a.Hq * a.QL;
     const size_t bytes = rows * (size_t)splits * (size_t)(C::D + 2) * sizeof(float);
     cudaMemPool_t pool;
-    if ((s = plan_pool(dev, &pool, entry)) != FG_OK) return s;
+    if ((s = fg_cuda_pool(dev, &pool, entry)) != FG_OK) return s;
     if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
       const cudaError_t e = cudaGetLastError();
       return fg_set_error(FG_ERR_NOMEM, "%s: no device memory for %zu bytes of split partials: %s", entry, bytes,
@@ -1510,9 +1357,10 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     a.l_part = a.m_part + rows * (size_t)splits;
   }
   // More than one split: the last CTA of each row group combines the
-  // partials (no second launch) where the stream has a ticket buffer.
+  // partials (no second launch) where the stream has a ticket buffer
+  // (none while the stream is captured into a graph: the combine kernel).
   if (splits > 1 && splits <= fd_fold_max_splits<T, C>()) {
-    a.counters = plan_counters(dev, st, (size_t)a.B * a.Hkv * rowgroups);
+    a.counters = fg_cuda_tickets(dev, st, (size_t)a.B * a.Hkv * rowgroups, entry);
     a.fold = a.counters != nullptr;
   }
   const dim3 grid((unsigned)splits, (unsigned)rowgroups, (unsigned)(a.B * a.Hkv));
@@ -1648,28 +1496,13 @@ extern "C" fg_status fg_alibi_decode(const fg_alibi_decode_args *args, struct CU
   float* lse = want_lse ? (float*)args->LSE.data : nullptr;
   const cudaStream_t s = (cudaStream_t)stream;
   // per-head params given by the caller (host memory): copied to the device in stream order
-  struct { const float* host; const float** dev; const char* name; } vecs[] = {
+  const fg_cuda_param_vector vecs[] = {
   { args->slope, &p.slope, "slope" },
   };
   constexpr int nvecs = (int)(sizeof vecs / sizeof vecs[0]);
   void* vbuf[nvecs] = {};
-  st = FG_OK;
-  for (int k = 0; k < nvecs && st == FG_OK; k++) {
-    if (!vecs[k].host) continue;
-    cudaMemPool_t pool;
-    if ((st = plan_pool(dev, &pool, "fg_alibi_decode")) != FG_OK) break;
-    const size_t bytes = sizeof(float) * (size_t)Hq;
-    if (cudaMallocFromPoolAsync(&vbuf[k], bytes, pool, s) != cudaSuccess ||
-        cudaMemcpyAsync(vbuf[k], vecs[k].host, bytes, cudaMemcpyHostToDevice, s) != cudaSuccess) {
-      const cudaError_t e2 = cudaGetLastError();
-      st = fg_set_error(FG_ERR_NOMEM, "fg_alibi_decode: cannot copy param %s to the device: %s", vecs[k].name,
-                        cudaGetErrorString(e2));
-      break;
-    }
-    *vecs[k].dev = static_cast<const float*>(vbuf[k]);
-  }
+  st = fg_cuda_params_to_device(dev, s, vecs, nvecs, (size_t)Hq, vbuf, "fg_alibi_decode");
   if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, args->N_len, p, (int)D, splits, s, dev);
-  for (int k = 0; k < nvecs; k++)
-    if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
+  fg_cuda_params_free(s, vbuf, nvecs);
   return st;
 }

@@ -1,7 +1,8 @@
 # tests/cuda.mk - the CUDA backend: its lowering (test_cuda), golden
 # refusals of plans the attention kernels cannot express (cuda-refuse.sh),
 # and a library that holds every generated kernel for every configured
-# architecture (cuda-library.sh; SKIP only when configure found no nvcc),
+# architecture and the runtime's host services once, which no generated
+# source repeats (cuda-library.sh; SKIP only when configure found no nvcc),
 # the generated mask hooks run on the host (cuda-hooks.sh), and the entry
 # points' validation without a GPU (test_cuda_entry).
 

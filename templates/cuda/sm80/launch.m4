@@ -1,71 +1,18 @@
 m4_dnl cuda/sm80/launch.m4 - launchers of the sm80 kernels and the dispatch by
 m4_dnl dtype and head dim over the tile configurations lower_cuda.c lists
-m4_dnl (fg_cuda_configs: the prototype's tuned defaults).  Included inside the
-m4_dnl plan's namespace.
+m4_dnl (fg_cuda_configs: the prototype's tuned defaults); the host services
+m4_dnl (SM count, occupancy, smem opt-in, workspace pool, tickets) come from
+m4_dnl the runtime (fusegen_cuda.cu).  Included inside the plan's namespace.
 fg_cuda_split_if([[[m4_dnl
 fg_cuda_configs[[[]]]m4_dnl
 
-// Tickets of the folded combine (fd_fold_tail): one uint32 per (batch, kv
-// head, row group), 0 between launches, because the CTA that draws the last
-// ticket puts its counter back to 0.  Launches on one stream run in order,
-// so each stream gets its own buffer, found by the stream's unique id and
-// kept for the life of the process (grown when a launch needs more).  It
-// comes from the device's pool and is zeroed in stream order when it is
-// made.  A stream being captured into a graph gets none (the graph could be
-// replayed on any stream, concurrently): it takes the combine kernel.
-struct plan_ctr_buf {
-  int dev;
-  unsigned long long stream_id;
-  unsigned* p;
-  size_t n;
-};
-static unsigned* plan_counters(int dev, cudaStream_t st, size_t n) {
-#if CUDART_VERSION >= 12000
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  unsigned long long id = 0;
-  if (cudaStreamIsCapturing(st, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone ||
-      cudaStreamGetId(st, &id) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return nullptr;
-  }
-  static std::mutex lock;
-  static std::vector<plan_ctr_buf> bufs;
-  std::lock_guard<std::mutex> g(lock);
-  plan_ctr_buf* b = nullptr;
-  for (auto& x : bufs)
-    if (x.dev == dev && x.stream_id == id) b = &x;
-  if (b && b->n >= n) return b->p;
-  cudaMemPool_t pool;
-  void* p = nullptr;
-  if (plan_pool(dev, &pool, "fg_gpu_entry") != FG_OK ||
-      cudaMallocFromPoolAsync(&p, n * sizeof(unsigned), pool, st) != cudaSuccess ||
-      cudaMemsetAsync(p, 0, n * sizeof(unsigned), st) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (p) (void)cudaFreeAsync(p, st);
-    return nullptr;
-  }
-  if (b) {
-    (void)cudaFreeAsync(b->p, st);  // after the launches that used it, in stream order
-    b->p = static_cast<unsigned*>(p);
-    b->n = n;
-  } else {
-    bufs.push_back(plan_ctr_buf{dev, id, static_cast<unsigned*>(p), n});
-  }
-  return static_cast<unsigned*>(p);
-#else
-  (void)dev;
-  (void)st;
-  (void)n;
-  return nullptr;  // no stream ids before CUDA 12: the combine kernel
-#endif
-}
-
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
-  static std::atomic<unsigned long long> smem_done{0};
-  static std::atomic<int> occ_cache[PLAN_MAX_DEVICES];
+  static fg_cuda_once smem_done;
+  static fg_cuda_per_device occ_cache;
+  const void* kernel = reinterpret_cast<const void*>(&fd_split_kernel<T, C>);
   const size_t smem = C::template smem_bytes<T>();
-  fg_status s = plan_set_smem(fd_split_kernel<T, C>, smem, smem_done, dev, entry);
+  fg_status s = fg_cuda_smem_optin(kernel, smem, &smem_done, dev, entry);
   if (s != FG_OK) return s;
   const int tiles = (a.N + C::BNW - 1) / C::BNW;
   const int R = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
@@ -73,16 +20,8 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   int splits = splits_req;
   if (splits == 0) {  // auto: the prototype's one-wave rule
     int sms = 0;
-    if ((s = plan_sm_count(dev, &sms, entry)) != FG_OK) return s;
-    int occ = dev < PLAN_MAX_DEVICES ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
-    if (occ <= 0) {
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fd_split_kernel<T, C>, C::NT, smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        occ = 1;
-      }
-      if (occ < 1) occ = 1;
-      if (dev < PLAN_MAX_DEVICES) occ_cache[dev].store(occ, std::memory_order_relaxed);
-    }
+    if ((s = fg_cuda_sm_count(dev, &sms, entry)) != FG_OK) return s;
+    const int occ = fg_cuda_occupancy(kernel, C::NT, smem, dev, &occ_cache);
     splits = fd_choose_splits(a.B, a.Hkv, a.N, sms, occ, rowgroups);
   }
   if (splits > tiles) splits = tiles;  // whole warp tiles per split
@@ -103,7 +42,7 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     const size_t rows = (size_t)a.B * a.Hq * a.QL;
     const size_t bytes = rows * (size_t)splits * (size_t)(C::D + 2) * sizeof(float);
     cudaMemPool_t pool;
-    if ((s = plan_pool(dev, &pool, entry)) != FG_OK) return s;
+    if ((s = fg_cuda_pool(dev, &pool, entry)) != FG_OK) return s;
     if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
       const cudaError_t e = cudaGetLastError();
       return fg_set_error(FG_ERR_NOMEM, "%s: no device memory for %zu bytes of split partials: %s", entry, bytes,
@@ -114,9 +53,10 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     a.l_part = a.m_part + rows * (size_t)splits;
   }
   // More than one split: the last CTA of each row group combines the
-  // partials (no second launch) where the stream has a ticket buffer.
+  // partials (no second launch) where the stream has a ticket buffer
+  // (none while the stream is captured into a graph: the combine kernel).
   if (splits > 1 && splits <= fd_fold_max_splits<T, C>()) {
-    a.counters = plan_counters(dev, st, (size_t)a.B * a.Hkv * rowgroups);
+    a.counters = fg_cuda_tickets(dev, st, (size_t)a.B * a.Hkv * rowgroups, entry);
     a.fold = a.counters != nullptr;
   }
   const dim3 grid((unsigned)splits, (unsigned)rowgroups, (unsigned)(a.B * a.Hkv));
@@ -170,9 +110,10 @@ fg_cuda_configs[[[]]]m4_dnl
 
 template <typename T, class C>
 static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const char* entry) {
-  static std::atomic<unsigned long long> smem_done{0};
+  static fg_cuda_once smem_done;
   const size_t smem = C::template smem_bytes<T>();
-  fg_status s = plan_set_smem(fa_attn_fwd_kernel<T, C>, smem, smem_done, dev, entry);
+  fg_status s = fg_cuda_smem_optin(reinterpret_cast<const void*>(&fa_attn_fwd_kernel<T, C>), smem, &smem_done, dev,
+                                   entry);
   if (s != FG_OK) return s;
   const long long mblocks = (a.M + C::BM - 1) / C::BM;
   if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
