@@ -6,14 +6,14 @@
  */
 /* Kernels: split form (FlashDecoding): split kernel + combine kernel,
  * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
- * D 64, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 4 stages, 76032 bytes of shared memory
  * D 64, more than 16 packed rows: 32 rows x 16 keys per warp tile, 128 threads, 4 stages, 78336 bytes of shared memory
- * D 96, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 3 stages, 83200 bytes of shared memory
+ * D 64, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 4 stages, 76032 bytes of shared memory
  * D 96, more than 16 packed rows: 32 rows x 16 keys per warp tile, 128 threads, 3 stages, 86528 bytes of shared memory
- * D 128, bf16, 16 packed rows or fewer (best measured, H200): 16 rows x 16 keys per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory
- * D 128, fp16, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 3 stages, 108800 bytes of shared memory
+ * D 96, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 3 stages, 83200 bytes of shared memory
  * D 128, more than 16 packed rows: 32 rows x 16 keys per warp tile, 128 threads, 3 stages, 113152 bytes of shared memory
- * D 256, any rows (16 per row group): 16 rows x 16 keys per warp tile, 128 threads, 2 stages, 143616 bytes of shared memory
+ * D 128, bf16, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory
+ * D 128, fp16, 16 packed rows or fewer: 16 rows x 16 keys per warp tile, 128 threads, 3 stages, 108800 bytes of shared memory
+ * D 256: 16 rows x 16 keys per warp tile, 128 threads, 2 stages, 143616 bytes of shared memory
  * combine: one warp per query row, 128 threads, no shared memory
  */
 #include <type_traits>
@@ -1294,15 +1294,15 @@ static inline double plan_sigmoid_host(double x) { return 1.0 / (1.0 + exp(-x));
 static inline long plan_min_host(long x, long y) { return x < y ? x : y; }
 static inline long plan_max_host(long x, long y) { return x > y ? x : y; }
 
-// Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB
-using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;  // 16 packed rows or fewer
-using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;  // more than 16 packed rows
-using CD96_1 = fd_cfg<96, 1, 4, 16, 3, true, 2>;  // 16 packed rows or fewer
-using CD96_2 = fd_cfg<96, 2, 4, 16, 3, false, 2>;  // more than 16 packed rows
-using CD128_8W = fd_cfg<128, 1, 8, 16, 2, true, 1>;  // bf16, 16 packed rows or fewer (best measured, H200)
-using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // fp16, 16 packed rows or fewer
-using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;  // more than 16 packed rows
-using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;  // any rows (16 per row group)
+// Split-form configurations (generator/cuda_configs.c):  D MT NW BNW ST QREG MINB
+using CD64_2 = fd_cfg<64, 2, 4, 16, 4, true, 2>;  // 32 packed rows per row group
+using CD64_1 = fd_cfg<64, 1, 4, 16, 4, true, 2>;  // 16 packed rows per row group
+using CD96_2 = fd_cfg<96, 2, 4, 16, 3, false, 2>;  // 32 packed rows per row group, Q through ldmatrix
+using CD96_1 = fd_cfg<96, 1, 4, 16, 3, true, 2>;  // 16 packed rows per row group
+using CD128_2 = fd_cfg<128, 2, 4, 16, 3, false, 2>;  // 32 packed rows per row group, Q through ldmatrix
+using CD128_8W = fd_cfg<128, 1, 8, 16, 2, true, 1>;  // 8 warps, one CTA per SM (best measured, H200)
+using CD128_1 = fd_cfg<128, 1, 4, 16, 3, true, 2>;  // 4 warps, two CTAs per SM
+using CD256_1 = fd_cfg<256, 1, 4, 16, 2, false, 1>;  // 16 packed rows per row group (the only D 256 variant)
 
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
@@ -1370,17 +1370,50 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
-  const bool mt2 = (a.Hq / a.Hkv) * a.QL > 16;
+  const int packed = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
+  // The plan's facts that the rules read: affine_score = 1 (the score calls no function), masked = 1.
   switch (D) {
-    case 64: return mt2 ? plan_launch_split<T, CD64_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
-    case 96: return mt2 ? plan_launch_split<T, CD96_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
+    case 64:
+      // CD64_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D64_2:
+      // two row tiles above 16 packed rows), checked in bench/results/proto/check_call8.txt.
+      if (packed > 16) return plan_launch_split<T, CD64_2>(a, st, dev, splits, entry);
+      // CD64_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D64_1),
+      // checked in bench/results/proto/check_call8.txt.
+      if (packed <= 16) return plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
+      break;
+    case 96:
+      // CD96_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D96_2),
+      // checked in bench/results/proto/check_call8.txt.
+      if (packed > 16) return plan_launch_split<T, CD96_2>(a, st, dev, splits, entry);
+      // CD96_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D96_1),
+      // checked in bench/results/proto/check_call8.txt.
+      if (packed <= 16) return plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
+      break;
     case 128:
-      if (mt2) return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
-      if constexpr (std::is_same<T, __nv_bfloat16>::value) return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
-      else return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
-    case 256: return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
+      // CD128_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu
+      // D128_2), checked in bench/results/proto/check_call8.txt.
+      if (packed > 16) return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
+      // CD128_8W: bf16, 16 packed rows or fewer. Source: the prototype's bf16 default
+      // (decode_inst.cu D128_a2, cfg 3): bench/NOTES.md, decode kernel, call 1 and v2;
+      // bench/results/proto/time_call8.txt.
+      if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+        if (packed <= 16) return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
+      }
+      // CD128_1: fp16, 16 packed rows or fewer. Source: the prototype's fp16 default
+      // (decode_inst.cu D128_1, the configuration checked for fp16: bench/NOTES.md, decode kernel,
+      // v2).
+      if constexpr (std::is_same<T, __half>::value) {
+        if (packed <= 16) return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
+      }
+      break;
+    case 256:
+      // CD256_1: any shape. Source: the prototype's dispatch (decode_inst.cu D256_1, one row tile
+      // only), checked in bench/results/proto/check_call8.txt.
+      return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
 }

@@ -9,7 +9,6 @@
  * D 64: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 55296 bytes of shared memory
  * D 96: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 79872 bytes of shared memory
  * D 128: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 104448 bytes of shared memory
- * D 128 (long rows): 256 query rows x 64 keys per tile, 256 threads, 2 stages, 139264 bytes of shared memory
  * D 256: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 202752 bytes of shared memory
  */
 #include <type_traits>
@@ -696,11 +695,12 @@ static inline double plan_sigmoid_host(double x) { return 1.0 / (1.0 + exp(-x));
 static inline long plan_min_host(long x, long y) { return x < y ? x : y; }
 static inline long plan_max_host(long x, long y) { return x > y ? x : y; }
 
-// Rolling-form configurations (attn_inst.cu, cfg 0):  D BM BN NW STAGES QREG
+// Rolling-form configurations (generator/cuda_configs.c):  D BM BN NW STAGES QREG
 using C64 = fa_cfg<64, 128, 64, 4, 2, true>;  // 32 rows per warp, Q in registers
 using C96 = fa_cfg<96, 128, 64, 8, 2, true>;  // 16 rows per warp, Q in registers
+// C128L: not for this plan (its rule: a score affine in Q.K, masked, 16384 keys or more; or a score
+// affine in Q.K, unmasked, 512 query rows or more).
 using C128 = fa_cfg<128, 128, 64, 4, 2, false>;  // 32 rows per warp, Q through ldmatrix
-using C128L = fa_cfg<128, 256, 64, 8, 2, false>;  // 8 warps, one CTA per SM: long or unmasked rows
 using C256 = fa_cfg<256, 128, 64, 8, 2, false>;  // 16 rows per warp, Q through ldmatrix
 
 template <typename T, class C>
@@ -725,25 +725,30 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
   return FG_OK;
 }
 
-// Which D = 128 configuration a shape takes: the rule the prototype's
-// measurements gave (no wisdom file yet).
-static bool plan_long_rows(const fa_args& a) {
-  (void)a;
-  return false;  // a score that calls a function: the 4-warp configuration
-}
-
+// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry) {
+  // The plan's facts that the rules read: affine_score = 0 (the score calls a function), masked = 1.
   switch (D) {
-    case 64: return plan_launch<T, C64>(a, st, dev, entry);
-    case 96: return plan_launch<T, C96>(a, st, dev, entry);
+    case 64:
+      // C64: any shape. Source: the prototype's default (attn_inst.cu C64_0); d64 timings in
+      // bench/results/proto/time_call4.txt and time_call6.txt.
+      return plan_launch<T, C64>(a, st, dev, entry);
+    case 96:
+      // C96: any shape. Source: the prototype's only D 96 variant (attn_inst.cu C96), checked in
+      // bench/results/proto/check_call5.txt, not timed.
+      return plan_launch<T, C96>(a, st, dev, entry);
     case 128:
-      // 8 warps over 256 rows (one CTA per SM) measured faster for scores
-      // affine in Q.K on unmasked rows and on 16k keys or more (bench/NOTES.md,
-      // H200); 4 warps over 128 rows elsewhere.
-      if (plan_long_rows(a)) return plan_launch<T, C128L>(a, st, dev, entry);
+      // C128L: not for this plan (its rule: a score affine in Q.K, masked, 16384 keys or more; or a
+      // score affine in Q.K, unmasked, 512 query rows or more).
+      // C128: any shape. Source: the prototype's default (attn_inst.cu C128_0);
+      // bench/results/proto/time_call4.txt and time_call6.txt.
       return plan_launch<T, C128>(a, st, dev, entry);
-    case 256: return plan_launch<T, C256>(a, st, dev, entry);
+    case 256:
+      // C256: any shape. Source: the prototype's only D 256 variant (attn_inst.cu C256), checked in
+      // bench/results/proto/check_call5.txt, not timed.
+      return plan_launch<T, C256>(a, st, dev, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
 }

@@ -18,6 +18,7 @@ generator_libfggen_a_SOURCES = \
 	generator/interp.c \
 	generator/lower.c \
 	generator/lower_cuda.c \
+	generator/cuda_configs.c \
 	generator/emit.c \
 	$(NULL)
 generator_libfggen_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)

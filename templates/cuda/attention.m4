@@ -178,8 +178,8 @@ fg_cuda_lse_if([[[m4_dnl
 ]]], [[[m4_dnl
   const bool want_lse = false;
 ]]])m4_dnl
-  if (D != 64 && D != 96 && D != 128 && D != 256)
-    return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: head dim fg_cuda_dim_D = %lld has no compiled kernel (64, 96, 128 or 256)",
+  if (fg_cuda_head_dim_unsupported)
+    return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: head dim fg_cuda_dim_D = %lld has no compiled kernel (fg_cuda_head_dims)",
                         (long long)D);
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: sizes beyond the kernel's 32-bit indices");

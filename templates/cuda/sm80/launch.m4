@@ -1,8 +1,9 @@
 m4_dnl cuda/sm80/launch.m4 - launchers of the sm80 kernels and the dispatch by
-m4_dnl dtype and head dim over the tile configurations lower_cuda.c lists
-m4_dnl (fg_cuda_configs: the prototype's tuned defaults); the host services
-m4_dnl (SM count, occupancy, smem opt-in, workspace pool, tickets) come from
-m4_dnl the runtime (fusegen_cuda.cu).  Included inside the plan's namespace.
+m4_dnl dtype and head dim.  The configurations (fg_cuda_configs) and the rules
+m4_dnl that choose among them (fg_cuda_dispatch) come from the table in
+m4_dnl generator/cuda_configs.c; the host services (SM count, occupancy, smem
+m4_dnl opt-in, workspace pool, tickets) from the runtime (fusegen_cuda.cu).
+m4_dnl Included inside the plan's namespace.
 fg_cuda_split_if([[[m4_dnl
 fg_cuda_configs[[[]]]m4_dnl
 
@@ -72,19 +73,11 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
-  const bool mt2 = (a.Hq / a.Hkv) * a.QL > 16;
-  switch (D) {
-    case 64: return mt2 ? plan_launch_split<T, CD64_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
-    case 96: return mt2 ? plan_launch_split<T, CD96_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
-    case 128:
-      if (mt2) return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
-      if constexpr (std::is_same<T, __nv_bfloat16>::value) return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
-      else return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
-    case 256: return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
-  }
-  return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
+fg_cuda_dispatch[[[]]]m4_dnl
 }
 
 // kv_len: the keys of each sequence (device memory, [B]), or null (all N).
@@ -130,35 +123,11 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
   return FG_OK;
 }
 
-// Which D = 128 configuration a shape takes: the rule the prototype's
-// measurements gave (no wisdom file yet).
-static bool plan_long_rows(const fa_args& a) {
-fg_cuda_long_rows_if([[[m4_dnl
-fg_cuda_mask_if([[[m4_dnl
-  return a.N >= 16384;
-]]], [[[m4_dnl
-  return a.M >= 512;
-]]])m4_dnl
-]]], [[[m4_dnl
-  (void)a;
-  return false;  // a score that calls a function: the 4-warp configuration
-]]])m4_dnl
-}
-
+// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry) {
-  switch (D) {
-    case 64: return plan_launch<T, C64>(a, st, dev, entry);
-    case 96: return plan_launch<T, C96>(a, st, dev, entry);
-    case 128:
-      // 8 warps over 256 rows (one CTA per SM) measured faster for scores
-      // affine in Q.K on unmasked rows and on 16k keys or more (bench/NOTES.md,
-      // H200); 4 warps over 128 rows elsewhere.
-      if (plan_long_rows(a)) return plan_launch<T, C128L>(a, st, dev, entry);
-      return plan_launch<T, C128>(a, st, dev, entry);
-    case 256: return plan_launch<T, C256>(a, st, dev, entry);
-  }
-  return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
+fg_cuda_dispatch[[[]]]m4_dnl
 }
 
 // splits: the rolling kernel walks all keys of its rows in one CTA; a split
