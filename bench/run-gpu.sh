@@ -9,12 +9,14 @@
 #                    --with-cuda-arch=90a --disable-werror and make -j16 in
 #                    $BUILD (the machine's gcc is newer than CI's and warns
 #                    where CI's does not: the warnings stay in build.log)
-#     2. check-gpu   make check-gpu (tests/gpu_check, tests/gpu-sanitize.sh)
-#     3. bench       bench/fusegen-bench over bench/cases.tsv
-#     4. peers       .carry/peers.py: SDPA FlashAttention-2 and cuDNN on every
+#     2. sass        cuobjdump -sass of libfusegen_cuda.a: counts of HMMA, HGMMA,
+#                    LDGSTS, UTMALDG, LDL, STL into the summary
+#     3. check-gpu   make check-gpu (tests/gpu_check, tests/gpu-sanitize.sh)
+#     4. bench       bench/fusegen-bench over bench/cases.tsv
+#     5. peers       .carry/peers.py: SDPA FlashAttention-2 and cuDNN on every
 #                    case, FlexAttention on $PEERS_FLEX_ONLY (each Flex case
 #                    compiles first: ~10-20 s a case, too slow for all 25)
-#     5. compare     .carry/compare.py fusegen.jsonl peers.jsonl
+#     6. compare     .carry/compare.py fusegen.jsonl peers.jsonl
 # A step that fails is reported and the later steps still run (a failed
 # build skips the steps that need it).  The exit status is the number of
 # failed steps.
@@ -36,7 +38,7 @@
 #                    step is cut to what is left
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-/tmp/fg-build}
-STEPS=${STEPS:-build check-gpu bench peers compare}
+STEPS=${STEPS:-build sass check-gpu bench peers compare}
 RUN_LIMIT=${RUN_LIMIT:-540}
 PEERS_FLEX_ONLY=${PEERS_FLEX_ONLY:-alibi-pf-8k,softcap-pf-8k,window-pf-8k,window-pf-32k,alibi-dc-8k,softcap-dc-8k}
 SRC=$PWD
@@ -98,6 +100,21 @@ if has_step build; then
   test $rc -eq 0 && built=1
 else
   test -x "$BUILD/bench/fusegen-bench" && built=1
+fi
+
+# The disassembly of the kernels: the tensor-core instructions are there,
+# and nothing spills to local memory (counts into the summary).
+if has_step sass && test $built = 1; then
+  if command -v cuobjdump > /dev/null 2>&1; then
+    cuobjdump -sass "$BUILD/libfusegen_cuda.a" > /tmp/fg-sass.txt 2>&1
+    rc=$?
+    for ins in HMMA HGMMA LDGSTS UTMALDG LDL STL; do
+      note "sass: $ins `grep -c "\b$ins\b" /tmp/fg-sass.txt`"
+    done
+    step sass $rc
+  else
+    step sass "no cuobjdump"
+  fi
 fi
 
 if has_step check-gpu; then

@@ -33,14 +33,18 @@ $(srcdir)/generated/stamp: $(FG_PLANS) $(FG_TEMPLATES) | fusegen$(EXEEXT)
 all-local: $(srcdir)/generated/stamp
 
 # libfusegen_cuda.a: the generated CUDA kernels (FG_CUDA_KERNEL_FILES, from
-# kernels.mk) and the generic CUDA registry, compiled by nvcc for the
-# --with-cuda-arch list (build-aux/device.mk).  Link it before
-# libfusegen_cpu.a, which holds the runtime it calls.
+# kernels.mk), the generic CUDA registry and the host services they share
+# (runtime/fusegen_cuda.cu: device facts, workspace pool, tickets; one copy,
+# no kernels), compiled by nvcc for the --with-cuda-arch list
+# (build-aux/device.mk).  Link it before libfusegen_cpu.a, which holds the
+# runtime it calls.
 if HAVE_CUDA
 lib_LIBRARIES += libfusegen_cuda.a
 libfusegen_cuda_a_SOURCES = \
 	$(FG_CUDA_KERNEL_FILES) \
 	$(FG_KERNEL_HEADER_FILES) \
+	runtime/fusegen_cuda.cu \
+	runtime/fusegen_cuda_internal.h \
 	runtime/fusegen_internal.h \
 	runtime/fusegen_registry.h \
 	$(NULL)
@@ -48,3 +52,5 @@ libfusegen_cuda_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPF
 libfusegen_cuda_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 AM_NVCCFLAGS += -I$(srcdir)/generated -I$(srcdir)/runtime
 endif
+# The CUDA runtime sources travel without CUDA too (make dist in any build).
+EXTRA_DIST += runtime/fusegen_cuda.cu runtime/fusegen_cuda_internal.h

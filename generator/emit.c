@@ -169,7 +169,10 @@ static const char *const api_names[] = {
     "fg_last_error", "fg_strerror", "fg_dtype_size", "fg_dtype_name", "fg_tensor_dense",
     "fg_bf16_to_float", "fg_float_to_bf16", "fg_half_to_float", "fg_float_to_half",
     "fg_plan_info", "fg_plan_list", "fg_plan_tensor_info", "fg_plan_param_info",
-    "fg_plan_cpu_fn", "fg_plan_cuda_fn", "fg_plan_cuda_entry", "fg_plan_cuda_list", NULL,
+    "fg_plan_cpu_fn", "fg_plan_cuda_fn", "fg_plan_cuda_entry", "fg_plan_cuda_list",
+    "fg_cuda_sm_count", "fg_cuda_smem_optin", "fg_cuda_occupancy", "fg_cuda_pool", "fg_cuda_tickets",
+    "fg_cuda_once", "fg_cuda_per_device", "fg_cuda_param_vector", "fg_cuda_params_to_device",
+    "fg_cuda_params_free", NULL, /* runtime/fusegen_cuda_internal.h */
 };
 
 static bool allowed_name(const char *w, size_t n, const char *const *plans)

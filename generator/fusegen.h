@@ -917,6 +917,50 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
 int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                               fg_diag *d);
 
+/* cuda_configs.c: the compiled tile configurations of the CUDA kernels,
+ * one row per variant, with the rule that selects it as data.  For one
+ * launch, the rows of the family and head dim are tried in table order;
+ * the first whose rule holds is taken.  A rule holds when it has no
+ * alternative (nwhen 0) or when one of its alternatives holds; an
+ * alternative holds when each of its set fields does. */
+enum { CUDA_CFG_BF16 = 1, CUDA_CFG_FP16 = 2 }; /* dtype bits */
+typedef enum fg_cuda_family { CUDA_FAMILY_ROLLING, CUDA_FAMILY_SPLIT } fg_cuda_family;
+typedef enum fg_cuda_masking { CUDA_ANY_MASK, CUDA_MASKED, CUDA_UNMASKED } fg_cuda_masking;
+typedef struct fg_cuda_when {
+    bool affine;            /* the score is affine in Q.K (calls no function) */
+    fg_cuda_masking masked; /* the plan's mask (lower_cuda's `mask`: masks.c classifies it) */
+    long min_rows;          /* query rows per head M (decode: QL) >= this; 0: any */
+    long min_keys;          /* keys N >= this; 0: any */
+    long min_packed;        /* packed rows per kv head (Hq/Hkv * M) >= this; 0: any */
+    long max_packed;        /* packed rows <= this; 0: any */
+} fg_cuda_when;
+typedef struct fg_cuda_config {
+    fg_cuda_family family;
+    const char *arch;  /* the skeleton family, templates/cuda/ARCH/: "sm80" */
+    const char *name;  /* the C++ alias: using NAME = fa_cfg<...> / fd_cfg<...> */
+    int d;             /* head dim */
+    int bm, bn;        /* rolling: query rows per CTA, keys per tile */
+    int mt, bnw, minb; /* split: m16 row tiles, keys per warp tile, CTAs per SM hint */
+    int warps, stages;
+    bool qreg;         /* Q fragments kept in registers */
+    unsigned dtypes;   /* CUDA_CFG_* bits it serves */
+    int nwhen;
+    fg_cuda_when when[2];
+    const char *note;   /* what the variant is */
+    const char *origin; /* where its numbers and its rule come from */
+} fg_cuda_config;
+extern const fg_cuda_config fg_cuda_configs[];
+extern const int fg_cuda_nconfigs;
+/* The row a launch takes in the sm80 family (NULL: none): dtype bf16 or
+ * fp16, head dim d, query rows m, keys n, query heads per kv head group;
+ * affine_score and masked are the plan's facts. */
+const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, bool masked,
+                                         bool bf16, int d, long m, long n, long group);
+/* The definitions of the plan's configurations: cuda_configs (the using
+ * lines), cuda_config_summary, cuda_dispatch (the body of plan_dispatch_t:
+ * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */
+void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score, bool masked);
+
 /* A run: every plan of one fusegen invocation.  Files are rendered into
  * memory and written by emit_run_finish, only if no plan of the run
  * failed (emit_run_plan returned -1 or emit_run_mark_failed was called):

@@ -1,7 +1,7 @@
 /* lower_cuda.c - the CUDA backend: the kernel model as the hooks of the
- * sm_80 tensor-core attention skeletons (templates/cuda/).
+ * sm_80 tensor-core attention skeletons (templates/cuda/sm80/).
  *
- * The kernel bodies are hand-written skeletons in templates/cuda/; the
+ * The kernel bodies are hand-written skeletons in templates/cuda/sm80/; the
  * kernel model (kernel.c) decided that the plan is attention as they
  * compute it and bound its roles.  This file prints what they call per
  * plan: the per-launch parameter struct, the score in the exp2 domain with
@@ -261,95 +261,6 @@ static char *plan_line(cu *c, int t)
                                            ts->loc.line));
 }
 /* ------------------------------------------------------------------ */
-/* Tile configurations                                                 */
-/* ------------------------------------------------------------------ */
-
-/* The prototype's tuned defaults (bench/proto/attn_inst.cu and
- * decode_inst.cu, cfg 0), one per head dim and, for the split kernel, per
- * row count and dtype; templates/cuda/launch.m4 dispatches on the names. */
-typedef struct rolling_cfg {
-    const char *name;
-    int d, bm, bn, nw, stages;
-    bool qreg;
-    const char *note;
-} rolling_cfg;
-
-static const rolling_cfg rolling_cfgs[] = {
-    {"C64", 64, 128, 64, 4, 2, true, "32 rows per warp, Q in registers"},
-    {"C96", 96, 128, 64, 8, 2, true, "16 rows per warp, Q in registers"},
-    {"C128", 128, 128, 64, 4, 2, false, "32 rows per warp, Q through ldmatrix"},
-    {"C128L", 128, 256, 64, 8, 2, false, "8 warps, one CTA per SM: long or unmasked rows"},
-    {"C256", 256, 128, 64, 8, 2, false, "16 rows per warp, Q through ldmatrix"},
-};
-
-typedef struct split_cfg {
-    const char *name;
-    int d, mt, nw, bnw, stages;
-    bool qreg;
-    int minb;
-    const char *use;
-} split_cfg;
-
-static const split_cfg split_cfgs[] = {
-    {"CD64_1", 64, 1, 4, 16, 4, true, 2, "16 packed rows or fewer"},
-    {"CD64_2", 64, 2, 4, 16, 4, true, 2, "more than 16 packed rows"},
-    {"CD96_1", 96, 1, 4, 16, 3, true, 2, "16 packed rows or fewer"},
-    {"CD96_2", 96, 2, 4, 16, 3, false, 2, "more than 16 packed rows"},
-    {"CD128_8W", 128, 1, 8, 16, 2, true, 1, "bf16, 16 packed rows or fewer (best measured, H200)"},
-    {"CD128_1", 128, 1, 4, 16, 3, true, 2, "fp16, 16 packed rows or fewer"},
-    {"CD128_2", 128, 2, 4, 16, 3, false, 2, "more than 16 packed rows"},
-    {"CD256_1", 256, 1, 4, 16, 2, false, 1, "any rows (16 per row group)"},
-};
-
-/* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
-static long rolling_smem(const rolling_cfg *k)
-{
-    return (long)(k->bm + 2 * k->stages * k->bn) * (k->d + 8) * 2;
-}
-
-static long split_smem(const split_cfg *k)
-{
-    long rb = 16L * k->mt, row = k->d + 8;
-    long q = rb * row * 2;
-    long ring = (long)k->nw * k->stages * 2 * k->bnw * row * 2;
-    long merge = (long)k->nw * rb * row * 4 + 2L * k->nw * rb * 4;
-    return q + (ring > merge ? ring : merge);
-}
-
-static void config_defs(fg_arena *a, fg_defs *defs, bool split)
-{
-    cb use = {a, NULL, 0, 0}, sum = {a, NULL, 0, 0};
-    if (!split) {
-        cb_puts(&use, "// Rolling-form configurations (attn_inst.cu, cfg 0):  D BM BN NW STAGES QREG\n");
-        for (size_t i = 0; i < sizeof rolling_cfgs / sizeof rolling_cfgs[0]; i++) {
-            const rolling_cfg *k = &rolling_cfgs[i];
-            cb_printf(&use, "using %s = fa_cfg<%d, %d, %d, %d, %d, %s>;  // %s\n", k->name, k->d,
-                      k->bm, k->bn, k->nw, k->stages, k->qreg ? "true" : "false", k->note);
-            cb_printf(&sum,
-                      " * D %d%s: %d query rows x %d keys per tile, %d threads, %d stages, "
-                      "%ld bytes of shared memory\n",
-                      k->d, k->bm > 128 ? " (long rows)" : "", k->bm, k->bn, k->nw * 32,
-                      k->stages, rolling_smem(k));
-        }
-    } else {
-        cb_puts(&use, "// Split-form configurations (decode_inst.cu defaults):  D MT NW BNW ST QREG MINB\n");
-        for (size_t i = 0; i < sizeof split_cfgs / sizeof split_cfgs[0]; i++) {
-            const split_cfg *k = &split_cfgs[i];
-            cb_printf(&use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n", k->name,
-                      k->d, k->mt, k->nw, k->bnw, k->stages, k->qreg ? "true" : "false", k->minb,
-                      k->use);
-            cb_printf(&sum,
-                      " * D %d, %s: %d rows x %d keys per warp tile, %d threads, %d stages, "
-                      "%ld bytes of shared memory\n",
-                      k->d, k->use, 16 * k->mt, k->bnw, k->nw * 32, k->stages, split_smem(k));
-        }
-        cb_puts(&sum, " * combine: one warp per query row, 128 threads, no shared memory\n");
-    }
-    fg_def_code(defs, "cuda_configs", cb_str(&use));
-    fg_def_code(defs, "cuda_config_summary", cb_str(&sum));
-}
-
-/* ------------------------------------------------------------------ */
 /* The definitions                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -603,8 +514,8 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     *template_rel = "cuda/attention.m4";
     bool split = k->sched.form == FORM_SPLIT;
     fg_def_bool(defs, "cuda_split", split);
-    config_defs(a, defs, split);
-    fg_def_bool(defs, "cuda_long_rows", k->attn.affine_score);
+    /* the tile configurations and the dispatch over them (cuda_configs.c) */
+    cuda_config_defs(a, defs, split, k->attn.affine_score, k->attn.mask_tiles);
     fg_def_str(defs, "cuda_ns", arena_printf(a, "attn_%s", p->name));
     fg_def_str(defs, "cuda_entry_name", entry);
     params_defs(&c, defs);

@@ -29,14 +29,19 @@ dist_templates_c_DATA = \
 templates_cudadir = $(templatesdir)/cuda
 dist_templates_cuda_DATA = \
 	templates/cuda/attention.m4 \
-	templates/cuda/attention_body.cuh \
-	templates/cuda/attention_head.cuh \
-	templates/cuda/decode_body.cuh \
-	templates/cuda/launch.m4 \
 	templates/cuda/prelude.m4 \
 	$(NULL)
 
-EXTRA_DIST += templates/README.md templates/cuda/sync-from-proto.sh
+# The hand-written skeletons of the sm_80 attention family and their launchers.
+templates_cuda_sm80dir = $(templatesdir)/cuda/sm80
+dist_templates_cuda_sm80_DATA = \
+	templates/cuda/sm80/common.cuh \
+	templates/cuda/sm80/launch.m4 \
+	templates/cuda/sm80/rolling.cuh \
+	templates/cuda/sm80/split.cuh \
+	$(NULL)
+
+EXTRA_DIST += templates/README.md
 
 # Every template, for the rule that regenerates generated/ (generated/local.mk).
 FG_TEMPLATES = \
@@ -44,4 +49,5 @@ FG_TEMPLATES = \
 	$(dist_templates_api_DATA) \
 	$(dist_templates_c_DATA) \
 	$(dist_templates_cuda_DATA) \
+	$(dist_templates_cuda_sm80_DATA) \
 	$(NULL)

@@ -1,9 +1,11 @@
-# tests/cuda.mk - the CUDA backend: its lowering (test_cuda), golden
-# refusals of plans the attention kernels cannot express (cuda-refuse.sh),
-# and a library that holds every generated kernel for every configured
-# architecture (cuda-library.sh; SKIP only when configure found no nvcc),
-# the generated mask hooks run on the host (cuda-hooks.sh), and the entry
-# points' validation without a GPU (test_cuda_entry).
+# tests/cuda.mk - the CUDA backend: its lowering and configuration table
+# (test_cuda), golden refusals of plans the attention kernels cannot express
+# (cuda-refuse.sh), and a library that holds every generated kernel for
+# every configured architecture and the runtime's host services once, which
+# no generated source repeats (cuda-library.sh; SKIP only when configure
+# found no nvcc), the generated mask hooks and configuration dispatch run on
+# the host (cuda-hooks.sh, cuda-dispatch.sh), and the entry points'
+# validation without a GPU (test_cuda_entry).
 
 CMOCKA_TESTS += tests/test_cuda
 tests_test_cuda_SOURCES = tests/test_cuda.c
@@ -33,13 +35,16 @@ AM_TESTS_ENVIRONMENT += \
 	FG_CUDA_KERNEL_FILES='$(FG_CUDA_KERNEL_FILES)'; CXX='$(CXX)'; \
 	export FG_HAVE_CUDA NVCC CUDA_ARCHS FG_CUDA_KERNEL_FILES CXX;
 
-# cuda-hooks.sh runs the generated mask hooks on the host (no GPU, no nvcc).
-TESTS += tests/cuda-refuse.sh tests/cuda-library.sh tests/cuda-hooks.sh
+# cuda-hooks.sh runs the generated mask hooks on the host, cuda-dispatch.sh
+# the generated configuration dispatch (no GPU, no nvcc).
+TESTS += tests/cuda-refuse.sh tests/cuda-library.sh tests/cuda-hooks.sh tests/cuda-dispatch.sh
 EXTRA_DIST += \
 	tests/cuda-refuse.sh \
 	tests/cuda-library.sh \
 	tests/cuda-hooks.sh \
 	tests/cuda_hooks_sim.cc \
+	tests/cuda-dispatch.sh \
+	tests/cuda_dispatch_sim.cc \
 	tests/cuda-bad/bias.fp tests/cuda-bad/bias.err tests/cuda-bad/bias.warn \
 	tests/cuda-bad/maxout.fp tests/cuda-bad/maxout.err tests/cuda-bad/maxout.warn \
 	tests/cuda-bad/normalised.fp tests/cuda-bad/normalised.err tests/cuda-bad/normalised.warn \

@@ -2,7 +2,9 @@
  * tensor-core attention kernels express, the hooks it computes for the
  * bundled plans (score in the exp2 domain with constants folded, mask,
  * host constants, per-head constants, parameter checks), the generic
- * registry wrapper, and located refusals. */
+ * registry wrapper, located refusals, and the tile configurations
+ * (cuda_configs.c): the table's rules against the hand-written rules they
+ * replace, and the dispatch code made from them. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -218,7 +220,7 @@ static void window_mask_and_split_form(void **state)
     const char *s = cuda_defs(f, "plans/softcap_decode.fp");
     assert_def(s, "cuda_split", "1");
     /* Q 16 rows + max(ring 8 warps * 2 stages * 2 * 16 keys, merge) of 136 elements */
-    assert_has(s, "D 128, bf16, 16 packed rows or fewer (best measured, H200): 16 rows x 16 keys "
+    assert_has(s, "D 128, bf16, 16 packed rows or fewer: 16 rows x 16 keys "
                   "per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory");
     assert_def(s, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
     assert_def(s, "cuda_plan_splits", "0"); /* splits = auto */
@@ -348,6 +350,142 @@ static void fa1_form_is_refused_at_its_statement(void **state)
                     "online-softmax rescale exp(Mx_prev - Mx)");
 }
 
+/* The configuration rules as templates/cuda/launch.m4 wrote them before
+ * generator/cuda_configs.c (commit 5bc7840), written out again. */
+static const char *old_rolling_rule(bool affine, bool masked, int d, long m, long n)
+{
+    switch (d) {
+    case 64: return "C64";
+    case 96: return "C96";
+    case 128: return affine && (masked ? n >= 16384 : m >= 512) ? "C128L" : "C128";
+    case 256: return "C256";
+    }
+    return NULL;
+}
+
+static const char *old_split_rule(bool bf16, int d, long group, long ql)
+{
+    bool mt2 = group * ql > 16;
+    switch (d) {
+    case 64: return mt2 ? "CD64_2" : "CD64_1";
+    case 96: return mt2 ? "CD96_2" : "CD96_1";
+    case 128: return mt2 ? "CD128_2" : bf16 ? "CD128_8W" : "CD128_1";
+    case 256: return "CD256_1";
+    }
+    return NULL;
+}
+
+/* The table's rules choose what the hand-written rules chose, for every
+ * dtype, head dim, row and key count, head group and plan fact. */
+static void config_table_keeps_the_old_choices(void **state)
+{
+    (void)state;
+    static const int ds[] = {32, 64, 96, 128, 192, 256, 512};
+    static const long ms[] = {1, 2, 3, 4, 8, 15, 16, 17, 31, 32, 33, 255, 511, 512, 513, 4096, 65536};
+    static const long ns[] = {0, 1, 63, 64, 4096, 16383, 16384, 16385, 131072};
+    static const long groups[] = {1, 2, 3, 4, 5, 6, 8, 16, 17, 32, 64};
+    long checked = 0;
+    for (int fam = 0; fam < 2; fam++)
+        for (int affine = 0; affine < 2; affine++)
+            for (int masked = 0; masked < 2; masked++)
+                for (int bf16 = 0; bf16 < 2; bf16++)
+                    for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++)
+                        for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+                            for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+                                for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+                                    int d = ds[di];
+                                    long m = ms[mi], n = ns[ni], g = groups[gi];
+                                    const char *want =
+                                        fam ? old_split_rule(bf16, d, g, m)
+                                            : old_rolling_rule(affine, masked, d, m, n);
+                                    const fg_cuda_config *k = cuda_config_select(
+                                        fam ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING, affine,
+                                        masked, bf16, d, m, n, g);
+                                    const char *got = k ? k->name : NULL;
+                                    if (!want != !got || (want && strcmp(want, got)))
+                                        fail_msg("%s %s affine %d masked %d D %d M %ld N %ld "
+                                                 "group %ld: the table takes %s, the old rule %s",
+                                                 fam ? "split" : "rolling", bf16 ? "bf16" : "fp16",
+                                                 affine, masked, d, m, n, g, got ? got : "none",
+                                                 want ? want : "none");
+                                    checked++;
+                                }
+    assert_true(checked > 100000);
+}
+
+/* The rows keep the prototype's parameters, and every row says where they
+ * came from. */
+static void config_table_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *line;
+    } want[] = {
+        {"C64", "fa_cfg<64, 128, 64, 4, 2, true>"},
+        {"C96", "fa_cfg<96, 128, 64, 8, 2, true>"},
+        {"C128", "fa_cfg<128, 128, 64, 4, 2, false>"},
+        {"C128L", "fa_cfg<128, 256, 64, 8, 2, false>"},
+        {"C256", "fa_cfg<256, 128, 64, 8, 2, false>"},
+        {"CD64_1", "fd_cfg<64, 1, 4, 16, 4, true, 2>"},
+        {"CD64_2", "fd_cfg<64, 2, 4, 16, 4, true, 2>"},
+        {"CD96_1", "fd_cfg<96, 1, 4, 16, 3, true, 2>"},
+        {"CD96_2", "fd_cfg<96, 2, 4, 16, 3, false, 2>"},
+        {"CD128_8W", "fd_cfg<128, 1, 8, 16, 2, true, 1>"},
+        {"CD128_1", "fd_cfg<128, 1, 4, 16, 3, true, 2>"},
+        {"CD128_2", "fd_cfg<128, 2, 4, 16, 3, false, 2>"},
+        {"CD256_1", "fd_cfg<256, 1, 4, 16, 2, false, 1>"},
+    };
+    assert_int_equal(fg_cuda_nconfigs, (int)(sizeof want / sizeof want[0]));
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fg_cuda_config *k = NULL;
+        for (int j = 0; j < fg_cuda_nconfigs; j++)
+            if (!strcmp(fg_cuda_configs[j].name, want[i].name))
+                k = &fg_cuda_configs[j];
+        assert_non_null(k);
+        assert_string_equal(k->arch, "sm80");
+        assert_non_null(strstr(k->origin, "bench/"));
+        char line[128];
+        if (k->family == CUDA_FAMILY_ROLLING)
+            snprintf(line, sizeof line, "fa_cfg<%d, %d, %d, %d, %d, %s>", k->d, k->bm, k->bn,
+                     k->warps, k->stages, k->qreg ? "true" : "false");
+        else
+            snprintf(line, sizeof line, "fd_cfg<%d, %d, %d, %d, %d, %s, %d>", k->d, k->mt,
+                     k->warps, k->bnw, k->stages, k->qreg ? "true" : "false", k->minb);
+        assert_string_equal(line, want[i].line);
+    }
+}
+
+/* The dispatch is code from the rules: the plan's facts are settled by the
+ * generator, the shape conditions are left to the launch. */
+static void config_dispatch_is_generated(void **state)
+{
+    fixture *f = *state;
+    const char *causal = cuda_defs(f, "plans/causal.fp");
+    assert_has(causal, "if (a.N >= 16384) return plan_launch<T, C128L>(a, st, dev, entry);");
+    assert_has(causal, "return plan_launch<T, C128>(a, st, dev, entry);");
+    assert_has(causal, "using C128L = fa_cfg<128, 256, 64, 8, 2, false>;");
+    assert_def(causal, "cuda_head_dims", "64, 96, 128 or 256");
+    assert_def(causal, "cuda_head_dim_unsupported", "D != 64 && D != 96 && D != 128 && D != 256");
+    const char *global = cuda_defs(f, "plans/global.fp");
+    assert_has(global, "if (a.M >= 512) return plan_launch<T, C128L>(a, st, dev, entry);");
+    /* a score that calls a function never takes C128L: it is not compiled */
+    const char *softcap = cuda_defs(f, "plans/softcap.fp");
+    assert_null(strstr(softcap, "plan_launch<T, C128L>"));
+    assert_null(strstr(softcap, "using C128L"));
+    assert_has(softcap, "// C128L: not for this plan (its rule: a score affine in Q.K, masked,");
+    const char *decode = cuda_defs(f, "plans/gqa_decode.fp");
+    assert_has(decode, "const int packed = (a.Hq / a.Hkv) * a.QL;");
+    assert_has(decode, "if (packed > 16) return plan_launch_split<T, CD128_2>(a, st, dev, splits, "
+                       "entry);");
+    assert_has(decode, "      if constexpr (std::is_same<T, __nv_bfloat16>::value) {\n"
+                       "        if (packed <= 16) return plan_launch_split<T, CD128_8W>(a, st, dev, "
+                       "splits, entry);\n      }\n");
+    assert_has(decode, "      if constexpr (std::is_same<T, __half>::value) {\n"
+                       "        if (packed <= 16) return plan_launch_split<T, CD128_1>(a, st, dev, "
+                       "splits, entry);\n      }\n");
+    assert_has(decode, "return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +501,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(registry_wrapper_fills_the_args, setup, teardown),
         cmocka_unit_test_setup_teardown(refusal_is_a_located_error, setup, teardown),
         cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),
+        cmocka_unit_test(config_table_keeps_the_old_choices),
+        cmocka_unit_test(config_table_rows),
+        cmocka_unit_test_setup_teardown(config_dispatch_is_generated, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,17 +1,16 @@
 m4_include([[[common/prelude.m4]]])m4_dnl
 m4_dnl cuda/attention.m4 - the tensor-core attention kernels of one plan: the
-m4_dnl prototype's kernel bodies (attention_body.cuh, decode_body.cuh, copied by
-m4_dnl sync-from-proto.sh) around the hooks lower_cuda.c computes from the fused
-m4_dnl schedule, and the host entry point that validates and dispatches.
+m4_dnl hand-written skeleton of the sm_80 family (sm80/common.cuh, rolling.cuh,
+m4_dnl split.cuh) around the hooks lower_cuda.c computes from the fused
+m4_dnl schedule, the launchers (sm80/launch.m4) and the host entry point that
+m4_dnl validates and dispatches.  Host services shared by every plan (device
+m4_dnl facts, workspace pool, tickets) are the runtime's fusegen_cuda.cu.
 fg_c_file_header
 /* Kernels: fg_cuda_split_if([[[split form (FlashDecoding): split kernel + combine kernel]]], [[[rolling form (FlashAttention-2): one CTA walks the key tiles of its query rows]]]),
  * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
 fg_cuda_config_summary[[[]]]m4_dnl
  */
-#include <atomic>
 #include <type_traits>
-#include <vector>
-#include <mutex>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -19,11 +18,12 @@ fg_cuda_config_summary[[[]]]m4_dnl
 
 #include "fg_header_name"
 #include "fusegen_internal.h"
+#include "fusegen_cuda_internal.h"
 
 // The kernel body declares state that some configurations leave unused.
 #pragma nv_diag_suppress 177
 #define FG_NS fg_cuda_ns
-m4_include([[[cuda/attention_head.cuh]]])m4_dnl
+m4_include([[[cuda/sm80/common.cuh]]])m4_dnl
 // ============================ PLAN HOOKS BEGIN ============================
 // Generated from the fused schedule of plan fg_plan_name.
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
@@ -120,12 +120,12 @@ __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe)
   return fg_cuda_correction;
 }
 // ============================= PLAN HOOKS END =============================
-m4_include([[[cuda/attention_body.cuh]]])m4_dnl
-fg_cuda_split_if([[[m4_include([[[cuda/decode_body.cuh]]])]]])m4_dnl
+m4_include([[[cuda/sm80/rolling.cuh]]])m4_dnl
+fg_cuda_split_if([[[m4_include([[[cuda/sm80/split.cuh]]])]]])m4_dnl
 
 // ---------------------------------------------------------------- host side
 m4_include([[[cuda/prelude.m4]]])m4_dnl
-m4_include([[[cuda/launch.m4]]])m4_dnl
+m4_include([[[cuda/sm80/launch.m4]]])m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees
@@ -180,8 +180,8 @@ fg_cuda_lse_if([[[m4_dnl
 ]]], [[[m4_dnl
   const bool want_lse = false;
 ]]])m4_dnl
-  if (D != 64 && D != 96 && D != 128 && D != 256)
-    return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: head dim fg_cuda_dim_D = %lld has no compiled kernel (64, 96, 128 or 256)",
+  if (fg_cuda_head_dim_unsupported)
+    return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: head dim fg_cuda_dim_D = %lld has no compiled kernel (fg_cuda_head_dims)",
                         (long long)D);
   if (B > INT_MAX || Hq > INT_MAX || M > INT_MAX || N > INT_MAX || B * Hq > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_gpu_entry: sizes beyond the kernel's 32-bit indices");
@@ -214,29 +214,14 @@ fg_cuda_set_params[[[]]]m4_dnl
   const cudaStream_t s = (cudaStream_t)stream;
 fg_cuda_vectors_if([[[m4_dnl
   // per-head params given by the caller (host memory): copied to the device in stream order
-  struct { const float* host; const float** dev; const char* name; } vecs[] = {
+  const fg_cuda_param_vector vecs[] = {
 fg_cuda_vector_copies[[[]]]m4_dnl
   };
   constexpr int nvecs = (int)(sizeof vecs / sizeof vecs[0]);
   void* vbuf[nvecs] = {};
-  st = FG_OK;
-  for (int k = 0; k < nvecs && st == FG_OK; k++) {
-    if (!vecs[k].host) continue;
-    cudaMemPool_t pool;
-    if ((st = plan_pool(dev, &pool, "fg_gpu_entry")) != FG_OK) break;
-    const size_t bytes = sizeof(float) * (size_t)Hq;
-    if (cudaMallocFromPoolAsync(&vbuf[k], bytes, pool, s) != cudaSuccess ||
-        cudaMemcpyAsync(vbuf[k], vecs[k].host, bytes, cudaMemcpyHostToDevice, s) != cudaSuccess) {
-      const cudaError_t e2 = cudaGetLastError();
-      st = fg_set_error(FG_ERR_NOMEM, "fg_gpu_entry: cannot copy param %s to the device: %s", vecs[k].name,
-                        cudaGetErrorString(e2));
-      break;
-    }
-    *vecs[k].dev = static_cast<const float*>(vbuf[k]);
-  }
+  st = fg_cuda_params_to_device(dev, s, vecs, nvecs, (size_t)Hq, vbuf, "fg_gpu_entry");
   if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev);
-  for (int k = 0; k < nvecs; k++)
-    if (vbuf[k]) (void)cudaFreeAsync(vbuf[k], s);
+  fg_cuda_params_free(s, vbuf, nvecs);
   return st;
 ]]], [[[m4_dnl
   return plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev);

@@ -1,5 +1,9 @@
-// DO NOT EDIT: copied from bench/proto/decode_fwd.cuh by templates/cuda/sync-from-proto.sh
-// Renamed: the plan hooks to plan_*, the decode names to fd_*, the others to fa_*.
+// sm80/split.cuh - the hand-written skeleton of the sm_80 attention family,
+// part 3 of 3: the split form (FlashDecoding), fd_split_kernel<T, fd_cfg<...>>
+// (each CTA takes a range of keys of its packed query rows; the last CTA of a
+// row group can fold the combine), fd_combine_kernel and the host split-count
+// rule, filled by the same plan hooks as sm80/rolling.cuh.  Only split plans
+// include it (cuda/attention.m4).
 
 
 // ----------------------------------------------------------------------------

@@ -1,5 +1,8 @@
-// DO NOT EDIT: copied from bench/proto/attn_fwd.cuh by templates/cuda/sync-from-proto.sh
-// Renamed: the plan hooks to plan_*, the decode names to fd_*, the others to fa_*.
+// sm80/rolling.cuh - the hand-written skeleton of the sm_80 attention family,
+// part 2 of 3: the rolling-form kernel (FlashAttention-2: one CTA walks the key
+// tiles of its query rows), fa_attn_fwd_kernel<T, fa_cfg<...>>, filled by the
+// plan hooks that cuda/attention.m4 places before it (design notes in
+// sm80/common.cuh).  Every plan includes it: the split form uses its primitives.
 
 
 // ----------------------------------------------------------------------------

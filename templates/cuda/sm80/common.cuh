@@ -1,12 +1,19 @@
-// DO NOT EDIT: copied from bench/proto/attn_fwd.cuh by templates/cuda/sync-from-proto.sh
-// Renamed: the plan hooks to plan_*, the decode names to fd_*, the others to fa_*.
-// fusegen prototype: tensor-core attention forward (FlashAttention-2 style), sm_80+.
+// sm80/common.cuh - the hand-written skeleton of the sm_80 attention family
+// (sm_80+: mma.sync, ldmatrix, cp.async), part 1 of 3: includes, the kernels'
+// namespace FG_NS and small device helpers.  cuda/attention.m4 places it first,
+// then the plan hooks that lower_cuda.c computes from the fused schedule (the
+// block between PLAN HOOKS BEGIN and PLAN HOOKS END: plan_params, plan_score,
+// plan_visible, ...), then sm80/rolling.cuh (FlashAttention-2 form) and, for a
+// split plan, sm80/split.cuh (FlashDecoding form).  The kernel bodies are the
+// same for every plan; only the hooks differ.  This is the source: edit here.
+// m4 reads these files: templates/README.md (Conventions) says which words and
+// characters they must avoid.
+//
+// Tensor-core attention forward (FlashAttention-2 style).
 //
 // mma.sync.m16n8k16 (bf16/fp16 in, fp32 accumulate), ldmatrix (.trans for V),
 // cp.async multi-stage K/V pipeline, padded (bank-conflict-free) shared memory,
-// online softmax in the exp2 domain.  The generator turns this file into the
-// `attention` m4 template: everything between PLAN HOOKS BEGIN and PLAN HOOKS END
-// is replaced by generated code; the kernel body below is variant-independent.
+// online softmax in the exp2 domain.
 //
 // Layout: Q [B,Hq,M,D], K/V [B,Hkv,N,D], O [B,Hq,M,D] with run-time strides (in
 // elements) for batch, head and sequence; last dim contiguous; base pointers and

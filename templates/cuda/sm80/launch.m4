@@ -1,70 +1,19 @@
-m4_dnl cuda/launch.m4 - launchers and the dispatch by dtype and head dim over
-m4_dnl the tile configurations lower_cuda.c lists (fg_cuda_configs: the
-m4_dnl prototype's tuned defaults).  Included inside the plan's namespace.
+m4_dnl cuda/sm80/launch.m4 - launchers of the sm80 kernels and the dispatch by
+m4_dnl dtype and head dim.  The configurations (fg_cuda_configs) and the rules
+m4_dnl that choose among them (fg_cuda_dispatch) come from the table in
+m4_dnl generator/cuda_configs.c; the host services (SM count, occupancy, smem
+m4_dnl opt-in, workspace pool, tickets) from the runtime (fusegen_cuda.cu).
+m4_dnl Included inside the plan's namespace.
 fg_cuda_split_if([[[m4_dnl
 fg_cuda_configs[[[]]]m4_dnl
 
-// Tickets of the folded combine (fd_fold_tail): one uint32 per (batch, kv
-// head, row group), 0 between launches, because the CTA that draws the last
-// ticket puts its counter back to 0.  Launches on one stream run in order,
-// so each stream gets its own buffer, found by the stream's unique id and
-// kept for the life of the process (grown when a launch needs more).  It
-// comes from the device's pool and is zeroed in stream order when it is
-// made.  A stream being captured into a graph gets none (the graph could be
-// replayed on any stream, concurrently): it takes the combine kernel.
-struct plan_ctr_buf {
-  int dev;
-  unsigned long long stream_id;
-  unsigned* p;
-  size_t n;
-};
-static unsigned* plan_counters(int dev, cudaStream_t st, size_t n) {
-#if CUDART_VERSION >= 12000
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  unsigned long long id = 0;
-  if (cudaStreamIsCapturing(st, &cs) != cudaSuccess || cs != cudaStreamCaptureStatusNone ||
-      cudaStreamGetId(st, &id) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return nullptr;
-  }
-  static std::mutex lock;
-  static std::vector<plan_ctr_buf> bufs;
-  std::lock_guard<std::mutex> g(lock);
-  plan_ctr_buf* b = nullptr;
-  for (auto& x : bufs)
-    if (x.dev == dev && x.stream_id == id) b = &x;
-  if (b && b->n >= n) return b->p;
-  cudaMemPool_t pool;
-  void* p = nullptr;
-  if (plan_pool(dev, &pool, "fg_gpu_entry") != FG_OK ||
-      cudaMallocFromPoolAsync(&p, n * sizeof(unsigned), pool, st) != cudaSuccess ||
-      cudaMemsetAsync(p, 0, n * sizeof(unsigned), st) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (p) (void)cudaFreeAsync(p, st);
-    return nullptr;
-  }
-  if (b) {
-    (void)cudaFreeAsync(b->p, st);  // after the launches that used it, in stream order
-    b->p = static_cast<unsigned*>(p);
-    b->n = n;
-  } else {
-    bufs.push_back(plan_ctr_buf{dev, id, static_cast<unsigned*>(p), n});
-  }
-  return static_cast<unsigned*>(p);
-#else
-  (void)dev;
-  (void)st;
-  (void)n;
-  return nullptr;  // no stream ids before CUDA 12: the combine kernel
-#endif
-}
-
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int splits_req, const char* entry) {
-  static std::atomic<unsigned long long> smem_done{0};
-  static std::atomic<int> occ_cache[PLAN_MAX_DEVICES];
+  static fg_cuda_once smem_done;
+  static fg_cuda_per_device occ_cache;
+  const void* kernel = reinterpret_cast<const void*>(&fd_split_kernel<T, C>);
   const size_t smem = C::template smem_bytes<T>();
-  fg_status s = plan_set_smem(fd_split_kernel<T, C>, smem, smem_done, dev, entry);
+  fg_status s = fg_cuda_smem_optin(kernel, smem, &smem_done, dev, entry);
   if (s != FG_OK) return s;
   const int tiles = (a.N + C::BNW - 1) / C::BNW;
   const int R = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
@@ -72,16 +21,8 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   int splits = splits_req;
   if (splits == 0) {  // auto: the prototype's one-wave rule
     int sms = 0;
-    if ((s = plan_sm_count(dev, &sms, entry)) != FG_OK) return s;
-    int occ = dev < PLAN_MAX_DEVICES ? occ_cache[dev].load(std::memory_order_relaxed) : 0;
-    if (occ <= 0) {
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fd_split_kernel<T, C>, C::NT, smem) != cudaSuccess) {
-        (void)cudaGetLastError();
-        occ = 1;
-      }
-      if (occ < 1) occ = 1;
-      if (dev < PLAN_MAX_DEVICES) occ_cache[dev].store(occ, std::memory_order_relaxed);
-    }
+    if ((s = fg_cuda_sm_count(dev, &sms, entry)) != FG_OK) return s;
+    const int occ = fg_cuda_occupancy(kernel, C::NT, smem, dev, &occ_cache);
     splits = fd_choose_splits(a.B, a.Hkv, a.N, sms, occ, rowgroups);
   }
   if (splits > tiles) splits = tiles;  // whole warp tiles per split
@@ -102,7 +43,7 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     const size_t rows = (size_t)a.B * a.Hq * a.QL;
     const size_t bytes = rows * (size_t)splits * (size_t)(C::D + 2) * sizeof(float);
     cudaMemPool_t pool;
-    if ((s = plan_pool(dev, &pool, entry)) != FG_OK) return s;
+    if ((s = fg_cuda_pool(dev, &pool, entry)) != FG_OK) return s;
     if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
       const cudaError_t e = cudaGetLastError();
       return fg_set_error(FG_ERR_NOMEM, "%s: no device memory for %zu bytes of split partials: %s", entry, bytes,
@@ -113,9 +54,10 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
     a.l_part = a.m_part + rows * (size_t)splits;
   }
   // More than one split: the last CTA of each row group combines the
-  // partials (no second launch) where the stream has a ticket buffer.
+  // partials (no second launch) where the stream has a ticket buffer
+  // (none while the stream is captured into a graph: the combine kernel).
   if (splits > 1 && splits <= fd_fold_max_splits<T, C>()) {
-    a.counters = plan_counters(dev, st, (size_t)a.B * a.Hkv * rowgroups);
+    a.counters = fg_cuda_tickets(dev, st, (size_t)a.B * a.Hkv * rowgroups, entry);
     a.fold = a.counters != nullptr;
   }
   const dim3 grid((unsigned)splits, (unsigned)rowgroups, (unsigned)(a.B * a.Hkv));
@@ -131,19 +73,11 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
-  const bool mt2 = (a.Hq / a.Hkv) * a.QL > 16;
-  switch (D) {
-    case 64: return mt2 ? plan_launch_split<T, CD64_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
-    case 96: return mt2 ? plan_launch_split<T, CD96_2>(a, st, dev, splits, entry) : plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
-    case 128:
-      if (mt2) return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
-      if constexpr (std::is_same<T, __nv_bfloat16>::value) return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
-      else return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
-    case 256: return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
-  }
-  return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
+fg_cuda_dispatch[[[]]]m4_dnl
 }
 
 // kv_len: the keys of each sequence (device memory, [B]), or null (all N).
@@ -169,9 +103,10 @@ fg_cuda_configs[[[]]]m4_dnl
 
 template <typename T, class C>
 static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const char* entry) {
-  static std::atomic<unsigned long long> smem_done{0};
+  static fg_cuda_once smem_done;
   const size_t smem = C::template smem_bytes<T>();
-  fg_status s = plan_set_smem(fa_attn_fwd_kernel<T, C>, smem, smem_done, dev, entry);
+  fg_status s = fg_cuda_smem_optin(reinterpret_cast<const void*>(&fa_attn_fwd_kernel<T, C>), smem, &smem_done, dev,
+                                   entry);
   if (s != FG_OK) return s;
   const long long mblocks = (a.M + C::BM - 1) / C::BM;
   if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
@@ -188,35 +123,11 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
   return FG_OK;
 }
 
-// Which D = 128 configuration a shape takes: the rule the prototype's
-// measurements gave (no wisdom file yet).
-static bool plan_long_rows(const fa_args& a) {
-fg_cuda_long_rows_if([[[m4_dnl
-fg_cuda_mask_if([[[m4_dnl
-  return a.N >= 16384;
-]]], [[[m4_dnl
-  return a.M >= 512;
-]]])m4_dnl
-]]], [[[m4_dnl
-  (void)a;
-  return false;  // a score that calls a function: the 4-warp configuration
-]]])m4_dnl
-}
-
+// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry) {
-  switch (D) {
-    case 64: return plan_launch<T, C64>(a, st, dev, entry);
-    case 96: return plan_launch<T, C96>(a, st, dev, entry);
-    case 128:
-      // 8 warps over 256 rows (one CTA per SM) measured faster for scores
-      // affine in Q.K on unmasked rows and on 16k keys or more (bench/NOTES.md,
-      // H200); 4 warps over 128 rows elsewhere.
-      if (plan_long_rows(a)) return plan_launch<T, C128L>(a, st, dev, entry);
-      return plan_launch<T, C128>(a, st, dev, entry);
-    case 256: return plan_launch<T, C256>(a, st, dev, entry);
-  }
-  return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel", entry, D);
+fg_cuda_dispatch[[[]]]m4_dnl
 }
 
 // splits: the rolling kernel walks all keys of its rows in one CTA; a split

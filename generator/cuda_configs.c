@@ -1,0 +1,431 @@
+/* cuda_configs.c - the tile configurations of the CUDA attention kernels as
+ * data: one row per compiled variant of the sm80 skeletons
+ * (templates/cuda/sm80/), its parameters, the dtypes it serves and the rule
+ * that selects it, with where the numbers came from.
+ *
+ * From the table, cuda_config_defs writes a plan's `using NAME = fa_cfg<...>`
+ * (rolling) or `fd_cfg<...>` (split) lines and the dispatch that
+ * templates/cuda/sm80/launch.m4 places in plan_dispatch_t: a switch on the
+ * head dim, then the rows of that dim in table order, first match.  The
+ * plan's facts (is the score affine in Q.K, is it masked) are known here, so
+ * a row whose rule cannot hold for the plan is left out (and its kernel is
+ * not compiled); the shape conditions become code.  cuda_config_select
+ * evaluates the same rules for one launch (tests/test_cuda.c checks it
+ * against the rules as they were written by hand before).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fusegen.h"
+
+#include <string.h>
+
+#define BOTH (CUDA_CFG_BF16 | CUDA_CFG_FP16)
+#define ROLLING CUDA_FAMILY_ROLLING
+#define SPLIT CUDA_FAMILY_SPLIT
+
+const fg_cuda_config fg_cuda_configs[] = {
+    /* ---- rolling form (FlashAttention-2), fa_cfg<D, BM, BN, NW, STAGES, QREG> */
+    {.family = ROLLING, .arch = "sm80", .name = "C64", .d = 64, .bm = 128, .bn = 64, .warps = 4,
+     .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "32 rows per warp, Q in registers",
+     .origin = "the prototype's default (attn_inst.cu C64_0); d64 timings in "
+               "bench/results/proto/time_call4.txt and time_call6.txt"},
+    {.family = ROLLING, .arch = "sm80", .name = "C96", .d = 96, .bm = 128, .bn = 64, .warps = 8,
+     .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 rows per warp, Q in registers",
+     .origin = "the prototype's only D 96 variant (attn_inst.cu C96), checked in "
+               "bench/results/proto/check_call5.txt, not timed"},
+    {.family = ROLLING, .arch = "sm80", .name = "C128L", .d = 128, .bm = 256, .bn = 64,
+     .warps = 8, .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 2,
+     .when = {{.affine = true, .masked = CUDA_MASKED, .min_keys = 16384},
+              {.affine = true, .masked = CUDA_UNMASKED, .min_rows = 512}},
+     .note = "8 warps, one CTA per SM: long or unmasked rows",
+     .origin = "bench/NOTES.md, Long-row configuration in the generated library (H200, calls "
+               "3-5): faster for scores affine in Q.K on unmasked rows and from 16k keys, slower "
+               "for soft-capped scores; the prototype's BM256 timings in "
+               "bench/results/proto/time_call6.txt"},
+    {.family = ROLLING, .arch = "sm80", .name = "C128", .d = 128, .bm = 128, .bn = 64, .warps = 4,
+     .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 0,
+     .note = "32 rows per warp, Q through ldmatrix",
+     .origin = "the prototype's default (attn_inst.cu C128_0); bench/results/proto/time_call4.txt "
+               "and time_call6.txt"},
+    {.family = ROLLING, .arch = "sm80", .name = "C256", .d = 256, .bm = 128, .bn = 64, .warps = 8,
+     .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 rows per warp, Q through ldmatrix",
+     .origin = "the prototype's only D 256 variant (attn_inst.cu C256), checked in "
+               "bench/results/proto/check_call5.txt, not timed"},
+
+    /* ---- split form (FlashDecoding), fd_cfg<D, MT, NW, BNW, STAGES, QREG, MINB> */
+    {.family = SPLIT, .arch = "sm80", .name = "CD64_2", .d = 64, .mt = 2, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 4, .qreg = true, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.min_packed = 17}},
+     .note = "32 packed rows per row group",
+     .origin = "the prototype's dispatch (decode_inst.cu D64_2: two row tiles above 16 packed "
+               "rows), checked in bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD64_1", .d = 64, .mt = 1, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 4, .qreg = true, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "16 packed rows per row group",
+     .origin = "the prototype's dispatch (decode_inst.cu D64_1), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD96_2", .d = 96, .mt = 2, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = false, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.min_packed = 17}},
+     .note = "32 packed rows per row group, Q through ldmatrix",
+     .origin = "the prototype's dispatch (decode_inst.cu D96_2), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD96_1", .d = 96, .mt = 1, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = true, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "16 packed rows per row group",
+     .origin = "the prototype's dispatch (decode_inst.cu D96_1), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD128_2", .d = 128, .mt = 2, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = false, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.min_packed = 17}},
+     .note = "32 packed rows per row group, Q through ldmatrix",
+     .origin = "the prototype's dispatch (decode_inst.cu D128_2), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD128_8W", .d = 128, .mt = 1, .bnw = 16,
+     .minb = 1, .warps = 8, .stages = 2, .qreg = true, .dtypes = CUDA_CFG_BF16, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "8 warps, one CTA per SM (best measured, H200)",
+     .origin = "the prototype's bf16 default (decode_inst.cu D128_a2, cfg 3): bench/NOTES.md, "
+               "decode kernel, call 1 and v2; bench/results/proto/time_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD128_1", .d = 128, .mt = 1, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = true, .dtypes = CUDA_CFG_FP16, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "4 warps, two CTAs per SM",
+     .origin = "the prototype's fp16 default (decode_inst.cu D128_1, the configuration checked "
+               "for fp16: bench/NOTES.md, decode kernel, v2)"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD256_1", .d = 256, .mt = 1, .bnw = 16, .minb = 1,
+     .warps = 4, .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 packed rows per row group (the only D 256 variant)",
+     .origin = "the prototype's dispatch (decode_inst.cu D256_1, one row tile only), checked in "
+               "bench/results/proto/check_call8.txt"},
+};
+const int fg_cuda_nconfigs = (int)(sizeof fg_cuda_configs / sizeof fg_cuda_configs[0]);
+
+/* The templates this generator has: templates/cuda/sm80/. */
+static const char arch_sm80[] = "sm80";
+
+static bool in_family(const fg_cuda_config *k, fg_cuda_family family)
+{
+    return k->family == family && !strcmp(k->arch, arch_sm80);
+}
+
+/* The parts of an alternative that are facts of the plan. */
+static bool when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked)
+{
+    if (w->affine && !affine_score)
+        return false;
+    if (w->masked == CUDA_MASKED && !masked)
+        return false;
+    if (w->masked == CUDA_UNMASKED && masked)
+        return false;
+    return true;
+}
+
+/* The parts that depend on the launch's shape. */
+static bool when_fits_shape(const fg_cuda_when *w, long m, long n, long packed)
+{
+    return (!w->min_rows || m >= w->min_rows) && (!w->min_keys || n >= w->min_keys) &&
+           (!w->min_packed || packed >= w->min_packed) &&
+           (!w->max_packed || packed <= w->max_packed);
+}
+
+const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, bool masked,
+                                         bool bf16, int d, long m, long n, long group)
+{
+    unsigned dt = bf16 ? CUDA_CFG_BF16 : CUDA_CFG_FP16;
+    for (int i = 0; i < fg_cuda_nconfigs; i++) {
+        const fg_cuda_config *k = &fg_cuda_configs[i];
+        if (!in_family(k, family) || k->d != d || !(k->dtypes & dt))
+            continue;
+        if (!k->nwhen)
+            return k;
+        for (int j = 0; j < k->nwhen; j++)
+            if (when_fits_plan(&k->when[j], affine_score, masked) &&
+                when_fits_shape(&k->when[j], m, n, group * m))
+                return k;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char *dtypes_text(unsigned dtypes)
+{
+    return dtypes == CUDA_CFG_BF16 ? "bf16" : dtypes == CUDA_CFG_FP16 ? "fp16" : NULL;
+}
+
+static void add_part(fg_strbuf *b, const char *part)
+{
+    if (b->len)
+        strbuf_puts(b, ", ");
+    strbuf_puts(b, part);
+}
+
+/* One alternative in words; with plan_facts, without the parts that are the
+ * plan's facts (they hold). */
+static void when_text(fg_arena *a, fg_strbuf *b, const fg_cuda_when *w, bool plan_facts)
+{
+    if (!plan_facts && w->affine)
+        add_part(b, "a score affine in Q.K");
+    if (!plan_facts && w->masked != CUDA_ANY_MASK)
+        add_part(b, w->masked == CUDA_MASKED ? "masked" : "unmasked");
+    if (w->min_rows)
+        add_part(b, arena_printf(a, "%ld query rows or more", w->min_rows));
+    if (w->min_keys)
+        add_part(b, arena_printf(a, "%ld keys or more", w->min_keys));
+    if (w->min_packed)
+        add_part(b, arena_printf(a, "more than %ld packed rows", w->min_packed - 1));
+    if (w->max_packed)
+        add_part(b, arena_printf(a, "%ld packed rows or fewer", w->max_packed));
+}
+
+/* The row's rule in words: dtype, then the alternatives the plan admits
+ * (plan_facts) or all of them; "" when it takes every shape. */
+static char *rule_text(fg_arena *a, const fg_cuda_config *k, bool plan_facts, bool affine_score,
+                       bool masked)
+{
+    fg_strbuf b = {a, NULL, 0, 0};
+    if (dtypes_text(k->dtypes))
+        add_part(&b, dtypes_text(k->dtypes));
+    int shown = 0;
+    for (int j = 0; j < k->nwhen; j++) {
+        const fg_cuda_when *w = &k->when[j];
+        if (plan_facts && !when_fits_plan(w, affine_score, masked))
+            continue;
+        fg_strbuf one = {a, NULL, 0, 0};
+        when_text(a, &one, w, plan_facts);
+        if (!one.len)
+            continue;
+        if (shown++)
+            strbuf_puts(&b, "; or ");
+        else if (b.len)
+            strbuf_puts(&b, ", ");
+        strbuf_puts(&b, strbuf_str(&one));
+    }
+    return strbuf_str(&b);
+}
+
+/* A C++ comment of `text`, wrapped at 100 columns after `indent`. */
+static void comment(fg_strbuf *b, const char *indent, const char *text)
+{
+    const size_t width = 100 - strlen(indent) - 3;
+    const char *s = text;
+    while (*s) {
+        size_t n = strlen(s);
+        if (n > width) {
+            n = width;
+            while (n > 0 && s[n] != ' ')
+                n--;
+            if (!n)
+                n = strcspn(s, " ");
+        }
+        strbuf_printf(b, "%s// %.*s\n", indent, (int)n, s);
+        s += n;
+        while (*s == ' ')
+            s++;
+    }
+}
+
+/* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
+static long config_smem(const fg_cuda_config *k)
+{
+    long row = k->d + 8;
+    if (k->family == CUDA_FAMILY_ROLLING)
+        return (long)(k->bm + 2 * k->stages * k->bn) * row * 2;
+    long rb = 16L * k->mt;
+    long q = rb * row * 2;
+    long ring = (long)k->warps * k->stages * 2 * k->bnw * row * 2;
+    long merge = (long)k->warps * rb * row * 4 + 2L * k->warps * rb * 4;
+    return q + (ring > merge ? ring : merge);
+}
+
+/* ------------------------------------------------------------------ */
+/* The plan's definitions                                              */
+/* ------------------------------------------------------------------ */
+
+/* The alternatives of k that the plan admits: -1 none (the row can never be
+ * taken), 1 one of them holds on every shape, 0 shape conditions. */
+static int plan_admits(const fg_cuda_config *k, bool affine_score, bool masked)
+{
+    if (!k->nwhen)
+        return 1;
+    int r = -1;
+    for (int j = 0; j < k->nwhen; j++) {
+        const fg_cuda_when *w = &k->when[j];
+        if (!when_fits_plan(w, affine_score, masked))
+            continue;
+        if (!w->min_rows && !w->min_keys && !w->min_packed && !w->max_packed)
+            return 1;
+        r = 0;
+    }
+    return r;
+}
+
+/* The shape condition of k's admitted alternatives as C++ over the kernel
+ * arguments `a` (rows: the query rows per head; packed: a local). */
+static char *shape_code(fg_arena *a, const fg_cuda_config *k, bool affine_score, bool masked,
+                        const char *rows, bool *uses_packed)
+{
+    fg_strbuf b = {a, NULL, 0, 0};
+    int nalt = 0;
+    for (int j = 0; j < k->nwhen; j++)
+        nalt += when_fits_plan(&k->when[j], affine_score, masked);
+    for (int j = 0; j < k->nwhen; j++) {
+        const fg_cuda_when *w = &k->when[j];
+        if (!when_fits_plan(w, affine_score, masked))
+            continue;
+        fg_strbuf c = {a, NULL, 0, 0};
+        int nterms = 0;
+        if (w->min_rows)
+            strbuf_printf(&c, "%s%s >= %ld", nterms++ ? " && " : "", rows, w->min_rows);
+        if (w->min_keys)
+            strbuf_printf(&c, "%sa.N >= %ld", nterms++ ? " && " : "", w->min_keys);
+        if (w->min_packed)
+            strbuf_printf(&c, "%spacked > %ld", nterms++ ? " && " : "", w->min_packed - 1);
+        if (w->max_packed)
+            strbuf_printf(&c, "%spacked <= %ld", nterms++ ? " && " : "", w->max_packed);
+        if (w->min_packed || w->max_packed)
+            *uses_packed = true;
+        if (b.len)
+            strbuf_puts(&b, " || ");
+        if (nalt > 1 && nterms > 1)
+            strbuf_printf(&b, "(%s)", strbuf_str(&c));
+        else
+            strbuf_puts(&b, strbuf_str(&c));
+    }
+    return strbuf_str(&b);
+}
+
+void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score, bool masked)
+{
+    const fg_cuda_family family = split ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING;
+    const char *rows = split ? "a.QL" : "a.M";
+    fg_strbuf use = {a, NULL, 0, 0}, sum = {a, NULL, 0, 0}, body = {a, NULL, 0, 0};
+    fg_strbuf dims = {a, NULL, 0, 0}, unsupported = {a, NULL, 0, 0};
+    bool uses_packed = false;
+
+    if (split)
+        strbuf_puts(&use, "// Split-form configurations (generator/cuda_configs.c):  D MT NW BNW "
+                          "ST QREG MINB\n");
+    else
+        strbuf_puts(&use, "// Rolling-form configurations (generator/cuda_configs.c):  D BM BN NW "
+                          "STAGES QREG\n");
+
+    /* the head dims, in table order */
+    int ds[16], nd = 0;
+    for (int i = 0; i < fg_cuda_nconfigs; i++) {
+        const fg_cuda_config *k = &fg_cuda_configs[i];
+        if (!in_family(k, family))
+            continue;
+        bool seen = false;
+        for (int j = 0; j < nd; j++)
+            seen |= ds[j] == k->d;
+        if (!seen && nd < (int)(sizeof ds / sizeof ds[0]))
+            ds[nd++] = k->d;
+    }
+
+    strbuf_printf(&body,
+                  "  // The plan's facts that the rules read: affine_score = %d (the score %s), "
+                  "masked = %d.\n",
+                  affine_score, affine_score ? "calls no function" : "calls a function", masked);
+    strbuf_puts(&body, "  switch (D) {\n");
+    for (int di = 0; di < nd; di++) {
+        const int d = ds[di];
+        strbuf_printf(&body, "    case %d:\n", d);
+        unsigned covered = 0; /* dtypes an earlier row takes on every shape */
+        bool open = true;
+        for (int i = 0; i < fg_cuda_nconfigs; i++) {
+            const fg_cuda_config *k = &fg_cuda_configs[i];
+            if (!in_family(k, family) || k->d != d)
+                continue;
+            const char *all_rule = rule_text(a, k, false, affine_score, masked);
+            const char *plan_rule = rule_text(a, k, true, affine_score, masked);
+            const int admits = plan_admits(k, affine_score, masked);
+            const unsigned dts = k->dtypes & ~covered;
+            if (admits < 0 || !dts || !open) {
+                const char *why = arena_printf(
+                    a, "%s: not for this plan (%s).", k->name,
+                    admits < 0 ? arena_printf(a, "its rule: %s", all_rule)
+                               : "an earlier row takes every launch");
+                comment(&use, "", why);
+                comment(&body, "      ", why);
+                continue;
+            }
+            /* the alias and the header line */
+            if (split)
+                strbuf_printf(&use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n",
+                              k->name, k->d, k->mt, k->warps, k->bnw, k->stages,
+                              k->qreg ? "true" : "false", k->minb, k->note);
+            else
+                strbuf_printf(&use, "using %s = fa_cfg<%d, %d, %d, %d, %d, %s>;  // %s\n", k->name,
+                              k->d, k->bm, k->bn, k->warps, k->stages, k->qreg ? "true" : "false",
+                              k->note);
+            if (split)
+                strbuf_printf(&sum,
+                              " * D %d%s%s: %d rows x %d keys per warp tile, %d threads, %d "
+                              "stages, %ld bytes of shared memory\n",
+                              k->d, *plan_rule ? ", " : "", plan_rule, 16 * k->mt, k->bnw,
+                              k->warps * 32, k->stages, config_smem(k));
+            else
+                strbuf_printf(&sum,
+                              " * D %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
+                              "stages, %ld bytes of shared memory\n",
+                              k->d, *plan_rule ? ", " : "", plan_rule, k->bm, k->bn,
+                              k->warps * 32, k->stages, config_smem(k));
+            /* the dispatch */
+            comment(&body, "      ",
+                    arena_printf(a, "%s: %s. Source: %s.", k->name, *all_rule ? all_rule : "any shape",
+                                 k->origin));
+            const char *launch =
+                split ? arena_printf(a, "plan_launch_split<T, %s>(a, st, dev, splits, entry)",
+                                     k->name)
+                      : arena_printf(a, "plan_launch<T, %s>(a, st, dev, entry)", k->name);
+            const char *ind = "      ";
+            if (dts != BOTH) {
+                strbuf_printf(&body, "      if constexpr (std::is_same<T, %s>::value) {\n",
+                              dts == CUDA_CFG_BF16 ? "__nv_bfloat16" : "__half");
+                ind = "        ";
+            }
+            if (admits == 1)
+                strbuf_printf(&body, "%sreturn %s;\n", ind, launch);
+            else
+                strbuf_printf(&body, "%sif (%s) return %s;\n", ind,
+                              shape_code(a, k, affine_score, masked, rows, &uses_packed), launch);
+            if (dts != BOTH)
+                strbuf_puts(&body, "      }\n");
+            if (admits == 1) {
+                covered |= dts;
+                if (covered == BOTH)
+                    open = false;
+            }
+        }
+        if (open)
+            strbuf_puts(&body, "      break;\n");
+        strbuf_printf(&dims, "%s%d", di == 0 ? "" : di == nd - 1 ? " or " : ", ", d);
+        strbuf_printf(&unsupported, "%sD != %d", di ? " && " : "", d);
+    }
+    strbuf_puts(&body, "  }\n");
+    strbuf_puts(&body,
+                "  return fg_set_error(FG_ERR_UNSUPPORTED, \"%s: head dim %d has no compiled "
+                "kernel\", entry, D);\n");
+    if (uses_packed) {
+        fg_strbuf head = {a, NULL, 0, 0};
+        strbuf_printf(&head, "  const int packed = (a.Hq / a.Hkv) * %s;  // packed rows per kv head\n",
+                      rows);
+        strbuf_puts(&head, strbuf_str(&body));
+        body = head;
+    }
+    if (split)
+        strbuf_puts(&sum, " * combine: one warp per query row, 128 threads, no shared memory\n");
+    fg_def_code(defs, "cuda_configs", strbuf_str(&use));
+    fg_def_code(defs, "cuda_config_summary", strbuf_str(&sum));
+    fg_def_code(defs, "cuda_dispatch", strbuf_str(&body));
+    fg_def_str(defs, "cuda_head_dims", strbuf_str(&dims));
+    fg_def_str(defs, "cuda_head_dim_unsupported", strbuf_str(&unsupported));
+}

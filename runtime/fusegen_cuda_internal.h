@@ -1,0 +1,104 @@
+/* fusegen_cuda_internal.h - the host services every generated CUDA kernel
+ * source calls (runtime/fusegen_cuda.cu, compiled once into
+ * libfusegen_cuda.a): per-device facts (SM count, occupancy, the shared
+ * memory opt-in of a kernel), the stream-ordered workspace pool, the
+ * per-stream ticket buffers of the folded decode combine, and the copies of
+ * the caller's per-head parameter vectors.  Not installed: the generated
+ * entry points are the public interface.
+ *
+ * Thread safe; graph capture is handled here (the pool is created in relaxed
+ * capture mode; a capturing stream gets no ticket buffer).  Devices
+ * 0..FG_CUDA_MAX_DEVICES-1 have their facts cached; others are served
+ * uncached, except by fg_cuda_pool (and so the workspace), which refuses
+ * them.  Functions that return fg_status have recorded the message
+ * (fg_set_error) when they fail, naming `entry`.
+ *
+ * C11 and C++ compatible (needs the CUDA runtime headers, not nvcc). */
+#ifndef FUSEGEN_CUDA_INTERNAL_H
+#define FUSEGEN_CUDA_INTERNAL_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#include "fusegen_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Devices whose facts are cached (more are served, uncached). */
+#define FG_CUDA_MAX_DEVICES 64
+
+/* A bit per device, set once something was done there for one kernel (its
+ * shared-memory opt-in).  Zero-initialise it (a static object is). */
+typedef struct fg_cuda_once {
+    unsigned long long bits;
+} fg_cuda_once;
+
+/* A value per device cached for one kernel (its occupancy); zero-initialise
+ * it. */
+typedef struct fg_cuda_per_device {
+    int value[FG_CUDA_MAX_DEVICES];
+} fg_cuda_per_device;
+
+/* The number of SMs of device dev, queried once per device. */
+fg_status fg_cuda_sm_count(int dev, int *sms, const char *entry);
+
+/* Dynamic shared memory above 48 KB needs an opt-in per kernel and device:
+ * sets cudaFuncAttributeMaxDynamicSharedMemorySize of `kernel` (the address
+ * of a __global__ function) to `bytes` on the current device dev, once per
+ * device (the bit in *done; two threads racing on the first call both set
+ * it, which is harmless).  FG_ERR_UNSUPPORTED when the device cannot give
+ * that much. */
+fg_status fg_cuda_smem_optin(const void *kernel, size_t bytes, fg_cuda_once *done, int dev,
+                             const char *entry);
+
+/* CTAs of `kernel` (threads per CTA, dynamic shared memory bytes) that fit
+ * on one SM of device dev, at least 1 (1 when the query fails); cached per
+ * device in *cache. */
+int fg_cuda_occupancy(const void *kernel, int threads, size_t smem, int dev,
+                      fg_cuda_per_device *cache);
+
+/* Device buffers of a launch (split partials, per-head params, tickets) come
+ * from a stream-ordered pool per device (cudaMallocFromPoolAsync /
+ * cudaFreeAsync on the caller's stream): nothing is shared between streams
+ * in flight, and the pool keeps its memory for the next launch.  Made on the
+ * first call for the device, also while the caller captures a graph. */
+fg_status fg_cuda_pool(int dev, cudaMemPool_t *pool, const char *entry);
+
+/* The tickets of the folded decode combine: n uint32 counters, all 0 between
+ * launches (the CTA that draws the last ticket of a counter puts it back to
+ * 0).  Launches on one stream run in order, so each (device, stream) gets
+ * one buffer, found by the stream's unique id, kept for the life of the
+ * process and grown (in stream order) when a launch needs more; made from
+ * the pool and zeroed in stream order.  NULL when the stream is being
+ * captured into a graph (the graph could be replayed on any stream,
+ * concurrently), before CUDA 12 (no stream ids), or when memory runs out:
+ * the caller then launches the combine kernel. */
+unsigned *fg_cuda_tickets(int dev, cudaStream_t stream, size_t n, const char *entry);
+
+/* A per-head parameter vector of the caller (host memory, `count` floats, or
+ * NULL for the default), copied to the device for one launch: *dev is set to
+ * the device copy. */
+typedef struct fg_cuda_param_vector {
+    const float *host;
+    const float **dev;
+    const char *name;
+} fg_cuda_param_vector;
+
+/* Copy the non-NULL vectors of v[0..n) to the device in stream order (from
+ * the pool); bufs[0..n) (zero-initialised by the caller) receive the
+ * buffers.  FG_ERR_NOMEM (or the pool's error) stops at the first failure;
+ * fg_cuda_params_free must run in either case. */
+fg_status fg_cuda_params_to_device(int dev, cudaStream_t stream, const fg_cuda_param_vector *v,
+                                   int n, size_t count, void **bufs, const char *entry);
+/* Free the buffers of fg_cuda_params_to_device in stream order, after the
+ * launches that read them. */
+void fg_cuda_params_free(cudaStream_t stream, void **bufs, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUSEGEN_CUDA_INTERNAL_H */
