@@ -357,15 +357,7 @@ int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
     fg_def_str(defs, "plan_name", p->name);
     fg_def_str(defs, "plan_file", plan_file(a, p));
     fg_def_str(defs, "plan_hash", p->hash);
-    fg_def_str(defs, "doc", comment_safe(a, p->doc ? p->doc : ""));
-    fg_def_bool(defs, "has_doc", p->doc && *p->doc);
-    fg_def_str(defs, "form", fg_form_names[ks->form]);
     fg_def_bool(defs, "split", ks->form == FORM_SPLIT);
-    bool attention = false;
-    for (int i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].cls == CLASS_CONTRACTION)
-            attention = true;
-    fg_def_str(defs, "family", attention ? "attention" : "rowreduce");
     char *guard = arena_printf(a, "FUSEGEN_%s_H", p->name);
     for (char *q = guard; *q; q++)
         if (*q >= 'a' && *q <= 'z')
@@ -377,16 +369,11 @@ int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
     fg_def_str(defs, "gpu_entry", arena_printf(a, "fg_%s", p->name));
     fg_def_int(defs, "tile_rows", ks->tile_rows);
     fg_def_int(defs, "tile_keys", ks->tile_keys);
-    fg_def_int(defs, "warps", p->sched.warps ? p->sched.warps : 4);
-    fg_def_int(defs, "stages", p->sched.stages ? p->sched.stages : 1);
-    fg_def_int(defs, "default_splits", p->sched.splits);
     fg_def_str(defs, "fused_axis", p->axes[ks->reduced_axis].name);
     fg_def_str(defs, "row_axis", ks->row_axis >= 0 ? p->axes[ks->row_axis].name : "");
 
     char *ops, *bytes;
     summary(a, km, &ops, &bytes);
-    fg_def_str(defs, "flops_per_row", ops);
-    fg_def_str(defs, "bytes_per_row", bytes);
     sb s = {a, NULL, 0, 0};
     if (p->doc && *p->doc)
         sb_printf(&s, " * %s\n", comment_safe(a, p->doc));

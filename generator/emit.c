@@ -915,7 +915,7 @@ static int render_header(fg_emit_run *r, fg_arena *a, const fg_kernel *k, const 
     if (lower_common(a, k, defs, d) < 0)
         return -1;
     for (int i = 0; i < FG_NBACKENDS; i++)
-        if (fg_backends[i].target != TARGET_C)
+        if (fg_backends[i].target != TARGET_C && fg_backends[i].lower)
             fg_def_bool(defs, arena_printf(a, "has_%s", fg_backends[i].name),
                         backend_serves(r, a, &fg_backends[i], k, false, d) == 1);
     char *text = NULL;
@@ -933,7 +933,6 @@ static int render_backend(fg_emit_run *r, fg_arena *a, const fg_backend *be, con
     const fg_plan *p = k->plan;
     fg_defs *defs = defs_create(a);
     fg_def_str(defs, "command", cmd);
-    fg_def_str(defs, "backend", be->name);
     fg_def_str(defs, "generator_version", r->o.version ? r->o.version : "unknown");
     fg_def_str(defs, "templates_hash", templates_hash(r));
     if (lower_common(a, k, defs, d) < 0)

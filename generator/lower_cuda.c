@@ -26,19 +26,6 @@ typedef fg_strbuf cb;
 #define cb_printf strbuf_printf
 #define cb_str strbuf_str
 
-/* Text for a C comment: no comment terminator inside. */
-static char *comment_text(fg_arena *a, const char *s)
-{
-    cb b = {a, NULL, 0, 0};
-    for (; *s; s++) {
-        if ((s[0] == '*' && s[1] == '/') || (s[0] == '/' && s[1] == '*')) {
-            cb_putn(&b, s, 1);
-            cb_puts(&b, " ");
-        } else
-            cb_putn(&b, s, 1);
-    }
-    return cb_str(&b);
-}
 
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
@@ -161,7 +148,7 @@ static char *cu_text(cu *c, const fg_expr *e, bool host)
 /* Plan syntax of an expression, for comments. */
 static char *plan_expr(cu *c, const fg_expr *e)
 {
-    return comment_text(c->a, expr_to_string(c->a, c->p, e));
+    return comment_safe(c->a, expr_to_string(c->a, c->p, e));
 }
 
 /* A correction or epilogue term in the exp2 domain of the kernels, whose
@@ -257,12 +244,55 @@ static char *plan_line(cu *c, int t)
 {
     const fg_tensor *ts = &c->p->tensors[t];
     const char *rhs = ts->rhs ? expr_to_string(c->a, c->p, ts->rhs) : "";
-    return comment_text(c->a, arena_printf(c->a, "%s = %s, plan line %d", ts->name, rhs,
+    return comment_safe(c->a, arena_printf(c->a, "%s = %s, plan line %d", ts->name, rhs,
                                            ts->loc.line));
 }
 /* ------------------------------------------------------------------ */
 /* The definitions                                                     */
 /* ------------------------------------------------------------------ */
+
+/* What an epilogue statement reads in a row with no visible key: the
+ * masked-row rules (rules.c) give the max 0 and the sum 0; NAN when it
+ * reads anything else. */
+typedef struct masked_env {
+    const fg_kattn *at;
+} masked_env;
+
+static double masked_leaf(void *ctx, const fg_expr *e)
+{
+    const masked_env *m = ctx;
+    if (e->kind == E_TENSOR && (e->ref == m->at->mx || e->ref == m->at->l))
+        return 0.0;
+    return NAN;
+}
+
+/* The epilogue hooks: O's scale 1 / L and LSE, each with its value in a
+ * row that sees no key, printed from the plan's statements. */
+static void epilogue_defs(cu *c, fg_defs *defs)
+{
+    const fg_plan *p = c->p;
+    const fg_kattn *at = c->at;
+    const fg_expr *o = p->tensors[at->o].rhs; /* O_sum / L (match_epilogue) */
+    fg_def_str(defs, "cuda_sum_name", p->tensors[at->l].name);
+    fg_def_str(defs, "cuda_out_scale",
+               rule_masked_div(p, o) ? "(l == 0.f) ? 0.f : 1.0f / l" : "1.0f / l");
+    if (at->lse < 0) {
+        fg_def_str(defs, "cuda_lse_value", "0.f  /* the plan has no LSE output */");
+        return;
+    }
+    const fg_expr *lse = p->tensors[at->lse].rhs;
+    masked_env m = {at};
+    fg_eval_env env = {masked_leaf, &m};
+    double masked = expr_eval(lse, &env);
+    fg_strbuf b = {c->a, NULL, 0, 0};
+    if (!isnan(masked)) {
+        strbuf_puts(&b, "(l == 0.f) ? ");
+        print_float(&b, masked, "f");
+        strbuf_puts(&b, " : ");
+    }
+    strbuf_puts(&b, lse_text(c, lse));
+    fg_def_str(defs, "cuda_lse_value", strbuf_str(&b));
+}
 
 /* plan_params: the kernels' dims, the params, the hoisted constants. */
 static void params_defs(cu *c, fg_defs *defs)
@@ -290,7 +320,7 @@ static void params_defs(cu *c, fg_defs *defs)
     cb hs = {c->a, NULL, 0, 0};
     for (int i = 0; i < c->k->nconsts; i++) {
         const fg_kconst *kc = &c->k->consts[i];
-        const char *why = comment_text(c->a, kc->why);
+        const char *why = comment_safe(c->a, kc->why);
         if (kc->per_head) {
             cb_printf(&fields, "    float hc%d_; /* %s, this CTA's head */\n", i, why);
             cb_printf(&hs, "    p.hc%d_ = %s; /* %s */\n", i, cu_text(c, kc->e, false), why);
@@ -348,7 +378,7 @@ static void hooks_defs(cu *c, fg_defs *defs)
             vl = &k->values[i];
     const fg_correction *cr = vl->corr;
     fg_def_str(defs, "cuda_correction_origin",
-               comment_text(c->a, arena_printf(c->a, "%s and %s: running sums under a moving max; "
+               comment_safe(c->a, arena_printf(c->a, "%s and %s: running sums under a moving max; "
                                                      "correction %s from %s, plan line %d (%s)",
                                                p->tensors[at->l].name, p->tensors[at->osum].name,
                                                expr_to_string(c->a, p, cr->factor),
@@ -360,11 +390,10 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_correction_plan", plan_expr(c, cr->factor));
     fg_def_str(defs, "cuda_max_name", p->tensors[at->mx].name);
     fg_def_str(defs, "cuda_epilogue_origin",
-               comment_text(c->a, arena_printf(c->a, "%s (plan line %d)%s%s", plan_line(c, at->o),
-                                               p->tensors[at->o].loc.line, at->lse >= 0 ? "; " : "",
+               comment_safe(c->a, arena_printf(c->a, "%s%s%s", plan_line(c, at->o),
+                                               at->lse >= 0 ? "; " : "",
                                                at->lse >= 0 ? plan_line(c, at->lse) : "")));
-    fg_def_str(defs, "cuda_lse_value",
-               at->lse >= 0 ? lse_text(c, p->tensors[at->lse].rhs) : "0.f");
+    epilogue_defs(c, defs);
     fg_def_str(defs, "cuda_plan_line_S", arena_printf(c->a, "%d", p->tensors[at->s].loc.line));
     fg_def_str(defs, "cuda_T_name", p->tensors[at->t].name);
 }
@@ -420,7 +449,7 @@ static void host_checks(cu *c, cb *b, const char *entry)
     for (int i = 0; i < c->k->nconsts; i++)
         if (!c->k->consts[i].per_head)
             cb_printf(b, "  p.c%d_ = (float)(%s); /* %s */\n", i, cu_text(c, c->k->consts[i].e, true),
-                      comment_text(c->a, c->k->consts[i].why));
+                      comment_safe(c->a, c->k->consts[i].why));
     if (at->fold)
         cb_printf(b,
                   "  if (!(p.c%d_ > 0.0f) || isinf(p.c%d_))\n"
@@ -517,7 +546,6 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     /* the tile configurations and the dispatch over them (cuda_configs.c) */
     cuda_config_defs(a, defs, split, k->attn.affine_score, k->attn.mask_tiles);
     fg_def_str(defs, "cuda_ns", arena_printf(a, "attn_%s", p->name));
-    fg_def_str(defs, "cuda_entry_name", entry);
     params_defs(&c, defs);
     hooks_defs(&c, defs);
     host_defs(&c, defs, entry);

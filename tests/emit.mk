@@ -24,3 +24,8 @@ tests_test_cpu_LDADD = tests/libcpuref.a libfusegen_cpu.a generator/libfggen.a \
 
 TESTS += tests/freshness.sh
 EXTRA_DIST += tests/freshness.sh
+
+# Every m4 definition the generator writes is read by a template and listed
+# in templates/README.md.
+TESTS += tests/defs-used.sh
+EXTRA_DIST += tests/defs-used.sh

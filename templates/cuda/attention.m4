@@ -119,6 +119,17 @@ fg_cuda_mask_skip_if([[[m4_dnl
 __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe) {
   return fg_cuda_correction;
 }
+
+// The epilogue, fg_cuda_epilogue_origin:
+// O = O_sum * plan_out_scale(l), l the final running sum fg_cuda_sum_name; a row that
+// sees no key reads the masked-row values (docs/plan-language.md).
+__device__ __forceinline__ float plan_out_scale(float l) {
+  return fg_cuda_out_scale;
+}
+// The log-sum-exp output from the final m (fg_cuda_max_name * log2(e)) and l.
+__device__ __forceinline__ float plan_lse(float m, float l) {
+  return fg_cuda_lse_value;
+}
 // ============================= PLAN HOOKS END =============================
 m4_include([[[cuda/sm80/rolling.cuh]]])m4_dnl
 fg_cuda_split_if([[[m4_include([[[cuda/sm80/split.cuh]]])]]])m4_dnl

@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
       float l = lrow[mt][hr];
       l += __shfl_xor_sync(0xffffffffu, l, 1);
       l += __shfl_xor_sync(0xffffffffu, l, 2);
-      const float inv = (l == 0.f) ? 0.f : 1.0f / l;
+      const float inv = plan_out_scale(l);
 #pragma unroll
       for (int db = 0; db < DB; ++db) {
         o[mt][db][2 * hr] *= inv;
@@ -444,7 +444,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
       }
       const int i = m0 + wrow + mt * 16 + g + hr * 8;
       if (lse != nullptr && tq == 0 && i < M) {
-        const float v = (l == 0.f) ? -INFINITY : (mrow[mt][hr] + __log2f(l)) * 0.6931471805599453f;
+        const float v = plan_lse(mrow[mt][hr], l);
         lse[((int64_t)b * a.Hq + h) * M + i] = v;
       }
     }

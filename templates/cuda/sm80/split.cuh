@@ -113,8 +113,8 @@ __device__ __forceinline__ void fd_fold_tail(const fd_args& a, int b, int hkv, i
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
     if (lane == 0) {
-      sInv[r] = (L == 0.f) ? 0.f : 1.0f / L;
-      if (a.lse) a.lse[row] = (L == 0.f) ? -INFINITY : (mx + __log2f(L)) * 0.6931471805599453f;
+      sInv[r] = plan_out_scale(L);
+      if (a.lse) a.lse[row] = plan_lse(mx, L);
     }
   }
   __syncthreads();
@@ -483,7 +483,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
       const int rr = r0 + tid, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
       const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
       if (S == 1) {
-        if (a.lse) a.lse[row] = (Lr == 0.f) ? -INFINITY : (Mr + __log2f(Lr)) * 0.6931471805599453f;
+        if (a.lse) a.lse[row] = plan_lse(Mr, Lr);
       } else {
         a.m_part[row * S + split] = Mr;
         a.l_part[row * S + split] = Lr;
@@ -505,7 +505,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
     const int rr = r0 + r, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
     if (S == 1) {
       const float L = sL[r];
-      const float inv = (L == 0.f) ? 0.f : 1.0f / L;
+      const float inv = plan_out_scale(L);
       uint2 pk;
       pk.x = TT::pack(acc.x * inv, acc.y * inv);
       pk.y = TT::pack(acc.z * inv, acc.w * inv);
@@ -566,7 +566,7 @@ __global__ void __launch_bounds__(128) fd_combine_kernel(const __grid_constant__
       for (int e = 0; e < EPL; ++e) acc[e] += src[e] * corr;
     }
   }
-  const float inv = (L == 0.f) ? 0.f : 1.0f / L;
+  const float inv = plan_out_scale(L);
   const int qi = (int)(row % a.QL);
   const int h = (int)((row / a.QL) % a.Hq);
   const int b = (int)(row / ((int64_t)a.QL * a.Hq));
@@ -578,7 +578,7 @@ __global__ void __launch_bounds__(128) fd_combine_kernel(const __grid_constant__
 #pragma unroll
     for (int e = 0; e < EPL; ++e) og[e] = T(acc[e] * inv);
   }
-  if (a.lse && lane == 0) a.lse[row] = (L == 0.f) ? -INFINITY : (mx + __log2f(L)) * 0.6931471805599453f;
+  if (a.lse && lane == 0) a.lse[row] = plan_lse(mx, L);
 }
 
 // ----------------------------------------------------------------------------
