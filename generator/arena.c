@@ -2,11 +2,38 @@
  *
  * An arena is a list of chunks; allocations are bumped from the newest
  * chunk and are never freed one by one.  Requests larger than a chunk get a
- * chunk of their own. */
+ * chunk of their own.
+ *
+ * Under AddressSanitizer every byte of a chunk that no allocation owns is
+ * poisoned: the unused tail of each chunk, the padding after each
+ * allocation up to the alignment, and a redzone of ARENA_REDZONE bytes
+ * between allocations.  A read or write one byte past what was asked for
+ * is then reported as it would be for malloc, instead of landing silently
+ * in the next allocation. */
 #include "fusegen.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FG_ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define FG_ARENA_ASAN 1
+#endif
+
+#ifdef FG_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define ARENA_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#define ARENA_REDZONE 32u
+#else
+#define ARENA_POISON(p, n) ((void)(p), (void)(n))
+#define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
+#define ARENA_REDZONE 0u
+#endif
 
 #define ARENA_CHUNK (64u << 10)
 #define ARENA_ALIGN 16u
@@ -43,6 +70,7 @@ void arena_destroy(fg_arena *a)
     arena_chunk *c = a->head;
     while (c) {
         arena_chunk *next = c->next;
+        ARENA_UNPOISON(c->data, c->size);
         free(c);
         c = next;
     }
@@ -59,6 +87,7 @@ static arena_chunk *chunk_new(size_t size)
     c->next = NULL;
     c->size = size;
     c->used = 0;
+    ARENA_POISON(c->data, size);
     return c;
 }
 
@@ -66,9 +95,11 @@ void *arena_alloc(fg_arena *a, size_t size)
 {
     if (size == 0)
         size = 1;
-    if (size > SIZE_MAX - ARENA_ALIGN)
+    if (size > SIZE_MAX - ARENA_ALIGN - ARENA_REDZONE)
         out_of_memory();
-    size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    size_t want = size; /* the bytes the caller may touch */
+    /* the step to the next allocation: aligned, with the redzone */
+    size = ((size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1)) + ARENA_REDZONE;
     arena_chunk *c = a->head;
     if (!c || c->size - c->used < size) {
         if (size > ARENA_CHUNK / 4) {
@@ -82,7 +113,8 @@ void *arena_alloc(fg_arena *a, size_t size)
                 a->head = big;
             }
             big->used = size;
-            memset(big->data, 0, size);
+            ARENA_UNPOISON(big->data, want);
+            memset(big->data, 0, want);
             return big->data;
         }
         c = chunk_new(ARENA_CHUNK);
@@ -91,7 +123,8 @@ void *arena_alloc(fg_arena *a, size_t size)
     }
     void *p = c->data + c->used;
     c->used += size;
-    memset(p, 0, size);
+    ARENA_UNPOISON(p, want);
+    memset(p, 0, want);
     return p;
 }
 

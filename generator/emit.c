@@ -661,7 +661,8 @@ static int write_run_files(fg_arena *a, const char *outdir, int n, const char *c
                     return -1;
                 }
                 f->existed = true;
-                f->changed = !(S_ISREG(fs.st_mode) && same_content(f->target, f->text));
+                f->changed = !((S_ISREG(fs.st_mode) || S_ISLNK(fs.st_mode)) &&
+                               same_content(f->target, f->text));
             }
         }
         nchanged += f->changed;

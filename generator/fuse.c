@@ -22,7 +22,14 @@ typedef struct fuser {
     int axis;
     bool *dep_running; /* per tensor: depends (transitively) on running values */
     bool *feeds;       /* per tensor: read (through per-tile statements) by a running reduction */
+    long budget;       /* nodes the inlining in progress may still make */
 } fuser;
+
+/* Inlining copies a statement's right side at every read, so a chain of
+ * statements that each read the previous one twice doubles the body at
+ * every step: the bodies the algebra and the mask check work on are capped
+ * at this many nodes (real plans stay in the hundreds). */
+#define FUSE_MAX_INLINED_NODES 4096
 
 static uint32_t bit(int i)
 {
@@ -246,18 +253,24 @@ static int check_shapes(fuser *fu)
 /* ------------------------------------------------------------------ */
 
 /* e with every read of a (non-running) statement that depends on running
- * values replaced by that statement's right side, recursively. */
+ * values replaced by that statement's right side, recursively; NULL when
+ * that takes more than fu->budget nodes. */
 static fg_expr *inline_running(fuser *fu, const fg_expr *e, int depth)
 {
+    if (--fu->budget < 0)
+        return NULL;
     if (depth > FG_MAX_EXPR_DEPTH)
         return expr_clone(fu->a, e);
     if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < fu->p->ntensors &&
         fu->fz->role[e->ref] != ROLE_RUNNING && fu->dep_running[e->ref] &&
         fu->p->tensors[e->ref].rhs)
         return inline_running(fu, fu->p->tensors[e->ref].rhs, depth + 1);
-    fg_expr *c = expr_clone(fu->a, e);
+    fg_expr *c = ARENA_NEW(fu->a, fg_expr);
+    *c = *e;
+    c->args = c->nargs ? ARENA_ARRAY(fu->a, fg_expr *, c->nargs) : NULL;
     for (int i = 0; i < c->nargs; i++)
-        c->args[i] = inline_running(fu, e->args[i], depth + 1);
+        if (!(c->args[i] = inline_running(fu, e->args[i], depth + 1)))
+            return NULL;
     return c;
 }
 
@@ -289,8 +302,15 @@ static int derive_running(fuser *fu)
         const fg_tensor *t = &p->tensors[r->tensor];
         r->op = t->op;
         r->identity = t->op == R_SUM ? 0.0 : t->op == R_MAX ? -INFINITY : INFINITY;
+        fu->budget = FUSE_MAX_INLINED_NODES;
         r->body_inlined = inline_running(fu, t->body, 0);
-        if (derive_correction(fu->a, p, r->body_inlined, t->op, before, r->tensor, stmt_loc(t),
+        if (!r->body_inlined) {
+            diag_error(fu->d, stmt_loc(t),
+                       "cannot fuse '%s' over '%s': with the statements it reads written out, "
+                       "its body has more than %d operations",
+                       t->name, axis_name(p, fu->axis), FUSE_MAX_INLINED_NODES);
+            status = -1;
+        } else if (derive_correction(fu->a, p, r->body_inlined, t->op, before, r->tensor, stmt_loc(t),
                               &r->corr, fu->d) != 0) {
             status = -1;
         } else {
@@ -314,17 +334,20 @@ static bool is_neg_inf(const fg_expr *e)
 }
 
 /* e with every non-running statement inlined and every masking where
- * replaced by -inf: the value at an element that no mask lets through. */
+ * replaced by -inf: the value at an element that no mask lets through.
+ * NULL when too deep or over fu->budget nodes. */
 static fg_expr *masked_value(fuser *fu, const fg_expr *e, int depth)
 {
-    if (depth > FG_MAX_EXPR_DEPTH)
+    if (depth > FG_MAX_EXPR_DEPTH || --fu->budget < 0)
         return NULL;
     if (e->kind == E_WHERE && e->nargs == 3 && (is_neg_inf(e->args[1]) || is_neg_inf(e->args[2])))
         return expr_unary(fu->a, E_NEG, expr_new(fu->a, E_INF, e->loc, 0));
     if (e->kind == E_TENSOR && is_stmt(fu->p, e->ref) && fu->fz->role[e->ref] != ROLE_RUNNING &&
         fu->p->tensors[e->ref].rhs)
         return masked_value(fu, fu->p->tensors[e->ref].rhs, depth + 1);
-    fg_expr *c = expr_clone(fu->a, e);
+    fg_expr *c = ARENA_NEW(fu->a, fg_expr);
+    *c = *e;
+    c->args = c->nargs ? ARENA_ARRAY(fu->a, fg_expr *, c->nargs) : NULL;
     for (int i = 0; i < c->nargs; i++)
         if (!(c->args[i] = masked_value(fu, e->args[i], depth + 1)))
             return NULL;
@@ -355,6 +378,7 @@ static bool masked_tiles_add_nothing(fuser *fu)
     fg_eval_env ev = {skip_leaf, &env};
     for (int k = 0; k < fz->nrunning; k++) {
         const fg_tensor *t = &fu->p->tensors[fz->running[k].tensor];
+        fu->budget = FUSE_MAX_INLINED_NODES;
         fg_expr *v = masked_value(fu, t->body, 0);
         if (!v)
             return false;
@@ -395,7 +419,7 @@ int fuse_plan(fg_arena *a, const fg_plan *p, fg_diag *d, fg_fused **out)
     fz->form = p->sched.form;
     fz->role = ARENA_ARRAY(a, fg_role, p->ntensors + 1);
     fuser fu = {a, p, d, fz, axis, ARENA_ARRAY(a, bool, p->ntensors + 1),
-                ARENA_ARRAY(a, bool, p->ntensors + 1)};
+                ARENA_ARRAY(a, bool, p->ntensors + 1), 0};
     assign_roles(&fu);
 
     fz->prologue = list_of_role(&fu, ROLE_PROLOGUE, &fz->nprologue);

@@ -425,23 +425,55 @@ int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis, fg_m
 /* Evaluation                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Values an int expression of a mask may take: beyond, it is not
+ * evaluated (*ok = false: the callers then answer "maybe", which is always
+ * safe), so that neither the arithmetic here nor the atoms' a*row + b*col
+ * + c that use the value can overflow. */
+#define EVAL_MAX (1L << 53)
+
+static long eval_bounded(long v, bool *ok)
+{
+    if (v > EVAL_MAX || v < -EVAL_MAX) {
+        *ok = false;
+        return 0;
+    }
+    return v;
+}
+
+static long eval_double(double v, bool *ok)
+{
+    if (!(v >= -(double)EVAL_MAX && v <= (double)EVAL_MAX)) {
+        *ok = false;
+        return 0;
+    }
+    return (long)llround(v);
+}
+
 static long eval_int(const fg_expr *e, const fg_eval_env *env, bool *ok)
 {
-    long x, y;
+    long x, y, r;
     switch (e->kind) {
     case E_NUM:
-        return (long)e->num;
+        return eval_double(e->num, ok);
     case E_DIM:
     case E_PARAM:
-        return (long)llround(env->leaf(env->ctx, e));
+        return eval_double(env->leaf(env->ctx, e), ok);
     case E_NEG:
         return -eval_int(e->args[0], env, ok);
     case E_ADD:
-        return eval_int(e->args[0], env, ok) + eval_int(e->args[1], env, ok);
+        x = eval_int(e->args[0], env, ok);
+        return eval_bounded(x + eval_int(e->args[1], env, ok), ok);
     case E_SUB:
-        return eval_int(e->args[0], env, ok) - eval_int(e->args[1], env, ok);
+        x = eval_int(e->args[0], env, ok);
+        return eval_bounded(x - eval_int(e->args[1], env, ok), ok);
     case E_MUL:
-        return eval_int(e->args[0], env, ok) * eval_int(e->args[1], env, ok);
+        x = eval_int(e->args[0], env, ok);
+        y = eval_int(e->args[1], env, ok);
+        if (__builtin_mul_overflow(x, y, &r)) {
+            *ok = false;
+            return 0;
+        }
+        return eval_bounded(r, ok);
     case E_DIV:
         x = eval_int(e->args[0], env, ok);
         y = eval_int(e->args[1], env, ok);

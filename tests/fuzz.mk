@@ -20,7 +20,7 @@ tests_fuzz_replay_SOURCES = tests/fuzz/fuzz_plan.c tests/fuzz/fuzz_plan.h tests/
 tests_fuzz_replay_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 tests_fuzz_replay_CPPFLAGS = -I$(srcdir)/generator -I$(srcdir)/tests/fuzz $(AM_CPPFLAGS)
 tests_fuzz_replay_LDADD = generator/libfggen.a -lm
-EXTRA_DIST += tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/corpus tests/fuzz/plan.dict
 
 # The generator's front end and fusion: all the target calls.
 FG_FUZZ_SRCS = \
@@ -41,7 +41,8 @@ FUZZ_SECONDS = 120
 # The seed folders; libFuzzer adds what it finds to the first one.
 FUZZ_SEEDS = $(srcdir)/plans $(srcdir)/tests/bad $(srcdir)/tests/cuda-bad \
 	$(srcdir)/tests/plans $(srcdir)/tests/fuzz/corpus
-FUZZ_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	-dict=$(srcdir)/tests/fuzz/plan.dict
 CLEANFILES += tests/fuzz/fuzz_plan tests/fuzz/fuzz.log
 
 if HAVE_FUZZER

@@ -15,6 +15,18 @@
 
 #include "fusegen.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 /* A diagnostics sink in memory. */
 typedef struct fixture {
     fg_arena *a;
@@ -86,6 +98,38 @@ static void test_arena_alloc_is_zeroed_and_aligned(void **state)
     /* Small allocations after a big one still work. */
     int *x = ARENA_NEW(f->a, int);
     assert_int_equal(*x, 0);
+}
+
+/* Under AddressSanitizer the arena poisons every byte no allocation owns:
+ * one byte past an allocation, the gap to the next one and the unused tail
+ * of a chunk are reported on access, as they would be for malloc. */
+static void test_arena_poisons_what_no_allocation_owns(void **state)
+{
+#ifdef TEST_ASAN
+    fixture *f = *state;
+    unsigned char *prev = NULL;
+    size_t prev_size = 0;
+    for (size_t size = 1; size < 300; size += 7) {
+        unsigned char *p = arena_alloc(f->a, size);
+        assert_int_equal(__asan_region_is_poisoned(p, size), 0);
+        assert_true(__asan_address_is_poisoned(p + size));
+        if (prev && p > prev) /* the gap up to this one */
+            assert_true(__asan_region_is_poisoned(prev + prev_size,
+                                                  (size_t)(p - prev) - prev_size) != 0);
+        /* the chunk's tail, beyond the newest allocation */
+        assert_true(__asan_address_is_poisoned(p + size + 64));
+        prev = p;
+        prev_size = size;
+    }
+    char *s = arena_strdup(f->a, "causal");
+    assert_true(__asan_address_is_poisoned(s + 7));
+    unsigned char *big = arena_alloc(f->a, (1u << 20) + 3);
+    assert_int_equal(__asan_region_is_poisoned(big, (1u << 20) + 3), 0);
+    assert_true(__asan_address_is_poisoned(big + (1u << 20) + 3));
+#else
+    (void)state;
+    skip();
+#endif
 }
 
 static void test_arena_strings(void **state)
@@ -494,6 +538,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
         T(test_arena_alloc_is_zeroed_and_aligned),
+        T(test_arena_poisons_what_no_allocation_owns),
         T(test_arena_strings),
         T(test_vec_push_keeps_order),
         T(test_diag_error_prints_line_and_caret),

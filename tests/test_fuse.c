@@ -644,6 +644,25 @@ static void test_masked_tiles_are_skipped_only_when_they_add_nothing(void **stat
     assert_non_null(strstr(dump_text(f), "tiles are never skipped"));
 }
 
+/* Statements that each read the one before twice double when written out;
+ * the mask check writes every statement out, so thirty of them would take
+ * 2^30 copies (the old code ran for hours).  Past the cap the masked tiles
+ * are simply not skipped, which is always correct. */
+static void test_a_doubling_chain_under_a_mask_stays_bounded(void **state)
+{
+    fixture *f = *state;
+    fg_strbuf b = {.a = f->a};
+    strbuf_puts(&b, "plan chain\ndim R, C\naxis r: R, c: C\ninput X[r, c]: f32\n"
+                    "T0[r, c] = where(c <= r, X, -inf)\n");
+    for (int i = 1; i <= 30; i++)
+        strbuf_printf(&b, "T%d[r, c] = T%d + T%d * 3\n", i, i - 1, i - 1);
+    strbuf_puts(&b, "Mx[r] = max(c: T30)\nL[r] = sum(c: exp(T30 - Mx))\n"
+                    "LSE[r] = Mx + log(L)\noutput LSE: f32\n");
+    load_text(f, "chain.fp", strbuf_str(&b));
+    assert_true(f->fz->mask.present);
+    assert_false(f->fz->mask_skippable);
+}
+
 static void test_rolling_and_split_walks_match_a_direct_evaluation(void **state)
 {
     fixture *f = *state;
@@ -723,6 +742,7 @@ int main(void)
         T(test_row_value_read_in_the_loop_is_inlined),
         T(test_wheres_inside_reduction_bodies_are_masks_too),
         T(test_masked_tiles_are_skipped_only_when_they_add_nothing),
+        T(test_a_doubling_chain_under_a_mask_stays_bounded),
         T(test_rolling_and_split_walks_match_a_direct_evaluation),
         T(test_golden_fused_dumps),
         T(test_rejected_plans_give_their_exact_messages),

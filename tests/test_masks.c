@@ -497,6 +497,32 @@ static void test_non_linear_condition_is_opaque_and_safe(void **state)
     assert_int_equal(hi, 16);
 }
 
+/* A constant too large to evaluate (999999999^3 overflows a long, and N^17
+ * does at these extents) makes the atom "maybe" everywhere: the tile is
+ * partial and every key may be seen, with no overflow on the way. */
+static void test_constants_too_large_to_evaluate_are_safe(void **state)
+{
+    fixture *f = *state;
+    fg_expr *big = bin(E_MUL, bin(E_MUL, num(999999999), num(999999999)), num(999999999));
+    analyse(f, bin(E_LE, ax(AX_N), bin(E_ADD, ax(AX_M), big)), false);
+    assert_int_equal(f->mask.root->op, MASK_ATOM);
+    fg_eval_env env = {leaf, f};
+    f->dimval[DIM_M] = f->dimval[DIM_N] = 144;
+    assert_int_equal(mask_classify(&f->mask, 0, 16, 0, 64, &env), TILE_PARTIAL);
+    long lo, hi;
+    assert_int_equal(mask_key_range(&f->mask, 0, 16, 144, &env, &lo, &hi), 0);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 144);
+    fg_expr *power = dm(DIM_N);
+    for (int i = 1; i < 17; i++)
+        power = bin(E_MUL, power, dm(DIM_N));
+    analyse(f, bin(E_LE, ax(AX_N), bin(E_ADD, ax(AX_M), power)), false);
+    assert_int_equal(mask_classify(&f->mask, 0, 16, 0, 64, &env), TILE_PARTIAL);
+    assert_int_equal(mask_key_range(&f->mask, 0, 16, 144, &env, &lo, &hi), 0);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 144);
+}
+
 static void test_rows_that_see_nothing_get_an_empty_range(void **state)
 {
     fixture *f = *state;
@@ -564,6 +590,7 @@ int main(void)
         T(test_flipped_where_masks_the_condition),
         T(test_equality_and_inequality),
         T(test_non_linear_condition_is_opaque_and_safe),
+        T(test_constants_too_large_to_evaluate_are_safe),
         T(test_rows_that_see_nothing_get_an_empty_range),
         T(test_emitted_code_agrees_with_brute_force),
         T(test_no_where_means_no_mask),
