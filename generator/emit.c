@@ -84,11 +84,11 @@ static int run_m4(fg_arena *a, const fg_emit_options *o, const char *defs,
     char defs_path[4096], err_path[4096];
     int dfd = temp_file(defs_path, sizeof defs_path, "defs");
     if (dfd < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot create a temporary file: %s", strerror(errno));
+        diag_io_error(d, "cannot create a temporary file: %s", strerror(errno));
         return -1;
     }
     if (write_all(dfd, defs, strlen(defs)) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot write %s: %s", defs_path, strerror(errno));
+        diag_io_error(d, "cannot write %s: %s", defs_path, strerror(errno));
         close(dfd);
         unlink(defs_path);
         return -1;
@@ -96,13 +96,13 @@ static int run_m4(fg_arena *a, const fg_emit_options *o, const char *defs,
     close(dfd);
     int efd = temp_file(err_path, sizeof err_path, "m4err");
     if (efd < 0) {
-        diag_error(d, (fg_loc){0, 0}, "cannot create a temporary file: %s", strerror(errno));
+        diag_io_error(d, "cannot create a temporary file: %s", strerror(errno));
         unlink(defs_path);
         return -1;
     }
     int pfd[2];
     if (pipe(pfd) < 0) {
-        diag_error(d, (fg_loc){0, 0}, "pipe: %s", strerror(errno));
+        diag_io_error(d, "pipe: %s", strerror(errno));
         close(efd);
         unlink(defs_path);
         unlink(err_path);
@@ -127,7 +127,7 @@ static int run_m4(fg_arena *a, const fg_emit_options *o, const char *defs,
     close(pfd[1]);
     int rc = 0;
     if (pid < 0) {
-        diag_error(d, (fg_loc){0, 0}, "fork: %s", strerror(errno));
+        diag_io_error(d, "fork: %s", strerror(errno));
         close(pfd[0]);
         rc = -1;
     } else {
@@ -146,14 +146,14 @@ static int run_m4(fg_arena *a, const fg_emit_options *o, const char *defs,
             while (*line) {
                 char *nl = strchr(line, '\n');
                 size_t n = nl ? (size_t)(nl - line) : strlen(line);
-                diag_error(d, (fg_loc){0, 0}, "%s: %.*s", m4, (int)n, line);
+                diag_io_error(d, "%s: %.*s", m4, (int)n, line);
                 line += n + (nl ? 1 : 0);
             }
             rc = -1;
         }
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             if (!elen)
-                diag_error(d, (fg_loc){0, 0}, "%s failed on %s", m4, template_path);
+                diag_io_error(d, "%s failed on %s", m4, template_path);
             rc = -1;
         }
     }
@@ -215,7 +215,7 @@ static int decode_and_check(fg_arena *a, const char *raw, size_t len, const char
     for (size_t i = 0; i < len;) {
         char c = raw[i];
         if (c == '\0') {
-            diag_error(d, (fg_loc){0, 0}, "%s: a NUL byte in the output of m4", out_name);
+            diag_io_error(d, "%s: a NUL byte in the output of m4", out_name);
             return -1;
         }
         if (c == '@') {
@@ -229,8 +229,7 @@ static int decode_and_check(fg_arena *a, const char *raw, size_t len, const char
             else if (e == 'D')
                 sb_puts(&b, "$");
             else if (e != '&') {
-                diag_error(d, (fg_loc){0, 0},
-                           "%s:%d: a stray '@' in the output of m4 (templates write @@)",
+                diag_io_error(d, "%s:%d: a stray '@' in the output of m4 (templates write @@)",
                            out_name, line);
                 return -1;
             }
@@ -281,9 +280,9 @@ static int decode_and_check(fg_arena *a, const char *raw, size_t len, const char
                        "but the generator does not define",
                        bads[k].word);
         d->errors += od.errors;
+        d->fatal += od.errors; /* a template's fault, not the plan's: exit status 3 */
         if (nbad_total > nbad)
-            diag_error(d, (fg_loc){0, 0}, "%s: %d more leftover macro names", out_name,
-                       nbad_total - nbad);
+            diag_io_error(d, "%s: %d more leftover macro names", out_name, nbad_total - nbad);
         return -1;
     }
     return 0;
@@ -298,7 +297,7 @@ int emit_render(fg_arena *a, const fg_emit_options *o, const fg_defs *defs,
     oo.templates_dir = dir;
     char *path = arena_printf(a, "%s/%s", dir, template_rel);
     if (access(path, R_OK) != 0) {
-        diag_error(d, (fg_loc){0, 0}, "template %s: %s (see --templates)", path,
+        diag_io_error(d, "template %s: %s (see --templates)", path,
                    strerror(errno));
         return -1;
     }

@@ -159,6 +159,16 @@ run no-m4 3 --templates=templates --m4="$tmp/no-m4" -o "$tmp/gen-m" plans/softma
 }
 run no-m4-on-path 3 --templates=templates --m4=fusegen-no-such-m4 -o "$tmp/gen-m" plans/softmax.fp
 
+# A template missing from a templates folder that exists, and a template
+# that uses a macro the generator does not define: the templates' fault,
+# not the plan's (status 3), and nothing written.
+mkdir -p "$tmp/tpl" && cp -R templates/. "$tmp/tpl/" && rm -f "$tmp/tpl/api/plan_h.m4"
+run missing-template 3 --templates="$tmp/tpl" -o "$tmp/gen-x" plans/softmax.fp &&
+    if test -e "$tmp/gen-x"; then fail "missing-template: wrote $tmp/gen-x"; fi
+cp templates/api/plan_h.m4 "$tmp/tpl/api/plan_h.m4" && echo "fg_no_such_macro" >> "$tmp/tpl/api/plan_h.m4"
+run leftover-macro 3 --templates="$tmp/tpl" -o "$tmp/gen-y" plans/softmax.fp &&
+    if test -e "$tmp/gen-y"; then fail "leftover-macro: wrote $tmp/gen-y"; fi
+
 # A plan whose name is too long for a file name (310 bytes with fusegen_).
 long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 long=$long$long$long$long$long$long
