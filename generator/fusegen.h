@@ -755,6 +755,8 @@ typedef struct fg_kattn {
     int *score_chain;       /* the tile statements the score comes from */
 } fg_kattn;
 
+struct fg_cuda_config;
+
 typedef struct fg_kernel {
     const fg_fused *fz;
     const fg_plan *plan;
@@ -777,6 +779,10 @@ typedef struct fg_kernel {
     fg_loc attn_why_loc;
     const char *attn_why;
     fg_kattn attn;
+    /* The compiled variants (variants.c) the plan's GPU kernels can take,
+     * in dispatch order; each launch takes the first whose rule holds. */
+    int nconfigs;
+    const struct fg_cuda_config **configs;
 } fg_kernel;
 
 /* Builds the kernel model of a fused plan; a plan whose schedule the
@@ -917,7 +923,7 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
 int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                               fg_diag *d);
 
-/* cuda_configs.c: the compiled tile configurations of the CUDA kernels,
+/* variants.c, cuda_configs.c: the compiled tile configurations of the CUDA kernels,
  * one row per variant, with the rule that selects it as data.  For one
  * launch, the rows of the family and head dim are tried in table order;
  * the first whose rule holds is taken.  A rule holds when it has no
@@ -956,6 +962,13 @@ extern const int fg_cuda_nconfigs;
  * affine_score and masked are the plan's facts. */
 const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, bool masked,
                                          bool bf16, int d, long m, long n, long group);
+/* Whether variant k belongs to the family of the skeletons this generator
+ * has; whether an alternative's plan facts hold; the alternatives of k the
+ * plan admits: -1 none (never taken), 1 one holds on every shape, 0 shape
+ * conditions decide (variants.c). */
+bool config_in_family(const fg_cuda_config *k, fg_cuda_family family);
+bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked);
+int config_admits(const fg_cuda_config *k, bool affine_score, bool masked);
 /* The definitions of the plan's configurations: cuda_configs (the using
  * lines), cuda_config_summary, cuda_dispatch (the body of plan_dispatch_t:
  * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */

@@ -895,6 +895,19 @@ static int check_placement(fg_kernel *k, fg_diag *d)
     return 0;
 }
 
+/* The variants (variants.c) of the plan's family that its facts admit. */
+static void resolve_configs(fg_kernel *k, fg_arena *a)
+{
+    fg_cuda_family fam = k->sched.form == FORM_SPLIT ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING;
+    k->configs = ARENA_ARRAY(a, const fg_cuda_config *, fg_cuda_nconfigs + 1);
+    for (int i = 0; i < fg_cuda_nconfigs; i++) {
+        const fg_cuda_config *cf = &fg_cuda_configs[i];
+        if (config_in_family(cf, fam) &&
+            config_admits(cf, k->attn.affine_score, k->attn.mask_tiles) >= 0)
+            k->configs[k->nconfigs++] = cf;
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* The model                                                           */
 /* ------------------------------------------------------------------ */
@@ -940,6 +953,7 @@ int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
     if (match_attention(&c) == 0) {
         k->attn_ok = true;
         bind_attention(&c);
+        resolve_configs(k, a);
     } else {
         k->attn_why = c.why;
         k->attn_why_loc = c.why_loc;

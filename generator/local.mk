@@ -24,6 +24,7 @@ generator_libfggen_a_SOURCES = \
 	generator/common.c \
 	generator/lower_c.c \
 	generator/lower_cuda.c \
+	generator/variants.c \
 	generator/cuda_configs.c \
 	generator/backends.c \
 	generator/emit.c \

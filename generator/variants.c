@@ -1,0 +1,165 @@
+/* variants.c - the compiled variants of the GPU kernels as data: one row
+ * per variant of a skeleton (templates/cuda/sm80/), its parameters, the
+ * dtypes it serves and the rule that selects it, with where the numbers
+ * came from.  The kernel model resolves from it which variants a plan can
+ * take (fg_kernel.configs, --dump=kernel); the CUDA backend prints the
+ * instances and the dispatch from the same rows (back/cuda/configs.c);
+ * cuda_config_select evaluates the rules for one launch (tests).  Later,
+ * tuned wisdom selects among the same rows.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fusegen.h"
+
+#include <string.h>
+
+#define BOTH (CUDA_CFG_BF16 | CUDA_CFG_FP16)
+#define ROLLING CUDA_FAMILY_ROLLING
+#define SPLIT CUDA_FAMILY_SPLIT
+
+const fg_cuda_config fg_cuda_configs[] = {
+    /* ---- rolling form (FlashAttention-2), fa_cfg<D, BM, BN, NW, STAGES, QREG> */
+    {.family = ROLLING, .arch = "sm80", .name = "C64", .d = 64, .bm = 128, .bn = 64, .warps = 4,
+     .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "32 rows per warp, Q in registers",
+     .origin = "the prototype's default (attn_inst.cu C64_0); d64 timings in "
+               "bench/results/proto/time_call4.txt and time_call6.txt"},
+    {.family = ROLLING, .arch = "sm80", .name = "C96", .d = 96, .bm = 128, .bn = 64, .warps = 8,
+     .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 rows per warp, Q in registers",
+     .origin = "the prototype's only D 96 variant (attn_inst.cu C96), checked in "
+               "bench/results/proto/check_call5.txt, not timed"},
+    {.family = ROLLING, .arch = "sm80", .name = "C128L", .d = 128, .bm = 256, .bn = 64,
+     .warps = 8, .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 2,
+     .when = {{.affine = true, .masked = CUDA_MASKED, .min_keys = 16384},
+              {.affine = true, .masked = CUDA_UNMASKED, .min_rows = 512}},
+     .note = "8 warps, one CTA per SM: long or unmasked rows",
+     .origin = "bench/NOTES.md, Long-row configuration in the generated library (H200, calls "
+               "3-5): faster for scores affine in Q.K on unmasked rows and from 16k keys, slower "
+               "for soft-capped scores; the prototype's BM256 timings in "
+               "bench/results/proto/time_call6.txt"},
+    {.family = ROLLING, .arch = "sm80", .name = "C128", .d = 128, .bm = 128, .bn = 64, .warps = 4,
+     .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 0,
+     .note = "32 rows per warp, Q through ldmatrix",
+     .origin = "the prototype's default (attn_inst.cu C128_0); bench/results/proto/time_call4.txt "
+               "and time_call6.txt"},
+    {.family = ROLLING, .arch = "sm80", .name = "C256", .d = 256, .bm = 128, .bn = 64, .warps = 8,
+     .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 rows per warp, Q through ldmatrix",
+     .origin = "the prototype's only D 256 variant (attn_inst.cu C256), checked in "
+               "bench/results/proto/check_call5.txt, not timed"},
+
+    /* ---- split form (FlashDecoding), fd_cfg<D, MT, NW, BNW, STAGES, QREG, MINB> */
+    {.family = SPLIT, .arch = "sm80", .name = "CD64_2", .d = 64, .mt = 2, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 4, .qreg = true, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.min_packed = 17}},
+     .note = "32 packed rows per row group",
+     .origin = "the prototype's dispatch (decode_inst.cu D64_2: two row tiles above 16 packed "
+               "rows), checked in bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD64_1", .d = 64, .mt = 1, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 4, .qreg = true, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "16 packed rows per row group",
+     .origin = "the prototype's dispatch (decode_inst.cu D64_1), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD96_2", .d = 96, .mt = 2, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = false, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.min_packed = 17}},
+     .note = "32 packed rows per row group, Q through ldmatrix",
+     .origin = "the prototype's dispatch (decode_inst.cu D96_2), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD96_1", .d = 96, .mt = 1, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = true, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "16 packed rows per row group",
+     .origin = "the prototype's dispatch (decode_inst.cu D96_1), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD128_2", .d = 128, .mt = 2, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = false, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.min_packed = 17}},
+     .note = "32 packed rows per row group, Q through ldmatrix",
+     .origin = "the prototype's dispatch (decode_inst.cu D128_2), checked in "
+               "bench/results/proto/check_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD128_8W", .d = 128, .mt = 1, .bnw = 16,
+     .minb = 1, .warps = 8, .stages = 2, .qreg = true, .dtypes = CUDA_CFG_BF16, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "8 warps, one CTA per SM (best measured, H200)",
+     .origin = "the prototype's bf16 default (decode_inst.cu D128_a2, cfg 3): bench/NOTES.md, "
+               "decode kernel, call 1 and v2; bench/results/proto/time_call8.txt"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD128_1", .d = 128, .mt = 1, .bnw = 16, .minb = 2,
+     .warps = 4, .stages = 3, .qreg = true, .dtypes = CUDA_CFG_FP16, .nwhen = 1,
+     .when = {{.max_packed = 16}},
+     .note = "4 warps, two CTAs per SM",
+     .origin = "the prototype's fp16 default (decode_inst.cu D128_1, the configuration checked "
+               "for fp16: bench/NOTES.md, decode kernel, v2)"},
+    {.family = SPLIT, .arch = "sm80", .name = "CD256_1", .d = 256, .mt = 1, .bnw = 16, .minb = 1,
+     .warps = 4, .stages = 2, .qreg = false, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 packed rows per row group (the only D 256 variant)",
+     .origin = "the prototype's dispatch (decode_inst.cu D256_1, one row tile only), checked in "
+               "bench/results/proto/check_call8.txt"},
+};
+const int fg_cuda_nconfigs = (int)(sizeof fg_cuda_configs / sizeof fg_cuda_configs[0]);
+
+/* The templates this generator has: templates/cuda/sm80/. */
+static const char arch_sm80[] = "sm80";
+
+bool config_in_family(const fg_cuda_config *k, fg_cuda_family family)
+{
+    return k->family == family && !strcmp(k->arch, arch_sm80);
+}
+
+/* The parts of an alternative that are facts of the plan. */
+bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked)
+{
+    if (w->affine && !affine_score)
+        return false;
+    if (w->masked == CUDA_MASKED && !masked)
+        return false;
+    if (w->masked == CUDA_UNMASKED && masked)
+        return false;
+    return true;
+}
+
+/* The parts that depend on the launch's shape. */
+static bool when_fits_shape(const fg_cuda_when *w, long m, long n, long packed)
+{
+    return (!w->min_rows || m >= w->min_rows) && (!w->min_keys || n >= w->min_keys) &&
+           (!w->min_packed || packed >= w->min_packed) &&
+           (!w->max_packed || packed <= w->max_packed);
+}
+
+const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, bool masked,
+                                         bool bf16, int d, long m, long n, long group)
+{
+    unsigned dt = bf16 ? CUDA_CFG_BF16 : CUDA_CFG_FP16;
+    for (int i = 0; i < fg_cuda_nconfigs; i++) {
+        const fg_cuda_config *k = &fg_cuda_configs[i];
+        if (!config_in_family(k, family) || k->d != d || !(k->dtypes & dt))
+            continue;
+        if (!k->nwhen)
+            return k;
+        for (int j = 0; j < k->nwhen; j++)
+            if (config_when_fits_plan(&k->when[j], affine_score, masked) &&
+                when_fits_shape(&k->when[j], m, n, group * m))
+                return k;
+    }
+    return NULL;
+}
+
+/* The alternatives of k that the plan admits: -1 none (the row can never be
+ * taken), 1 one of them holds on every shape, 0 shape conditions. */
+int config_admits(const fg_cuda_config *k, bool affine_score, bool masked)
+{
+    if (!k->nwhen)
+        return 1;
+    int r = -1;
+    for (int j = 0; j < k->nwhen; j++) {
+        const fg_cuda_when *w = &k->when[j];
+        if (!config_when_fits_plan(w, affine_score, masked))
+            continue;
+        if (!w->min_rows && !w->min_keys && !w->min_packed && !w->max_packed)
+            return 1;
+        r = 0;
+    }
+    return r;
+}
+
