@@ -1,4 +1,4 @@
-/* algebra.c - expression algebra: evaluation, canonical forms, and the
+/* algebra.c - expression algebra: canonical forms, and the
  * corrections that break a dependency between reductions over one axis.
  *
  * A running reduction whose body is g(r, c) (r = values of reductions that
@@ -15,134 +15,16 @@
  * shape applies when every factor (term) reads either no running value or
  * only running values and constants.  Every correction is then checked
  * numerically at random points before it is returned. */
-#include "fusegen.h"
+#include "algebra_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
-/* Evaluation                                                          */
-/* ------------------------------------------------------------------ */
-
-static double eval_func(fg_func fn, const double *v)
-{
-    switch (fn) {
-    case F_EXP: return exp(v[0]);
-    case F_EXP2: return exp2(v[0]);
-    case F_LOG: return log(v[0]);
-    case F_LOG2: return log2(v[0]);
-    case F_TANH: return tanh(v[0]);
-    case F_SIGMOID: return 1.0 / (1.0 + exp(-v[0]));
-    case F_SQRT: return sqrt(v[0]);
-    case F_RSQRT: return 1.0 / sqrt(v[0]);
-    case F_ABS: return fabs(v[0]);
-    case F_MIN: return fmin(v[0], v[1]);
-    case F_MAX: return fmax(v[0], v[1]);
-    case F_POW: return pow(v[0], v[1]);
-    default: return NAN;
-    }
-}
-
-/* Division of two ints truncates toward zero, as in C. */
-static double int_divide(double x, double y)
-{
-    if (y == 0 || !isfinite(x) || !isfinite(y))
-        return NAN;
-    if (fabs(x) < 9.0e15 && fabs(y) < 9.0e15)
-        return (double)((long long)x / (long long)y);
-    return trunc(x / y);
-}
-
-static double eval_leaf(const fg_expr *e, const fg_eval_env *env)
-{
-    if (!env || !env->leaf)
-        return NAN;
-    return env->leaf(env->ctx, e);
-}
-
-/* Plain IEEE double arithmetic.  Leaves (and anything expr_eval cannot
- * compute alone: unresolved names, nested reductions) go to env->leaf. */
-double expr_eval(const fg_expr *e, const fg_eval_env *env)
-{
-    if (!e)
-        return NAN;
-    double x, y;
-    switch (e->kind) {
-    case E_NUM:
-        return e->num;
-    case E_INF:
-        return INFINITY;
-    case E_NAME:
-    case E_DIM:
-    case E_AXIS:
-    case E_PARAM:
-    case E_TENSOR:
-    case E_PREV:
-    case E_ACC:
-    case E_REDUCE:
-        return eval_leaf(e, env);
-    case E_NEG:
-        return -expr_eval(e->args[0], env);
-    case E_NOT:
-        return expr_eval(e->args[0], env) == 0 ? 1.0 : 0.0;
-    case E_AND:
-        if (expr_eval(e->args[0], env) == 0)
-            return 0.0;
-        return expr_eval(e->args[1], env) != 0 ? 1.0 : 0.0;
-    case E_OR:
-        if (expr_eval(e->args[0], env) != 0)
-            return 1.0;
-        return expr_eval(e->args[1], env) != 0 ? 1.0 : 0.0;
-    case E_WHERE:
-        return expr_eval(e->args[0], env) != 0 ? expr_eval(e->args[1], env)
-                                               : expr_eval(e->args[2], env);
-    case E_CALL: {
-        double v[2] = {NAN, NAN};
-        if ((unsigned)e->fn >= F_COUNT || e->nargs != fg_func_arity[e->fn])
-            return NAN;
-        for (int i = 0; i < e->nargs; i++)
-            v[i] = expr_eval(e->args[i], env);
-        return eval_func(e->fn, v);
-    }
-    default:
-        break;
-    }
-    if (e->nargs != 2)
-        return NAN;
-    x = expr_eval(e->args[0], env);
-    y = expr_eval(e->args[1], env);
-    switch (e->kind) {
-    case E_ADD: return x + y;
-    case E_SUB: return x - y;
-    case E_MUL: return x * y;
-    case E_DIV:
-        if (e->args[0]->type == T_INT && e->args[1]->type == T_INT)
-            return int_divide(x, y);
-        return x / y;
-    case E_POW: return pow(x, y);
-    case E_LT: return x < y ? 1.0 : 0.0;
-    case E_LE: return x <= y ? 1.0 : 0.0;
-    case E_GT: return x > y ? 1.0 : 0.0;
-    case E_GE: return x >= y ? 1.0 : 0.0;
-    case E_EQ: return x == y ? 1.0 : 0.0;
-    case E_NE: return x != y ? 1.0 : 0.0;
-    default: return NAN;
-    }
-}
-
-/* ------------------------------------------------------------------ */
 /* What an expression reads                                            */
 /* ------------------------------------------------------------------ */
 
-typedef struct alg {
-    fg_arena *a;
-    const fg_plan *p;
-    uint64_t running;
-    int axis; /* the fused (reduced) axis, or -1 */
-    int stmt;
-} alg;
-
-static bool is_running(const alg *g, int ref)
+bool alg_is_running(const alg *g, int ref)
 {
     return ref >= 0 && ref < 64 && (g->running >> ref & 1u);
 }
@@ -153,7 +35,7 @@ static uint64_t reads(const alg *g, const fg_expr *e)
     if (!e)
         return 0;
     uint64_t bits = 0;
-    if ((e->kind == E_TENSOR || e->kind == E_PREV) && is_running(g, e->ref))
+    if ((e->kind == E_TENSOR || e->kind == E_PREV) && alg_is_running(g, e->ref))
         bits |= (uint64_t)1 << e->ref;
     for (int i = 0; i < e->nargs; i++)
         bits |= reads(g, e->args[i]);
@@ -176,7 +58,7 @@ static bool index_mentions_axis(const fg_plan *p, const fg_expr *e, int axis)
 }
 
 /* Does tensor ref carry the axis (so its value changes along it)? */
-static bool tensor_has_axis(const fg_plan *p, int ref, int axis)
+bool alg_tensor_has_axis(const fg_plan *p, int ref, int axis)
 {
     if (!p || ref < 0 || ref >= p->ntensors || axis < 0)
         return true;
@@ -209,7 +91,7 @@ static bool varies(const alg *g, const fg_expr *e)
     case E_NAME:
         return true;
     case E_TENSOR:
-        if (!is_running(g, e->ref) && tensor_has_axis(g->p, e->ref, g->axis))
+        if (!alg_is_running(g, e->ref) && alg_tensor_has_axis(g->p, e->ref, g->axis))
             return true;
         break;
     case E_PARAM:
@@ -384,7 +266,6 @@ static fg_expr *mk_num(alg *g, double v)
     return e;
 }
 
-enum { VAL_NEW, VAL_PREV };
 
 /* A copy of e; each read of a running value r becomes E_PREV(r), the value
  * r had before it moved (VAL_PREV), or E_TENSOR(r), its new value. */
@@ -392,7 +273,7 @@ static fg_expr *subst(alg *g, const fg_expr *e, int which)
 {
     if (!e)
         return NULL;
-    if (e->kind == E_TENSOR && is_running(g, e->ref)) {
+    if (e->kind == E_TENSOR && alg_is_running(g, e->ref)) {
         /* A running value is per row: read without its index list. */
         fg_expr *c = ARENA_NEW(g->a, fg_expr);
         *c = *e;
@@ -953,7 +834,7 @@ static fg_expr *product_ratio(alg *g, const alg_product *pr)
 /* Messages                                                            */
 /* ------------------------------------------------------------------ */
 
-static const char *tensor_name(const fg_plan *p, int ref)
+const char *alg_tensor_name(const fg_plan *p, int ref)
 {
     if (p && ref >= 0 && ref < p->ntensors && p->tensors[ref].name)
         return p->tensors[ref].name;
@@ -962,7 +843,7 @@ static const char *tensor_name(const fg_plan *p, int ref)
 
 /* The reducer behind a running value: its own, or that of the reduction it
  * is computed from (Mean = Mean_sum / N reads a running sum); -1 if none. */
-static int producer_op(const fg_plan *p, const fg_expr *e, int depth)
+int alg_producer_op(const fg_plan *p, const fg_expr *e, int depth)
 {
     if (!p || !e || depth > 64)
         return -1;
@@ -976,10 +857,10 @@ static int producer_op(const fg_plan *p, const fg_expr *e, int depth)
             return (int)t->op;
         if (t->rhs && t->rhs->kind == E_REDUCE)
             return (int)t->rhs->op;
-        return producer_op(p, t->rhs, depth + 1);
+        return alg_producer_op(p, t->rhs, depth + 1);
     }
     for (int i = 0; i < e->nargs; i++) {
-        int op = producer_op(p, e->args[i], depth + 1);
+        int op = alg_producer_op(p, e->args[i], depth + 1);
         if (op >= 0)
             return op;
     }
@@ -1029,7 +910,7 @@ static bool is_welford(alg *g, const fg_expr *src)
         int cls = classify(g, ts.v[i].e, ts.v[i].ops);
         if (cls == PART_COMPLETE && varies(g, ts.v[i].e))
             has_complete = true;
-        else if (cls == PART_RUNNING && producer_op(g->p, ts.v[i].e, 0) == R_SUM)
+        else if (cls == PART_RUNNING && alg_producer_op(g->p, ts.v[i].e, 0) == R_SUM)
             has_sum = true;
     }
     return has_complete && has_sum;
@@ -1121,284 +1002,9 @@ static fg_expr *plain(alg *g, const fg_expr *e)
     return c;
 }
 
-static const char *plain_str(alg *g, const fg_expr *e)
+const char *alg_plain_str(alg *g, const fg_expr *e)
 {
     return expr_to_string(g->a, g->p, plain(g, e));
-}
-
-/* ------------------------------------------------------------------ */
-/* Numeric verification                                                */
-/* ------------------------------------------------------------------ */
-
-enum { CHECK_POINTS = 200, CHECK_TRIES = 20000 };
-#define CHECK_TOLERANCE 1e-9
-
-typedef struct check_env {
-    alg *g;
-    uint64_t rng;
-    int which;         /* VAL_NEW or VAL_PREV: what a running read gives */
-    double *tensor;    /* complete tensor values, per tensor */
-    double *prev, *cur; /* running values, per tensor */
-    double *dim, *axis, *param;
-    double acc;
-} check_env;
-
-static double rnd(check_env *c)
-{
-    /* splitmix64: deterministic, so a failure reproduces. */
-    uint64_t z = (c->rng += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    z ^= z >> 31;
-    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double uniform(check_env *c, double lo, double hi)
-{
-    return lo + (hi - lo) * rnd(c);
-}
-
-static double check_leaf(void *ctx, const fg_expr *e)
-{
-    check_env *c = ctx;
-    const fg_plan *p = c->g->p;
-    switch (e->kind) {
-    case E_TENSOR:
-        if (e->ref < 0 || e->ref >= p->ntensors)
-            return NAN;
-        if (is_running(c->g, e->ref))
-            return c->which == VAL_PREV ? c->prev[e->ref] : c->cur[e->ref];
-        return c->tensor[e->ref];
-    case E_PREV:
-        return e->ref >= 0 && e->ref < p->ntensors ? c->prev[e->ref] : NAN;
-    case E_DIM:
-        return e->ref >= 0 && e->ref < p->ndims ? c->dim[e->ref] : NAN;
-    case E_AXIS:
-        return e->ref >= 0 && e->ref < p->naxes ? c->axis[e->ref] : NAN;
-    case E_PARAM:
-        return e->ref >= 0 && e->ref < p->nparams ? c->param[e->ref] : NAN;
-    case E_ACC:
-        return c->acc;
-    default:
-        return NAN;
-    }
-}
-
-static double axis_extent(check_env *c, int ax)
-{
-    const fg_plan *p = c->g->p;
-    int d = p->axes[ax].dim;
-    return d >= 0 && d < p->ndims ? c->dim[d] : 64;
-}
-
-/* New values for everything (all = true), or only for what changes along
- * the fused axis (a new element of the same row). */
-static void sample(check_env *c, bool all)
-{
-    alg *g = c->g;
-    const fg_plan *p = g->p;
-    if (all) {
-        for (int i = 0; i < p->ndims; i++)
-            c->dim[i] = floor(uniform(c, 1, 65));
-        for (int i = 0; i < p->ntensors; i++) {
-            if (!is_running(g, i))
-                continue;
-            int op = producer_op(p, &(fg_expr){.kind = E_TENSOR, .ref = i}, 0);
-            if (op == R_SUM) {
-                c->prev[i] = uniform(c, 0.1, 8);
-                c->cur[i] = c->prev[i] + uniform(c, 0, 8);
-            } else if (op == R_MAX) {
-                c->prev[i] = uniform(c, -4, 4);
-                c->cur[i] = c->prev[i] + uniform(c, 0, 4);
-            } else if (op == R_MIN) {
-                c->prev[i] = uniform(c, -4, 4);
-                c->cur[i] = c->prev[i] - uniform(c, 0, 4);
-            } else {
-                c->prev[i] = uniform(c, -4, 4);
-                c->cur[i] = uniform(c, -4, 4);
-            }
-        }
-    }
-    for (int i = 0; i < p->naxes; i++)
-        if (all || i == g->axis)
-            c->axis[i] = floor(uniform(c, 0, axis_extent(c, i)));
-    for (int i = 0; i < p->nparams; i++) {
-        bool vary = g->axis >= 0 && p->params[i].index_name && p->params[i].index_axis == g->axis;
-        if (all || vary)
-            c->param[i] = p->params[i].dtype == DT_INT ? floor(uniform(c, 1, 3))
-                                                       : uniform(c, 0.5, 2);
-    }
-    for (int i = 0; i < p->ntensors; i++)
-        if (!is_running(g, i) && (all || tensor_has_axis(p, i, g->axis)))
-            c->tensor[i] = uniform(c, -4, 4);
-}
-
-static double eval_with(check_env *c, const fg_expr *e, int which)
-{
-    fg_eval_env env = {check_leaf, c};
-    c->which = which;
-    return expr_eval(e, &env);
-}
-
-static double combine(fg_reduce_op op, double x, double y)
-{
-    return op == R_SUM ? x + y : op == R_MAX ? fmax(x, y) : fmin(x, y);
-}
-
-static double apply_corr(fg_corr_kind kind, double t, double f)
-{
-    return kind == CORR_SCALE ? t * f : kind == CORR_SHIFT ? t + f : t;
-}
-
-/* A point where the body has a value at both r and r' (an overflow on one
- * side only says nothing about the correction). */
-static bool in_domain(double at_new, double at_prev)
-{
-    return !isnan(at_new) && !isnan(at_prev) && !isinf(at_new) == !isinf(at_prev);
-}
-
-/* A factor that can be applied: finite, and not 0 against an infinite t
- * (an underflow would turn the infinity into NaN). */
-static bool usable(fg_corr_kind kind, double t, double f)
-{
-    return isfinite(f) && !(kind == CORR_SCALE && isinf(t) && f == 0);
-}
-
-/* Near the ends of the double range, where a body's intermediate results
- * overflow or underflow. */
-static bool extreme(double x)
-{
-    return isfinite(x) && x != 0 && (fabs(x) < 1e-100 || fabs(x) > 1e100);
-}
-
-static double rel_err(double got, double want, double scale)
-{
-    if (got == want)
-        return 0;
-    if (!isfinite(got) || !isfinite(want))
-        return INFINITY;
-    double den = fmax(fmax(fabs(got), fabs(want)), fmax(scale, 1e-300));
-    return fabs(got - want) / den;
-}
-
-/* g(r', c) == h(g(r, c)) per element, h(x (+) y) == h(x) (+) h(y), and a
- * whole row of several elements folded both ways, each at CHECK_POINTS
- * random points.  Returns 0, or -1 after an internal error. */
-static int verify(alg *g, const fg_expr *body, fg_reduce_op op, fg_correction *corr,
-                  fg_loc loc, fg_diag *d)
-{
-    const fg_plan *p = g->p;
-    check_env c = {.g = g, .rng = 0x5eedf00du};
-    c.tensor = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.prev = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.cur = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.dim = ARENA_ARRAY(g->a, double, p->ndims + 1);
-    c.axis = ARENA_ARRAY(g->a, double, p->naxes + 1);
-    c.param = ARENA_ARRAY(g->a, double, p->nparams + 1);
-    const char *name = tensor_name(p, g->stmt);
-    const char *what[3] = {"g(r', c) == h(g(r, c))", "h(x (+) y) == h(x) (+) h(y)",
-                           "a folded row"};
-    double worst = 0;
-    for (int test = 0; test < 3; test++) {
-        int good = 0;
-        for (int tries = 0; good < CHECK_POINTS && tries < CHECK_TRIES; tries++) {
-            sample(&c, true);
-            double got, want, scale = 0, t = 0, f = 0;
-            if (test == 0) {
-                want = eval_with(&c, body, VAL_NEW);
-                t = eval_with(&c, body, VAL_PREV);
-                f = corr->factor ? eval_with(&c, corr->factor, VAL_NEW) : 0;
-                if (!in_domain(want, t) || !usable(corr->kind, t, f))
-                    continue;
-                got = apply_corr(corr->kind, t, f);
-                if (corr->kind == CORR_SHIFT)
-                    scale = fabs(t) + fabs(f);
-            } else if (test == 1) {
-                f = corr->factor ? eval_with(&c, corr->factor, VAL_NEW) : 0;
-                double x = uniform(&c, -4, 4), y = uniform(&c, -4, 4);
-                if (!isfinite(f))
-                    continue;
-                want = apply_corr(corr->kind, combine(op, x, y), f);
-                double hx = apply_corr(corr->kind, x, f), hy = apply_corr(corr->kind, y, f);
-                if (!isfinite(want) || !isfinite(hx) || !isfinite(hy))
-                    continue; /* an overflow, not a property of h */
-                got = combine(op, hx, hy);
-                if (corr->kind == CORR_SHIFT)
-                    scale = fabs(x) + fabs(y) + 2 * fabs(f);
-                scale = op == R_SUM ? fabs(x * f) + fabs(y * f) : 0;
-            } else {
-                int k = 2 + (int)(rnd(&c) * 5);
-                t = op == R_SUM ? 0 : op == R_MAX ? -INFINITY : INFINITY;
-                double ref = t;
-                bool bad = false;
-                for (int i = 0; i < k; i++) {
-                    sample(&c, false);
-                    double gn = eval_with(&c, body, VAL_NEW), gp = eval_with(&c, body, VAL_PREV);
-                    bad |= !in_domain(gn, gp);
-                    ref = combine(op, ref, gn);
-                    t = combine(op, t, gp);
-                    scale += fabs(gn);
-                }
-                /* The factor must not depend on the element: a fresh one. */
-                sample(&c, false);
-                f = corr->factor ? eval_with(&c, corr->factor, VAL_NEW) : 0;
-                if (bad || !in_domain(ref, t) || !usable(corr->kind, t, f))
-                    continue;
-                want = ref;
-                got = apply_corr(corr->kind, t, f);
-                if (op != R_SUM)
-                    scale = 0;
-                if (corr->kind == CORR_SHIFT)
-                    scale = fmax(scale, fabs(t) + fabs(f));
-            }
-            if (got != want && (extreme(got) || extreme(want) || extreme(t) || extreme(f)))
-                continue; /* underflow or overflow inside the body, not a property of h */
-            double err = rel_err(got, want, scale);
-            if (!(err <= CHECK_TOLERANCE)) {
-                diag_internal(d, loc,
-                              "derived correction for '%s' failed its numeric check: %s "
-                              "gives %.17g where %.17g was expected (relative error %.3g)",
-                              name, what[test], got, want, err);
-                return -1;
-            }
-            if (err > worst)
-                worst = err;
-            good++;
-        }
-        if (good < CHECK_POINTS && corr->kind == CORR_NONE) {
-            /* The identity, for a body that reads no running value, is
-             * exact by construction even where the body is undefined. */
-            break;
-        }
-        if (good < CHECK_POINTS) {
-            diag_error(d, loc,
-                       "cannot fuse '%s' over '%s': its body '%s' is undefined or overflows at "
-                       "%d of %d random points, so its correction '%s' cannot be checked",
-                       name, g->axis >= 0 ? p->axes[g->axis].name : "?", plain_str(g, body),
-                       CHECK_TRIES - good, CHECK_TRIES, plain_str(g, corr->factor));
-            return -1;
-        }
-    }
-    corr->verified = true;
-    corr->max_rel_err = worst;
-    return 0;
-}
-
-/* The numeric check on its own (also for corrections built elsewhere). */
-int verify_correction(fg_arena *a, const fg_plan *p, const fg_expr *body, fg_reduce_op op,
-                      uint64_t running, int stmt, fg_loc loc, fg_correction *corr,
-                      fg_diag *d)
-{
-    if (!p || !body || !corr || stmt < 0 || stmt >= p->ntensors || (unsigned)op > R_MIN ||
-        (corr->kind != CORR_NONE && !corr->factor)) {
-        diag_internal(d, loc, "verify_correction called without a plan, a body or a factor");
-        return -1;
-    }
-    int axis = p->tensors[stmt].red_axis;
-    alg g = {a, p, running, axis >= 0 && axis < p->naxes ? axis : -1, stmt};
-    corr->verified = false;
-    corr->max_rel_err = 0;
-    return verify(&g, body, op, corr, loc, d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1426,8 +1032,8 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     if (!prod) {
         out->kind = CORR_NONE;
         out->why = arena_printf(a, "%s reads no running value: nothing to correct",
-                                plain_str(&g, body));
-        return verify(&g, body, op, out, loc, d);
+                                alg_plain_str(&g, body));
+        return alg_verify(&g, body, op, out, loc, d);
     }
 
     /* A product F(c) * G(r): t rescales by G(r') / G(r). */
@@ -1443,9 +1049,9 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
             out->producers = prod;
             out->why = arena_printf(
                 a, "%s separates into %s * %s; under %s the factor %s rescales by %s",
-                plain_str(&g, body), plain_str(&g, product_expr(&g, &pr, PART_COMPLETE, VAL_NEW)),
-                plain_str(&g, run), opname, plain_str(&g, run), plain_str(&g, factor));
-            return verify(&g, body, op, out, loc, d);
+                alg_plain_str(&g, body), alg_plain_str(&g, product_expr(&g, &pr, PART_COMPLETE, VAL_NEW)),
+                alg_plain_str(&g, run), opname, alg_plain_str(&g, run), alg_plain_str(&g, factor));
+            return alg_verify(&g, body, op, out, loc, d);
         }
         bad_sign = run;
     }
@@ -1456,7 +1062,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     bool ts_mixed = terms_mixed(&g, &ts), ts_running = false;
     for (int i = 0; i < ts.n; i++)
         ts_running |= classify(&g, ts.v[i].e, ts.v[i].ops) == PART_RUNNING;
-    const char *producer = tensor_name(p, lowest_bit(prod));
+    const char *producer = alg_tensor_name(p, lowest_bit(prod));
     const char *noun = running_noun(p, lowest_bit(prod));
     if (!ts_mixed && ts_running) {
         if (op != R_SUM) {
@@ -1468,15 +1074,15 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
             out->producers = prod;
             out->why = arena_printf(
                 a, "%s separates into %s + %s; under %s the term %s shifts by %s",
-                plain_str(&g, body), comp ? plain_str(&g, comp) : "0", plain_str(&g, run), opname,
-                plain_str(&g, run), plain_str(&g, shift));
-            return verify(&g, body, op, out, loc, d);
+                alg_plain_str(&g, body), comp ? alg_plain_str(&g, comp) : "0", alg_plain_str(&g, run), opname,
+                alg_plain_str(&g, run), alg_plain_str(&g, shift));
+            return alg_verify(&g, body, op, out, loc, d);
         }
         if (!bad_sign) {
             diag_error(d, loc,
                        "cannot fuse '%s' over '%s': its body '%s' shifts with the %s '%s', "
                        "but a shift under sum needs the count of terms (not supported yet)",
-                       t->name, axis_name, plain_str(&g, body), noun, producer);
+                       t->name, axis_name, alg_plain_str(&g, body), noun, producer);
             return -1;
         }
     }
@@ -1485,7 +1091,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
                    "cannot fuse '%s' over '%s': its body '%s' rescales with the %s '%s', "
                    "but the factor '%s' may be negative, so rescaling does not distribute "
                    "over %s",
-                   t->name, axis_name, plain_str(&g, body), noun, producer, plain_str(&g, bad_sign), opname);
+                   t->name, axis_name, alg_plain_str(&g, body), noun, producer, alg_plain_str(&g, bad_sign), opname);
         return -1;
     }
 
@@ -1494,18 +1100,18 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
         mixed = body;
     uint64_t mixed_reads = reads(&g, mixed);
     int r = lowest_bit(mixed_reads ? mixed_reads : prod);
-    producer = tensor_name(p, r);
+    producer = alg_tensor_name(p, r);
     noun = running_noun(p, r);
     if (is_welford(&g, mixed)) {
         diag_error(d, loc,
                    "cannot fuse '%s' over '%s': its body reads the %s '%s' inside '%s'; "
                    "mean/variance corrections (Welford) are not supported yet",
-                   t->name, axis_name, noun, producer, plain_str(&g, mixed));
+                   t->name, axis_name, noun, producer, alg_plain_str(&g, mixed));
         return -1;
     }
     diag_error(d, loc,
                "cannot fuse '%s' over '%s': its body reads the %s '%s' inside '%s', which "
                "does not separate into a factor or a term of '%s' alone",
-               t->name, axis_name, noun, producer, plain_str(&g, mixed), producer);
+               t->name, axis_name, noun, producer, alg_plain_str(&g, mixed), producer);
     return -1;
 }

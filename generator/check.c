@@ -10,55 +10,11 @@
  * is marked, reads of it stay untyped (T_NONE), and checks above an untyped
  * node stay silent.
  */
-#include "fusegen.h"
+#include "check_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Where an expression sits decides which names it may use. */
-typedef enum ctx_kind {
-    CTX_DEFAULT, /* the default of a param */
-    CTX_INDEX,   /* an index expression of an input */
-    CTX_STMT     /* the right side of a statement */
-} ctx_kind;
-
-typedef enum name_kind {
-    NAME_NONE,
-    NAME_DIM,
-    NAME_AXIS,
-    NAME_PARAM,
-    NAME_TENSOR,
-    NAME_HOISTED /* a statement the checker made: taken, but not for the plan to read */
-} name_kind;
-
-/* Names to their first definition, open addressing: plans may hold many
- * thousands of statements, and every read looks a name up. */
-typedef struct name_slot {
-    const char *name;
-    name_kind kind;
-    int index;
-} name_slot;
-
-typedef struct name_table {
-    name_slot *slots;
-    size_t mask; /* capacity - 1; the capacity is a power of two */
-    size_t used;
-} name_table;
-
-typedef struct checker {
-    fg_plan *p;
-    fg_diag *d;
-    fg_arena *a;
-    name_table names;
-    int nuser;      /* tensors written in the plan; hoisted ones follow */
-    bool *decl_bad; /* per tensor, hoisted ones included once they are
-                       appended: its declaration failed */
-    fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
-    ctx_kind ctx;
-    int owner; /* the param (CTX_DEFAULT) or tensor being checked */
-    int depth; /* of the node being checked, in its tree */
-    bool too_deep; /* the tree being checked was reported as too deep */
-} checker;
 
 /* ------------------------------------------------------------------ */
 /* Lookups                                                             */
@@ -164,7 +120,7 @@ static void build_names(checker *ck)
         table_add(ck->a, &ck->names, p->tensors[i].name, NAME_TENSOR, i);
 }
 
-static name_kind lookup(const checker *ck, const char *name, int *index)
+name_kind check_lookup(const checker *ck, const char *name, int *index)
 {
     const name_slot *s = table_find(&ck->names, name);
     *index = s->index;
@@ -326,7 +282,7 @@ static const char *op_symbol(fg_expr_kind k)
 
 static int loc_cmp(fg_loc x, fg_loc y);
 
-static bool loc_before(fg_loc x, fg_loc y)
+bool check_loc_before(fg_loc x, fg_loc y)
 {
     return loc_cmp(x, y) < 0;
 }
@@ -337,7 +293,7 @@ static fg_loc start_loc(const fg_expr *e)
     fg_loc best = e->loc;
     for (int i = 0; i < e->nargs; i++) {
         fg_loc l = start_loc(e->args[i]);
-        if (l.line > 0 && (best.line == 0 || loc_before(l, best)))
+        if (l.line > 0 && (best.line == 0 || check_loc_before(l, best)))
             best = l;
     }
     return best;
@@ -442,7 +398,7 @@ static void check_duplicates(checker *ck)
 
 static fg_expr *check_expr(checker *ck, fg_expr *e, bool root);
 
-static uint32_t axis_bit(int axis)
+uint32_t check_axis_bit(int axis)
 {
     return (uint32_t)1 << axis;
 }
@@ -452,7 +408,7 @@ static fg_expr *axis_ref(checker *ck, int axis, fg_loc loc)
     fg_expr *x = expr_ref(ck->a, E_AXIS, axis, ck->p->axes[axis].name);
     x->loc = loc;
     x->type = T_INT;
-    x->axes = axis_bit(axis);
+    x->axes = check_axis_bit(axis);
     return x;
 }
 
@@ -606,7 +562,7 @@ static fg_expr *check_param_read(checker *ck, fg_expr *e, int pi)
 static fg_expr *check_name(checker *ck, fg_expr *e)
 {
     int idx;
-    name_kind k = lookup(ck, e->name, &idx);
+    name_kind k = check_lookup(ck, e->name, &idx);
     switch (k) {
     case NAME_NONE:
     case NAME_HOISTED: /* lookup never answers it */
@@ -635,10 +591,10 @@ static fg_expr *check_name(checker *ck, fg_expr *e)
         e->kind = k == NAME_DIM ? E_DIM : E_AXIS;
         e->ref = idx;
         e->type = T_INT;
-        e->axes = k == NAME_AXIS ? axis_bit(idx) : 0;
+        e->axes = k == NAME_AXIS ? check_axis_bit(idx) : 0;
         /* A per-sequence dim N[b] reads as the extent of the current b. */
         if (k == NAME_DIM && ck->p->dims[idx].index_axis >= 0)
-            e->axes = axis_bit(ck->p->dims[idx].index_axis);
+            e->axes = check_axis_bit(ck->p->dims[idx].index_axis);
         return e;
     case NAME_PARAM:
         return check_param_read(ck, e, idx);
@@ -665,13 +621,13 @@ static fg_expr *hoist(checker *ck, fg_expr *r)
     t->kind = TENSOR_STMT;
     t->dtype = DT_F32;
     for (int i = 0; i < p->naxes; i++)
-        if (r->axes & axis_bit(i))
+        if (r->axes & check_axis_bit(i))
             t->naxes++;
     t->axis_names = ARENA_ARRAY(ck->a, const char *, t->naxes + 1);
     t->axis_locs = ARENA_ARRAY(ck->a, fg_loc, t->naxes + 1);
     t->axes = ARENA_ARRAY(ck->a, int, t->naxes + 1);
     for (int i = 0, k = 0; i < p->naxes; i++)
-        if (r->axes & axis_bit(i)) {
+        if (r->axes & check_axis_bit(i)) {
             t->axis_names[k] = p->axes[i].name;
             t->axis_locs[k] = r->loc;
             t->axes[k++] = i;
@@ -703,7 +659,7 @@ static fg_expr *check_reduce(checker *ck, fg_expr *e, bool root)
         return untyped(e);
     }
     int axis;
-    name_kind k = lookup(ck, e->reduce_axis_name, &axis);
+    name_kind k = check_lookup(ck, e->reduce_axis_name, &axis);
     bool ok = true;
     if (k == NAME_NONE) {
         report_unknown(ck, e->reduce_axis_name, e->reduce_axis_loc, WANT_AXIS);
@@ -718,13 +674,13 @@ static fg_expr *check_reduce(checker *ck, fg_expr *e, bool root)
     if (!want_number(ck, e->args[0], role) || !ok)
         return untyped(e);
     e->ref = axis;
-    if (!(e->args[0]->axes & axis_bit(axis))) {
+    if (!(e->args[0]->axes & check_axis_bit(axis))) {
         diag_error(ck->d, e->loc, "reduction over '%s', but its operand does not depend on '%s'",
                    e->reduce_axis_name, e->reduce_axis_name);
         return untyped(e);
     }
     e->type = T_FLOAT;
-    e->axes = e->args[0]->axes & ~axis_bit(axis);
+    e->axes = e->args[0]->axes & ~check_axis_bit(axis);
     return root ? e : hoist(ck, e);
 }
 
@@ -907,7 +863,7 @@ static fg_expr *check_node(checker *ck, fg_expr *e, bool root)
 static int resolve_dim(checker *ck, const char *name, fg_loc loc)
 {
     int idx;
-    name_kind k = lookup(ck, name, &idx);
+    name_kind k = check_lookup(ck, name, &idx);
     if (k == NAME_DIM)
         return idx;
     if (k == NAME_NONE)
@@ -918,10 +874,10 @@ static int resolve_dim(checker *ck, const char *name, fg_loc loc)
 }
 
 /* A name that must be an axis (a param's index, a statement's axis, a tile). */
-static int resolve_axis(checker *ck, const char *name, fg_loc loc)
+int check_resolve_axis(checker *ck, const char *name, fg_loc loc)
 {
     int idx;
-    name_kind k = lookup(ck, name, &idx);
+    name_kind k = check_lookup(ck, name, &idx);
     if (k == NAME_AXIS)
         return idx;
     if (k == NAME_NONE)
@@ -944,7 +900,7 @@ static void check_axes(checker *ck)
         dm->index_axis = -1;
         if (!dm->index_name)
             continue;
-        int ax = resolve_axis(ck, dm->index_name, dm->index_loc);
+        int ax = check_resolve_axis(ck, dm->index_name, dm->index_loc);
         if (ax < 0)
             continue;
         int owner_dim = p->axes[ax].dim;
@@ -982,7 +938,7 @@ static void check_params(checker *ck)
         fg_param *pa = &ck->p->params[i];
         pa->index_axis = -1;
         if (pa->index_name)
-            pa->index_axis = resolve_axis(ck, pa->index_name, pa->index_loc);
+            pa->index_axis = check_resolve_axis(ck, pa->index_name, pa->index_loc);
     }
     ck->ctx = CTX_DEFAULT;
     for (int i = 0; i < ck->p->nparams; i++) {
@@ -1077,18 +1033,18 @@ static void check_stmt_lhs(checker *ck, int ti)
     uint32_t seen = 0;
     t->axes = ARENA_ARRAY(ck->a, int, t->naxes + 1);
     for (int i = 0; i < t->naxes; i++) {
-        int axis = resolve_axis(ck, t->axis_names[i], t->axis_locs[i]);
+        int axis = check_resolve_axis(ck, t->axis_names[i], t->axis_locs[i]);
         t->axes[i] = axis;
         if (axis < 0) {
             ok = false;
             continue;
         }
-        if (seen & axis_bit(axis)) {
+        if (seen & check_axis_bit(axis)) {
             diag_error(ck->d, t->axis_locs[i], "axis '%s' appears twice on the left side of '%s'",
                        t->axis_names[i], t->name);
             ok = false;
         }
-        seen |= axis_bit(axis);
+        seen |= check_axis_bit(axis);
     }
     t->axis_mask = seen;
     ck->decl_bad[ti] = !ok;
@@ -1098,7 +1054,7 @@ static const char *axis_list(checker *ck, uint32_t mask, const fg_tensor *t)
 {
     char *s = "";
     for (int i = 0; i < t->naxes; i++)
-        if (t->axes[i] >= 0 && (mask & axis_bit(t->axes[i])))
+        if (t->axes[i] >= 0 && (mask & check_axis_bit(t->axes[i])))
             s = arena_printf(ck->a, "%s%s%s", s, *s ? ", " : "", ck->p->axes[t->axes[i]].name);
     return s;
 }
@@ -1107,7 +1063,7 @@ static const char *axis_list(checker *ck, uint32_t mask, const fg_tensor *t)
  * any reduction over it: where a stray dependency is reported. */
 static const fg_expr *find_axis_use(const fg_expr *e, int axis)
 {
-    if (!(e->axes & axis_bit(axis)))
+    if (!(e->axes & check_axis_bit(axis)))
         return NULL;
     if (e->kind == E_AXIS || e->kind == E_TENSOR || e->kind == E_PARAM || e->kind == E_DIM)
         return e;
@@ -1132,7 +1088,7 @@ static void check_stmt_rhs(checker *ck, int ti)
     if (extra == 0)
         return;
     int axis = 0;
-    while (!(extra & axis_bit(axis)))
+    while (!(extra & check_axis_bit(axis)))
         axis++;
     const fg_expr *use = find_axis_use(t->rhs, axis);
     if (use->kind == E_DIM)
@@ -1168,287 +1124,6 @@ static void append_hoisted(checker *ck)
     }
     p->tensors = all;
     p->ntensors = n;
-}
-
-/* ------------------------------------------------------------------ */
-/* Classification                                                      */
-/* ------------------------------------------------------------------ */
-
-/* Counts the factors of a product that depend on `axis`; returns -1 if one
- * of them is not a plain tensor read. */
-static int count_contracted_reads(const fg_expr *e, int axis)
-{
-    if (e->kind == E_MUL) {
-        int x = count_contracted_reads(e->args[0], axis);
-        int y = count_contracted_reads(e->args[1], axis);
-        return x < 0 || y < 0 ? -1 : x + y;
-    }
-    if (!(e->axes & axis_bit(axis)))
-        return 0; /* a scalar factor along the contraction */
-    return e->kind == E_TENSOR ? 1 : -1;
-}
-
-static void classify(fg_tensor *t)
-{
-    t->cls = CLASS_ELEMENTWISE;
-    t->red_axis = -1;
-    t->body = NULL;
-    if (!t->rhs || t->rhs->type == T_NONE || t->rhs->kind != E_REDUCE)
-        return;
-    t->op = t->rhs->op;
-    t->red_axis = t->rhs->ref;
-    t->body = t->rhs->args[0];
-    bool contraction = t->op == R_SUM && count_contracted_reads(t->body, t->red_axis) >= 2;
-    t->cls = contraction ? CLASS_CONTRACTION : CLASS_REDUCTION;
-}
-
-/* ------------------------------------------------------------------ */
-/* Order                                                               */
-/* ------------------------------------------------------------------ */
-
-/* The statements a right side reads, in the order they are met (children
- * before parents, left to right); not below the depth check_expr stops at. */
-static void collect_deps(checker *ck, const fg_expr *e, fg_vec *deps, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH)
-        return;
-    for (int i = 0; i < e->nargs; i++)
-        collect_deps(ck, e->args[i], deps, depth + 1);
-    if (e->kind == E_TENSOR && e->ref >= 0 && ck->p->tensors[e->ref].kind == TENSOR_STMT)
-        vec_push(ck->a, deps, &ck->p->tensors[e->ref]);
-}
-
-static void report_cycle(checker *ck, const int *path, int len)
-{
-    enum { SHOWN = 8 }; /* a long cycle shows its first statements and its last */
-    const fg_plan *p = ck->p;
-    /* Start at the statement written first, so each cycle reads one way. */
-    int first = 0;
-    for (int i = 1; i < len; i++)
-        if (loc_before(p->tensors[path[i]].loc, p->tensors[path[first]].loc))
-            first = i;
-    const char *text = "";
-    for (int k = 0; k <= len; k++) {
-        if (len > SHOWN + 1 && k == SHOWN) {
-            text = arena_printf(ck->a, "%s -> ... (%d more)", text, len - SHOWN - 1);
-            k = len - 1;
-        }
-        const char *name = p->tensors[path[(first + k) % len]].name;
-        text = arena_printf(ck->a, "%s%s%s", text, k ? " -> " : "", name);
-    }
-    diag_error(ck->d, p->tensors[path[first]].loc, "cycle between statements: %s", text);
-}
-
-/* Depth-first, with an explicit stack (a plan may chain thousands of
- * statements): each statement after the statements it reads. */
-static void order_statements(checker *ck)
-{
-    fg_plan *p = ck->p;
-    int n = p->ntensors;
-    fg_vec *deps = ARENA_ARRAY(ck->a, fg_vec, n + 1);
-    int *state = ARENA_ARRAY(ck->a, int, n + 1); /* 0 new, 1 on the path, 2 done */
-    int *path = ARENA_ARRAY(ck->a, int, n + 1);
-    int *next = ARENA_ARRAY(ck->a, int, n + 1); /* per path entry: the next dep */
-    p->order = ARENA_ARRAY(ck->a, int, n + 1);
-    p->norder = 0;
-    for (int t = 0; t < n; t++)
-        if (p->tensors[t].kind == TENSOR_STMT && p->tensors[t].rhs)
-            collect_deps(ck, p->tensors[t].rhs, &deps[t], 0);
-    for (int root = 0; root < n; root++) {
-        if (p->tensors[root].kind != TENSOR_STMT || state[root] != 0)
-            continue;
-        int depth = 0;
-        path[depth] = root;
-        next[depth++] = 0;
-        state[root] = 1;
-        while (depth > 0) {
-            int t = path[depth - 1];
-            if (next[depth - 1] == deps[t].len) {
-                state[t] = 2;
-                p->order[p->norder++] = t;
-                depth--;
-                continue;
-            }
-            int dep = (int)((fg_tensor *)deps[t].items[next[depth - 1]++] - p->tensors);
-            if (state[dep] == 1) {
-                int from = depth - 1;
-                while (path[from] != dep)
-                    from--;
-                report_cycle(ck, path + from, depth - from);
-            } else if (state[dep] == 0) {
-                state[dep] = 1;
-                path[depth] = dep;
-                next[depth++] = 0;
-            }
-        }
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* Outputs and schedule                                                */
-/* ------------------------------------------------------------------ */
-
-static void check_outputs(checker *ck)
-{
-    fg_plan *p = ck->p;
-    bool any = false;
-    for (int i = 0; i < p->ntensors; i++) {
-        fg_tensor *t = &p->tensors[i];
-        if (!t->is_output)
-            continue;
-        any = true;
-        if (t->kind == TENSOR_INPUT)
-            diag_error(ck->d, t->output_loc, "output '%s' is an input, not a statement", t->name);
-    }
-    if (!any)
-        diag_error(ck->d, p->name_loc, "plan '%s' has no output", p->name);
-}
-
-/* The axis over a per-sequence dim (dim N[b]): every tensor that carries it
- * or reduces over it carries b too, no output carries it, it is the
- * schedule's reduced axis, and the entry point's length array NAME_len
- * names nothing else. */
-static void check_ragged(checker *ck)
-{
-    fg_plan *p = ck->p;
-    for (int i = 0; i < p->ndims; i++) {
-        const fg_dim *dm = &p->dims[i];
-        if (dm->index_axis < 0)
-            continue;
-        int ax = -1;
-        for (int a = 0; a < p->naxes && ax < 0; a++)
-            if (p->axes[a].dim == i)
-                ax = a;
-        if (ax < 0)
-            continue;
-        const char *an = p->axes[ax].name, *bn = p->axes[dm->index_axis].name;
-        const fg_schedule *s = &p->sched;
-        if (s->reduce_axis >= 0 && s->reduce_axis != ax) {
-            diag_error(ck->d, dm->loc,
-                       "dim '%s' varies per '%s', so its axis '%s' must be the schedule's reduced "
-                       "axis (the schedule reduces over '%s')",
-                       dm->name, bn, an, p->axes[s->reduce_axis].name);
-            continue;
-        }
-        for (int ti = 0; ti < p->ntensors; ti++) {
-            const fg_tensor *t = &p->tensors[ti];
-            if (ck->decl_bad[ti])
-                continue;
-            uint32_t carried = 0, owner = 0;
-            if (t->kind == TENSOR_INPUT) {
-                for (int k = 0; k < t->nindex; k++)
-                    carried |= t->index[k]->axes;
-            } else {
-                carried = t->axis_mask;
-                if (t->red_axis >= 0 && t->cls != CLASS_ELEMENTWISE)
-                    carried |= axis_bit(t->red_axis);
-            }
-            owner = carried & axis_bit(dm->index_axis);
-            if (!(carried & axis_bit(ax)))
-                continue;
-            if (!owner)
-                diag_error(ck->d, t->loc,
-                           "'%s' %s '%s', whose extent %s varies per '%s', so it must carry '%s' "
-                           "too",
-                           t->name,
-                           t->kind == TENSOR_INPUT || (t->axis_mask & axis_bit(ax)) ? "carries"
-                                                                                   : "reduces over",
-                           an, dm->name, bn, bn);
-            else if (t->is_output && t->kind == TENSOR_STMT && (t->axis_mask & axis_bit(ax)))
-                diag_error(ck->d, t->output_loc.line ? t->output_loc : t->loc,
-                           "output '%s' carries '%s', whose extent %s varies per '%s'; outputs "
-                           "over a per-sequence extent are not supported",
-                           t->name, an, dm->name, bn);
-        }
-        const char *len = arena_printf(ck->a, "%s_len", dm->name);
-        int idx;
-        if (lookup(ck, len, &idx) != NAME_NONE)
-            diag_error(ck->d, dm->loc,
-                       "dim '%s' varies per '%s', so the entry point takes its lengths as '%s', "
-                       "but that name is taken",
-                       dm->name, bn, len);
-    }
-}
-
-static bool is_power_of_two(int v)
-{
-    return v > 0 && (v & (v - 1)) == 0;
-}
-
-static void check_tile_size(checker *ck, fg_loc loc, const char *axis, int size)
-{
-    if (!is_power_of_two(size) || size > 1024)
-        diag_error(ck->d, loc, "tile size %d for '%s' must be a power of two from 1 to 1024", size,
-                   axis);
-}
-
-static void default_schedule(checker *ck)
-{
-    fg_schedule *s = &ck->p->sched;
-    s->form = FORM_ROLLING;
-    s->reduce_axis = -1;
-    for (int i = 0; i < ck->p->norder; i++) {
-        const fg_tensor *t = &ck->p->tensors[ck->p->order[i]];
-        if (t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION)
-            s->reduce_axis = t->red_axis;
-    }
-    if (s->reduce_axis >= 0)
-        s->reduce_axis_name = ck->p->axes[s->reduce_axis].name;
-}
-
-static void check_schedule(checker *ck)
-{
-    fg_plan *p = ck->p;
-    fg_schedule *s = &p->sched;
-    if (!s->present) {
-        default_schedule(ck);
-        return;
-    }
-    s->reduce_axis = -1;
-    if (!s->reduce_axis_name) {
-        diag_error(ck->d, s->loc, "the schedule needs 'reduce AXIS: rolling' or 'split'");
-    } else if ((s->reduce_axis = resolve_axis(ck, s->reduce_axis_name, s->reduce_loc)) >= 0) {
-        bool reduced = false;
-        for (int i = 0; i < p->ntensors; i++)
-            if (p->tensors[i].kind == TENSOR_STMT && p->tensors[i].red_axis == s->reduce_axis &&
-                p->tensors[i].cls != CLASS_ELEMENTWISE)
-                reduced = true;
-        if (!reduced)
-            diag_error(ck->d, s->reduce_loc, "the schedule reduces over '%s', but no statement does",
-                       s->reduce_axis_name);
-    }
-    uint32_t tiled = 0;
-    for (int i = 0; i < s->ntiles; i++) {
-        fg_tile_size *ts = &s->tiles[i];
-        ts->axis = resolve_axis(ck, ts->axis_name, ts->loc);
-        if (ts->axis >= 0 && (tiled & axis_bit(ts->axis)))
-            diag_error(ck->d, ts->loc, "tile size for '%s' given twice", ts->axis_name);
-        if (ts->axis >= 0)
-            tiled |= axis_bit(ts->axis);
-        check_tile_size(ck, ts->loc, ts->axis_name, ts->size);
-    }
-    for (int i = 0; i < s->nknobs; i++) {
-        fg_tune_knob *kb = &s->knobs[i];
-        bool tile = kb->axis_name != NULL;
-        kb->axis = tile ? resolve_axis(ck, kb->axis_name, kb->loc) : -1;
-        if (strcmp(kb->knob, "splits") == 0 && s->form != FORM_SPLIT)
-            diag_error(ck->d, kb->loc, "'splits' can be tuned only in a 'split' schedule");
-        for (int v = 0; v < kb->nvalues; v++) {
-            if (tile)
-                check_tile_size(ck, kb->loc, kb->axis_name, kb->values[v]);
-            else if (kb->values[v] <= 0)
-                diag_error(ck->d, kb->loc, "tune value %d for '%s' must be positive",
-                           kb->values[v], kb->knob);
-        }
-    }
-    if (s->splits != 0 && s->form != FORM_SPLIT)
-        diag_error(ck->d, s->loc, "'splits' is given, but the schedule is not 'split'");
-    if (s->splits < 0)
-        diag_error(ck->d, s->loc, "'splits' must be positive");
-    if (s->warps < 0 || s->stages < 0)
-        diag_error(ck->d, s->loc, "'warps' and 'stages' must be positive");
-    if (s->targets & ~(unsigned)(TARGET_CUDA | TARGET_HIP | TARGET_C))
-        diag_internal(ck->d, s->loc, "unknown target bits 0x%x", s->targets);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1494,8 +1169,8 @@ int check_plan(fg_plan *p, fg_diag *d)
     append_hoisted(&ck);
     for (int i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == TENSOR_STMT)
-            classify(&p->tensors[i]);
-    order_statements(&ck);
+            check_classify(&p->tensors[i]);
+    check_order_statements(&ck);
     check_outputs(&ck);
     check_schedule(&ck);
     check_ragged(&ck);

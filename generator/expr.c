@@ -1,6 +1,8 @@
-/* expr.c - expression nodes and the name tables every phase shares. */
+/* expr.c - expression nodes, the name tables every phase shares, and
+ * evaluation in double precision (expr_eval). */
 #include "fusegen.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const fg_tok_names[TK_COUNT] = {
@@ -154,3 +156,114 @@ bool expr_equal(const fg_expr *x, const fg_expr *y)
             return false;
     return true;
 }
+
+/* ------------------------------------------------------------------ */
+/* Evaluation in double precision                                      */
+/* ------------------------------------------------------------------ */
+
+static double eval_func(fg_func fn, const double *v)
+{
+    switch (fn) {
+    case F_EXP: return exp(v[0]);
+    case F_EXP2: return exp2(v[0]);
+    case F_LOG: return log(v[0]);
+    case F_LOG2: return log2(v[0]);
+    case F_TANH: return tanh(v[0]);
+    case F_SIGMOID: return 1.0 / (1.0 + exp(-v[0]));
+    case F_SQRT: return sqrt(v[0]);
+    case F_RSQRT: return 1.0 / sqrt(v[0]);
+    case F_ABS: return fabs(v[0]);
+    case F_MIN: return fmin(v[0], v[1]);
+    case F_MAX: return fmax(v[0], v[1]);
+    case F_POW: return pow(v[0], v[1]);
+    default: return NAN;
+    }
+}
+
+/* Division of two ints truncates toward zero, as in C. */
+static double int_divide(double x, double y)
+{
+    if (y == 0 || !isfinite(x) || !isfinite(y))
+        return NAN;
+    if (fabs(x) < 9.0e15 && fabs(y) < 9.0e15)
+        return (double)((long long)x / (long long)y);
+    return trunc(x / y);
+}
+
+static double eval_leaf(const fg_expr *e, const fg_eval_env *env)
+{
+    if (!env || !env->leaf)
+        return NAN;
+    return env->leaf(env->ctx, e);
+}
+
+/* Plain IEEE double arithmetic.  Leaves (and anything expr_eval cannot
+ * compute alone: unresolved names, nested reductions) go to env->leaf. */
+double expr_eval(const fg_expr *e, const fg_eval_env *env)
+{
+    if (!e)
+        return NAN;
+    double x, y;
+    switch (e->kind) {
+    case E_NUM:
+        return e->num;
+    case E_INF:
+        return INFINITY;
+    case E_NAME:
+    case E_DIM:
+    case E_AXIS:
+    case E_PARAM:
+    case E_TENSOR:
+    case E_PREV:
+    case E_ACC:
+    case E_REDUCE:
+        return eval_leaf(e, env);
+    case E_NEG:
+        return -expr_eval(e->args[0], env);
+    case E_NOT:
+        return expr_eval(e->args[0], env) == 0 ? 1.0 : 0.0;
+    case E_AND:
+        if (expr_eval(e->args[0], env) == 0)
+            return 0.0;
+        return expr_eval(e->args[1], env) != 0 ? 1.0 : 0.0;
+    case E_OR:
+        if (expr_eval(e->args[0], env) != 0)
+            return 1.0;
+        return expr_eval(e->args[1], env) != 0 ? 1.0 : 0.0;
+    case E_WHERE:
+        return expr_eval(e->args[0], env) != 0 ? expr_eval(e->args[1], env)
+                                               : expr_eval(e->args[2], env);
+    case E_CALL: {
+        double v[2] = {NAN, NAN};
+        if ((unsigned)e->fn >= F_COUNT || e->nargs != fg_func_arity[e->fn])
+            return NAN;
+        for (int i = 0; i < e->nargs; i++)
+            v[i] = expr_eval(e->args[i], env);
+        return eval_func(e->fn, v);
+    }
+    default:
+        break;
+    }
+    if (e->nargs != 2)
+        return NAN;
+    x = expr_eval(e->args[0], env);
+    y = expr_eval(e->args[1], env);
+    switch (e->kind) {
+    case E_ADD: return x + y;
+    case E_SUB: return x - y;
+    case E_MUL: return x * y;
+    case E_DIV:
+        if (e->args[0]->type == T_INT && e->args[1]->type == T_INT)
+            return int_divide(x, y);
+        return x / y;
+    case E_POW: return pow(x, y);
+    case E_LT: return x < y ? 1.0 : 0.0;
+    case E_LE: return x <= y ? 1.0 : 0.0;
+    case E_GT: return x > y ? 1.0 : 0.0;
+    case E_GE: return x >= y ? 1.0 : 0.0;
+    case E_EQ: return x == y ? 1.0 : 0.0;
+    case E_NE: return x != y ? 1.0 : 0.0;
+    default: return NAN;
+    }
+}
+

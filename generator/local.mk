@@ -12,7 +12,11 @@ generator_libfggen_a_SOURCES = \
 	generator/dump.c \
 	generator/dump_ir.c \
 	generator/check.c \
+	generator/check_order.c \
+	generator/check_internal.h \
 	generator/algebra.c \
+	generator/verify.c \
+	generator/algebra_internal.h \
 	generator/masks.c \
 	generator/fuse.c \
 	generator/interp.c \

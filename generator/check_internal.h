@@ -1,0 +1,68 @@
+/* check_internal.h - what the checker's files share (check.c: names,
+ * expressions, declarations; check_order.c: classification, order,
+ * outputs and the schedule).  Not for the other phases: they read the
+ * checked fg_plan. */
+#ifndef CHECK_INTERNAL_H
+#define CHECK_INTERNAL_H
+
+#include "fusegen.h"
+
+/* Where an expression sits decides which names it may use. */
+typedef enum ctx_kind {
+    CTX_DEFAULT, /* the default of a param */
+    CTX_INDEX,   /* an index expression of an input */
+    CTX_STMT     /* the right side of a statement */
+} ctx_kind;
+
+typedef enum name_kind {
+    NAME_NONE,
+    NAME_DIM,
+    NAME_AXIS,
+    NAME_PARAM,
+    NAME_TENSOR,
+    NAME_HOISTED /* a statement the checker made: taken, but not for the plan to read */
+} name_kind;
+
+/* Names to their first definition, open addressing: plans may hold many
+ * thousands of statements, and every read looks a name up. */
+typedef struct name_slot {
+    const char *name;
+    name_kind kind;
+    int index;
+} name_slot;
+
+typedef struct name_table {
+    name_slot *slots;
+    size_t mask; /* capacity - 1; the capacity is a power of two */
+    size_t used;
+} name_table;
+
+typedef struct checker {
+    fg_plan *p;
+    fg_diag *d;
+    fg_arena *a;
+    name_table names;
+    int nuser;      /* tensors written in the plan; hoisted ones follow */
+    bool *decl_bad; /* per tensor, hoisted ones included once they are
+                       appended: its declaration failed */
+    fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
+    ctx_kind ctx;
+    int owner; /* the param (CTX_DEFAULT) or tensor being checked */
+    int depth; /* of the node being checked, in its tree */
+    bool too_deep; /* the tree being checked was reported as too deep */
+} checker;
+
+/* check.c */
+name_kind check_lookup(const checker *ck, const char *name, int *index);
+bool check_loc_before(fg_loc x, fg_loc y);
+uint32_t check_axis_bit(int axis);
+int check_resolve_axis(checker *ck, const char *name, fg_loc loc);
+
+/* check_order.c */
+void check_classify(fg_tensor *t);
+void check_order_statements(checker *ck);
+void check_outputs(checker *ck);
+void check_schedule(checker *ck);
+void check_ragged(checker *ck);
+
+#endif /* CHECK_INTERNAL_H */

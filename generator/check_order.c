@@ -1,0 +1,291 @@
+/* check_order.c - the second half of the checker: classify statements
+ * (elementwise, reduction, contraction), put them in dependency order
+ * (reporting cycles), check the outputs, the schedule and the per-sequence
+ * extents.  check.c resolves and types the plan before this runs.
+ */
+#include "check_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Classification                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Counts the factors of a product that depend on `axis`; returns -1 if one
+ * of them is not a plain tensor read. */
+static int count_contracted_reads(const fg_expr *e, int axis)
+{
+    if (e->kind == E_MUL) {
+        int x = count_contracted_reads(e->args[0], axis);
+        int y = count_contracted_reads(e->args[1], axis);
+        return x < 0 || y < 0 ? -1 : x + y;
+    }
+    if (!(e->axes & check_axis_bit(axis)))
+        return 0; /* a scalar factor along the contraction */
+    return e->kind == E_TENSOR ? 1 : -1;
+}
+
+void check_classify(fg_tensor *t)
+{
+    t->cls = CLASS_ELEMENTWISE;
+    t->red_axis = -1;
+    t->body = NULL;
+    if (!t->rhs || t->rhs->type == T_NONE || t->rhs->kind != E_REDUCE)
+        return;
+    t->op = t->rhs->op;
+    t->red_axis = t->rhs->ref;
+    t->body = t->rhs->args[0];
+    bool contraction = t->op == R_SUM && count_contracted_reads(t->body, t->red_axis) >= 2;
+    t->cls = contraction ? CLASS_CONTRACTION : CLASS_REDUCTION;
+}
+
+/* ------------------------------------------------------------------ */
+/* Order                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The statements a right side reads, in the order they are met (children
+ * before parents, left to right); not below the depth check_expr stops at. */
+static void collect_deps(checker *ck, const fg_expr *e, fg_vec *deps, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return;
+    for (int i = 0; i < e->nargs; i++)
+        collect_deps(ck, e->args[i], deps, depth + 1);
+    if (e->kind == E_TENSOR && e->ref >= 0 && ck->p->tensors[e->ref].kind == TENSOR_STMT)
+        vec_push(ck->a, deps, &ck->p->tensors[e->ref]);
+}
+
+static void report_cycle(checker *ck, const int *path, int len)
+{
+    enum { SHOWN = 8 }; /* a long cycle shows its first statements and its last */
+    const fg_plan *p = ck->p;
+    /* Start at the statement written first, so each cycle reads one way. */
+    int first = 0;
+    for (int i = 1; i < len; i++)
+        if (check_loc_before(p->tensors[path[i]].loc, p->tensors[path[first]].loc))
+            first = i;
+    const char *text = "";
+    for (int k = 0; k <= len; k++) {
+        if (len > SHOWN + 1 && k == SHOWN) {
+            text = arena_printf(ck->a, "%s -> ... (%d more)", text, len - SHOWN - 1);
+            k = len - 1;
+        }
+        const char *name = p->tensors[path[(first + k) % len]].name;
+        text = arena_printf(ck->a, "%s%s%s", text, k ? " -> " : "", name);
+    }
+    diag_error(ck->d, p->tensors[path[first]].loc, "cycle between statements: %s", text);
+}
+
+/* Depth-first, with an explicit stack (a plan may chain thousands of
+ * statements): each statement after the statements it reads. */
+void check_order_statements(checker *ck)
+{
+    fg_plan *p = ck->p;
+    int n = p->ntensors;
+    fg_vec *deps = ARENA_ARRAY(ck->a, fg_vec, n + 1);
+    int *state = ARENA_ARRAY(ck->a, int, n + 1); /* 0 new, 1 on the path, 2 done */
+    int *path = ARENA_ARRAY(ck->a, int, n + 1);
+    int *next = ARENA_ARRAY(ck->a, int, n + 1); /* per path entry: the next dep */
+    p->order = ARENA_ARRAY(ck->a, int, n + 1);
+    p->norder = 0;
+    for (int t = 0; t < n; t++)
+        if (p->tensors[t].kind == TENSOR_STMT && p->tensors[t].rhs)
+            collect_deps(ck, p->tensors[t].rhs, &deps[t], 0);
+    for (int root = 0; root < n; root++) {
+        if (p->tensors[root].kind != TENSOR_STMT || state[root] != 0)
+            continue;
+        int depth = 0;
+        path[depth] = root;
+        next[depth++] = 0;
+        state[root] = 1;
+        while (depth > 0) {
+            int t = path[depth - 1];
+            if (next[depth - 1] == deps[t].len) {
+                state[t] = 2;
+                p->order[p->norder++] = t;
+                depth--;
+                continue;
+            }
+            int dep = (int)((fg_tensor *)deps[t].items[next[depth - 1]++] - p->tensors);
+            if (state[dep] == 1) {
+                int from = depth - 1;
+                while (path[from] != dep)
+                    from--;
+                report_cycle(ck, path + from, depth - from);
+            } else if (state[dep] == 0) {
+                state[dep] = 1;
+                path[depth] = dep;
+                next[depth++] = 0;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Outputs and schedule                                                */
+/* ------------------------------------------------------------------ */
+
+void check_outputs(checker *ck)
+{
+    fg_plan *p = ck->p;
+    bool any = false;
+    for (int i = 0; i < p->ntensors; i++) {
+        fg_tensor *t = &p->tensors[i];
+        if (!t->is_output)
+            continue;
+        any = true;
+        if (t->kind == TENSOR_INPUT)
+            diag_error(ck->d, t->output_loc, "output '%s' is an input, not a statement", t->name);
+    }
+    if (!any)
+        diag_error(ck->d, p->name_loc, "plan '%s' has no output", p->name);
+}
+
+/* The axis over a per-sequence dim (dim N[b]): every tensor that carries it
+ * or reduces over it carries b too, no output carries it, it is the
+ * schedule's reduced axis, and the entry point's length array NAME_len
+ * names nothing else. */
+void check_ragged(checker *ck)
+{
+    fg_plan *p = ck->p;
+    for (int i = 0; i < p->ndims; i++) {
+        const fg_dim *dm = &p->dims[i];
+        if (dm->index_axis < 0)
+            continue;
+        int ax = -1;
+        for (int a = 0; a < p->naxes && ax < 0; a++)
+            if (p->axes[a].dim == i)
+                ax = a;
+        if (ax < 0)
+            continue;
+        const char *an = p->axes[ax].name, *bn = p->axes[dm->index_axis].name;
+        const fg_schedule *s = &p->sched;
+        if (s->reduce_axis >= 0 && s->reduce_axis != ax) {
+            diag_error(ck->d, dm->loc,
+                       "dim '%s' varies per '%s', so its axis '%s' must be the schedule's reduced "
+                       "axis (the schedule reduces over '%s')",
+                       dm->name, bn, an, p->axes[s->reduce_axis].name);
+            continue;
+        }
+        for (int ti = 0; ti < p->ntensors; ti++) {
+            const fg_tensor *t = &p->tensors[ti];
+            if (ck->decl_bad[ti])
+                continue;
+            uint32_t carried = 0, owner = 0;
+            if (t->kind == TENSOR_INPUT) {
+                for (int k = 0; k < t->nindex; k++)
+                    carried |= t->index[k]->axes;
+            } else {
+                carried = t->axis_mask;
+                if (t->red_axis >= 0 && t->cls != CLASS_ELEMENTWISE)
+                    carried |= check_axis_bit(t->red_axis);
+            }
+            owner = carried & check_axis_bit(dm->index_axis);
+            if (!(carried & check_axis_bit(ax)))
+                continue;
+            if (!owner)
+                diag_error(ck->d, t->loc,
+                           "'%s' %s '%s', whose extent %s varies per '%s', so it must carry '%s' "
+                           "too",
+                           t->name,
+                           t->kind == TENSOR_INPUT || (t->axis_mask & check_axis_bit(ax)) ? "carries"
+                                                                                   : "reduces over",
+                           an, dm->name, bn, bn);
+            else if (t->is_output && t->kind == TENSOR_STMT && (t->axis_mask & check_axis_bit(ax)))
+                diag_error(ck->d, t->output_loc.line ? t->output_loc : t->loc,
+                           "output '%s' carries '%s', whose extent %s varies per '%s'; outputs "
+                           "over a per-sequence extent are not supported",
+                           t->name, an, dm->name, bn);
+        }
+        const char *len = arena_printf(ck->a, "%s_len", dm->name);
+        int idx;
+        if (check_lookup(ck, len, &idx) != NAME_NONE)
+            diag_error(ck->d, dm->loc,
+                       "dim '%s' varies per '%s', so the entry point takes its lengths as '%s', "
+                       "but that name is taken",
+                       dm->name, bn, len);
+    }
+}
+
+static bool is_power_of_two(int v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+static void check_tile_size(checker *ck, fg_loc loc, const char *axis, int size)
+{
+    if (!is_power_of_two(size) || size > 1024)
+        diag_error(ck->d, loc, "tile size %d for '%s' must be a power of two from 1 to 1024", size,
+                   axis);
+}
+
+static void default_schedule(checker *ck)
+{
+    fg_schedule *s = &ck->p->sched;
+    s->form = FORM_ROLLING;
+    s->reduce_axis = -1;
+    for (int i = 0; i < ck->p->norder; i++) {
+        const fg_tensor *t = &ck->p->tensors[ck->p->order[i]];
+        if (t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION)
+            s->reduce_axis = t->red_axis;
+    }
+    if (s->reduce_axis >= 0)
+        s->reduce_axis_name = ck->p->axes[s->reduce_axis].name;
+}
+
+void check_schedule(checker *ck)
+{
+    fg_plan *p = ck->p;
+    fg_schedule *s = &p->sched;
+    if (!s->present) {
+        default_schedule(ck);
+        return;
+    }
+    s->reduce_axis = -1;
+    if (!s->reduce_axis_name) {
+        diag_error(ck->d, s->loc, "the schedule needs 'reduce AXIS: rolling' or 'split'");
+    } else if ((s->reduce_axis = check_resolve_axis(ck, s->reduce_axis_name, s->reduce_loc)) >= 0) {
+        bool reduced = false;
+        for (int i = 0; i < p->ntensors; i++)
+            if (p->tensors[i].kind == TENSOR_STMT && p->tensors[i].red_axis == s->reduce_axis &&
+                p->tensors[i].cls != CLASS_ELEMENTWISE)
+                reduced = true;
+        if (!reduced)
+            diag_error(ck->d, s->reduce_loc, "the schedule reduces over '%s', but no statement does",
+                       s->reduce_axis_name);
+    }
+    uint32_t tiled = 0;
+    for (int i = 0; i < s->ntiles; i++) {
+        fg_tile_size *ts = &s->tiles[i];
+        ts->axis = check_resolve_axis(ck, ts->axis_name, ts->loc);
+        if (ts->axis >= 0 && (tiled & check_axis_bit(ts->axis)))
+            diag_error(ck->d, ts->loc, "tile size for '%s' given twice", ts->axis_name);
+        if (ts->axis >= 0)
+            tiled |= check_axis_bit(ts->axis);
+        check_tile_size(ck, ts->loc, ts->axis_name, ts->size);
+    }
+    for (int i = 0; i < s->nknobs; i++) {
+        fg_tune_knob *kb = &s->knobs[i];
+        bool tile = kb->axis_name != NULL;
+        kb->axis = tile ? check_resolve_axis(ck, kb->axis_name, kb->loc) : -1;
+        if (strcmp(kb->knob, "splits") == 0 && s->form != FORM_SPLIT)
+            diag_error(ck->d, kb->loc, "'splits' can be tuned only in a 'split' schedule");
+        for (int v = 0; v < kb->nvalues; v++) {
+            if (tile)
+                check_tile_size(ck, kb->loc, kb->axis_name, kb->values[v]);
+            else if (kb->values[v] <= 0)
+                diag_error(ck->d, kb->loc, "tune value %d for '%s' must be positive",
+                           kb->values[v], kb->knob);
+        }
+    }
+    if (s->splits != 0 && s->form != FORM_SPLIT)
+        diag_error(ck->d, s->loc, "'splits' is given, but the schedule is not 'split'");
+    if (s->splits < 0)
+        diag_error(ck->d, s->loc, "'splits' must be positive");
+    if (s->warps < 0 || s->stages < 0)
+        diag_error(ck->d, s->loc, "'warps' and 'stages' must be positive");
+    if (s->targets & ~(unsigned)(TARGET_CUDA | TARGET_HIP | TARGET_C))
+        diag_internal(ck->d, s->loc, "unknown target bits 0x%x", s->targets);
+}
+
