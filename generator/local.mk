@@ -1,37 +1,38 @@
-# generator/local.mk - the generator: one file per phase (see generator/fusegen.h).
-# Everything but main.c goes into a private library that the unit tests link.
+# generator/local.mk - the generator, its folders in pipeline order
+# (generator/README.md): util, front, middle, back.  Everything but main.c
+# goes into a private library that the unit tests link.
 
 noinst_LIBRARIES += generator/libfggen.a
 generator_libfggen_a_SOURCES = \
-	generator/fusegen.h \
-	generator/arena.c \
-	generator/diag.c \
-	generator/lex.c \
-	generator/expr.c \
-	generator/parse.c \
-	generator/dump.c \
-	generator/dump_ir.c \
-	generator/check.c \
-	generator/check_order.c \
-	generator/check_internal.h \
-	generator/algebra.c \
-	generator/verify.c \
-	generator/algebra_internal.h \
-	generator/masks.c \
-	generator/fuse.c \
-	generator/interp.c \
-	generator/rules.c \
-	generator/kernel.c \
-	generator/dump_kernel.c \
-	generator/print.c \
-	generator/defs.c \
-	generator/common.c \
-	generator/lower_c.c \
-	generator/lower_cuda.c \
-	generator/variants.c \
-	generator/cuda_configs.c \
-	generator/backends.c \
-	generator/emit.c \
+	generator/generator.h \
+	generator/util/arena.c \
+	generator/util/diag.c \
+	generator/front/lex.c \
+	generator/front/expr.c \
+	generator/front/parse.c \
+	generator/front/dump.c \
+	generator/front/dump_ir.c \
+	generator/front/check_internal.h \
+	generator/front/check.c \
+	generator/front/check_order.c \
+	generator/middle/algebra_internal.h \
+	generator/middle/algebra.c \
+	generator/middle/verify.c \
+	generator/middle/masks.c \
+	generator/middle/fuse.c \
+	generator/middle/rules.c \
+	generator/middle/variants.c \
+	generator/middle/kernel.c \
+	generator/middle/dump_kernel.c \
+	generator/middle/interp.c \
+	generator/back/print.c \
+	generator/back/defs.c \
+	generator/back/common.c \
+	generator/back/c/lower_c.c \
+	generator/back/cuda/lower_cuda.c \
+	generator/back/cuda/configs.c \
+	generator/back/backends.c \
+	generator/back/emit.c \
 	$(NULL)
 generator_libfggen_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 generator_libfggen_a_CPPFLAGS = -I$(srcdir)/generator $(AM_CPPFLAGS) \
@@ -42,3 +43,5 @@ fusegen_SOURCES = generator/main.c
 fusegen_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 fusegen_CPPFLAGS = $(generator_libfggen_a_CPPFLAGS)
 fusegen_LDADD = generator/libfggen.a -lm
+
+EXTRA_DIST += generator/README.md

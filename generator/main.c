@@ -8,7 +8,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "fusegen.h"
+#include "generator.h"
 
 #include <errno.h>
 #include <stdlib.h>

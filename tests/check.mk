@@ -1,5 +1,5 @@
-# tests/check.mk - the checker (generator/check.c) and the IR dump
-# (generator/dump_ir.c).  Paths are relative to the top of the tree.
+# tests/check.mk - the checker (generator/front/check.c, check_order.c) and the IR dump
+# (generator/front/dump_ir.c).  Paths are relative to the top of the tree.
 
 # CMocka program (Makefile.am adds CMOCKA_TESTS to check_PROGRAMS and TESTS
 # when configure found cmocka).  It reads plans/*.fp and compares dump_ir

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 struct ref_plan {
     fg_arena *arena;

@@ -1,5 +1,5 @@
 # tests/front.mk - the front end: arena, diagnostics, lexer, parser and
-# dump_ast (generator/arena.c, diag.c, lex.c, expr.c, parse.c, dump.c), and
+# dump_ast (generator/util/arena.c, diag.c, front/lex.c, expr.c, parse.c, dump.c), and
 # the command line's golden diagnostics.  Paths are relative to the top of
 # the tree.
 

@@ -1,4 +1,4 @@
-# tests/fuse.mk - fusion (generator/fuse.c) and masks (generator/masks.c).
+# tests/fuse.mk - fusion (generator/middle/fuse.c) and masks (generator/middle/masks.c).
 
 # CMocka programs (Makefile.am adds CMOCKA_TESTS to check_PROGRAMS and TESTS
 # when configure found cmocka, and reports one SKIP otherwise).
@@ -41,7 +41,7 @@ EXTRA_DIST += \
 	tests/bad/fuse-welford.fp tests/bad/fuse-welford.err \
 	$(NULL)
 
-# The kernel model (generator/kernel.c): fusegen --dump=kernel of every plan
+# The kernel model (generator/middle/kernel.c): fusegen --dump=kernel of every plan
 # against its golden file.
 TESTS += tests/kernel-golden.sh
 EXTRA_DIST += tests/kernel-golden.sh \

@@ -22,20 +22,26 @@ tests_fuzz_replay_CPPFLAGS = -I$(srcdir)/generator -I$(srcdir)/tests/fuzz $(AM_C
 tests_fuzz_replay_LDADD = generator/libfggen.a -lm
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/plan.dict
 
-# The generator's front end and fusion: all the target calls.
+# The generator's front end, fusion and kernel model: all the target calls.
 FG_FUZZ_SRCS = \
 	$(srcdir)/tests/fuzz/fuzz_plan.c \
-	$(srcdir)/generator/arena.c \
-	$(srcdir)/generator/diag.c \
-	$(srcdir)/generator/lex.c \
-	$(srcdir)/generator/expr.c \
-	$(srcdir)/generator/parse.c \
-	$(srcdir)/generator/dump.c \
-	$(srcdir)/generator/dump_ir.c \
-	$(srcdir)/generator/check.c \
-	$(srcdir)/generator/algebra.c \
-	$(srcdir)/generator/masks.c \
-	$(srcdir)/generator/fuse.c \
+	$(srcdir)/generator/util/arena.c \
+	$(srcdir)/generator/util/diag.c \
+	$(srcdir)/generator/front/lex.c \
+	$(srcdir)/generator/front/expr.c \
+	$(srcdir)/generator/front/parse.c \
+	$(srcdir)/generator/front/dump.c \
+	$(srcdir)/generator/front/dump_ir.c \
+	$(srcdir)/generator/front/check.c \
+	$(srcdir)/generator/front/check_order.c \
+	$(srcdir)/generator/middle/algebra.c \
+	$(srcdir)/generator/middle/verify.c \
+	$(srcdir)/generator/middle/masks.c \
+	$(srcdir)/generator/middle/fuse.c \
+	$(srcdir)/generator/middle/rules.c \
+	$(srcdir)/generator/middle/variants.c \
+	$(srcdir)/generator/middle/kernel.c \
+	$(srcdir)/generator/middle/dump_kernel.c \
 	$(NULL)
 FUZZ_SECONDS = 120
 # The seed folders; libFuzzer adds what it finds to the first one.
@@ -48,7 +54,7 @@ CLEANFILES += tests/fuzz/fuzz_plan tests/fuzz/fuzz.log
 if HAVE_FUZZER
 fuzz: tests/fuzz/fuzz_plan
 
-tests/fuzz/fuzz_plan: $(FG_FUZZ_SRCS) $(srcdir)/tests/fuzz/fuzz_plan.h $(srcdir)/generator/fusegen.h
+tests/fuzz/fuzz_plan: $(FG_FUZZ_SRCS) $(srcdir)/tests/fuzz/fuzz_plan.h $(srcdir)/generator/generator.h
 	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && \
 	$(FUZZ_CC) -g -O1 $(FUZZ_SANITIZE_CFLAGS) -I$(srcdir)/generator -I$(srcdir)/tests/fuzz \
 	  -o $@ $(FG_FUZZ_SRCS) -lm

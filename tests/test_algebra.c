@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 enum { DIM_M, DIM_N, DIM_D, NDIMS };
 enum { AX_M, AX_N, AX_D, NAXES };
@@ -133,7 +133,7 @@ static fg_expr *exp_of_diff(fixture *f, int x, int y)
 
 static void set_input(fixture *f, int t, const char *name, int n, const int *axes)
 {
-    fg_tensor *x = &f->p->tensors[t];
+    fg_ir_tensor *x = &f->p->tensors[t];
     x->name = name;
     x->kind = TENSOR_INPUT;
     x->dtype = DT_F32;
@@ -147,7 +147,7 @@ static void set_input(fixture *f, int t, const char *name, int n, const int *axe
 
 static void set_stmt(fixture *f, int t, const char *name, int n, const int *axes)
 {
-    fg_tensor *x = &f->p->tensors[t];
+    fg_ir_tensor *x = &f->p->tensors[t];
     x->name = name;
     x->kind = TENSOR_STMT;
     x->dtype = DT_F32;
@@ -164,7 +164,7 @@ static void set_stmt(fixture *f, int t, const char *name, int n, const int *axes
 
 static void set_reduction(fixture *f, int t, fg_reduce_op op, fg_expr *body)
 {
-    fg_tensor *x = &f->p->tensors[t];
+    fg_ir_tensor *x = &f->p->tensors[t];
     fg_expr *r = expr_new(f->a, E_REDUCE, (fg_loc){0, 0}, 1);
     r->op = op;
     r->ref = AX_N;
@@ -201,7 +201,7 @@ static int setup(void **state)
     p->params[PAR_CAP] = (fg_param){.name = "cap", .dtype = DT_F32, .index_axis = -1};
     p->params[PAR_G] = (fg_param){.name = "G", .dtype = DT_INT, .index_axis = -1};
     p->ntensors = NTENSORS;
-    p->tensors = ARENA_ARRAY(f->a, fg_tensor, NTENSORS);
+    p->tensors = ARENA_ARRAY(f->a, fg_ir_tensor, NTENSORS);
 
     const int mn[] = {AX_M, AX_N}, nd[] = {AX_N, AX_D}, m[] = {AX_M}, md[] = {AX_M, AX_D};
     set_input(f, TS, "S", 2, mn);
@@ -892,7 +892,7 @@ static void load_plan(fixture *f, const char *path, const char *text, plan_run *
     pr->n = 0;
     for (int i = 0; i < p->norder; i++) {
         int t = p->order[i];
-        const fg_tensor *ts = &p->tensors[t];
+        const fg_ir_tensor *ts = &p->tensors[t];
         if ((ts->cls == CLASS_REDUCTION || ts->cls == CLASS_CONTRACTION) &&
             ts->red_axis == pr->axis) {
             assert_true(pr->n < 16 && t < 64);
@@ -923,7 +923,7 @@ static void test_bundled_plans_derive_the_online_softmax(void **state)
         const fg_plan *p = pr.p;
         int seen_l = 0;
         for (int k = 0; k < pr.n; k++) {
-            const fg_tensor *t = &p->tensors[pr.tensor[k]];
+            const fg_ir_tensor *t = &p->tensors[pr.tensor[k]];
             fg_correction c = derive_ok(f, pr.body[k], t->op, pr.before[k], pr.tensor[k]);
             if (strcmp(t->name, "Mx") == 0) {
                 assert_int_equal(c.kind, CORR_NONE);
@@ -979,7 +979,7 @@ static void test_plan_with_variance_is_rejected_with_its_line(void **state)
         k++;
     assert_true(k < pr.n);
     int var_sum = pr.tensor[k];
-    const fg_tensor *t = &p->tensors[var_sum];
+    const fg_ir_tensor *t = &p->tensors[var_sum];
     fg_correction c;
     int rc = derive_correction(f->a, p, pr.body[k], t->op, pr.before[k], var_sum, t->loc, &c,
                                &f->d);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 typedef struct fixture {
     fg_arena *a;
@@ -112,7 +112,7 @@ static int find_tensor(fixture *fx, const char *name)
 }
 
 /* A tensor's axes as "b, h, m, n". */
-static char *axes_of(fixture *fx, const fg_tensor *t)
+static char *axes_of(fixture *fx, const fg_ir_tensor *t)
 {
     char *s = "";
     for (int i = 0; i < t->naxes; i++)
@@ -206,7 +206,7 @@ static void test_causal_hoists_nested_reductions_into_named_statements(void **st
     fg_plan *p = fx->p;
 
     int s_sum = find_tensor(fx, "S_sum"), s = find_tensor(fx, "S");
-    fg_tensor *t = &p->tensors[s_sum];
+    fg_ir_tensor *t = &p->tensors[s_sum];
     assert_true(t->hoisted);
     assert_int_equal(t->hoisted_from, s);
     assert_string_equal(axes_of(fx, t), "b, h, m, n");
@@ -257,7 +257,7 @@ static void test_causal_statements_are_classified(void **state)
     fg_plan *p = fx->p;
     assert_int_equal(p->norder, 9);
     for (int i = 0; i < 9; i++) {
-        const fg_tensor *t = &p->tensors[p->order[i]];
+        const fg_ir_tensor *t = &p->tensors[p->order[i]];
         assert_string_equal(t->name, want[i].name);
         assert_int_equal(t->cls, want[i].cls);
         if (want[i].axis) {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

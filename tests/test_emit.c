@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 typedef struct fixture {
     char dir[256];    /* a fresh output folder */

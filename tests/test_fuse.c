@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 typedef struct fixture {
     fg_arena *a;

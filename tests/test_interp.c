@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 #define TOL 1e-12
 
@@ -889,7 +889,7 @@ static void test_every_bundled_plan_runs_without_nan(void **state)
         }
         int nout = 0;
         for (int t = 0; t < fx->p->ntensors; t++) {
-            const fg_tensor *ts = &fx->p->tensors[t];
+            const fg_ir_tensor *ts = &fx->p->tensors[t];
             if (ts->kind == TENSOR_INPUT)
                 random_input(fx, ts->name, 2.0);
             else if (ts->is_output && ++nout)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 typedef struct fixture {
     fg_arena *a;

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 /* A plan built by hand: dims M, N, P, W; axes m: M, n: N, h: M; int param
  * Q (an offset); one statement T[m, n] = where(cond, 1, -inf). */
@@ -27,7 +27,7 @@ typedef struct fixture {
     fg_dim dims[NDIMS];
     fg_axis axes[NAXES];
     fg_param params[1];
-    fg_tensor tensors[1];
+    fg_ir_tensor tensors[1];
     int taxes[2];
     long dimval[NDIMS];
     long qval;

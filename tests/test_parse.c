@@ -1,4 +1,4 @@
-/* test_parse.c - the parser (generator/parse.c) and dump_ast: every item
+/* test_parse.c - the parser (generator/front/parse.c) and dump_ast: every item
  * kind, the bundled plans, precedence, locations, error recovery and the
  * bad inputs the front end must survive. */
 #define _POSIX_C_SOURCE 200809L
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 typedef struct fixture {
     fg_arena *a;
@@ -159,7 +159,7 @@ static void test_parse_every_item_kind(void **state)
     assert_null(p->params[2].deflt);
 
     assert_int_equal(p->ntensors, 4);
-    const fg_tensor *k = &p->tensors[0];
+    const fg_ir_tensor *k = &p->tensors[0];
     assert_int_equal(k->kind, TENSOR_INPUT);
     assert_int_equal(k->dtype, DT_FP16);
     assert_int_equal(k->nindex, 3);
@@ -168,12 +168,12 @@ static void test_parse_every_item_kind(void **state)
     assert_non_null(k->extent_names);
     assert_string_equal(k->extent_names[1], "Hkv");
     assert_loc(k->extent_locs[2], 9, 36);
-    const fg_tensor *x = &p->tensors[1];
+    const fg_ir_tensor *x = &p->tensors[1];
     assert_int_equal(x->nindex, 3);
     assert_null(x->extent_names);
     assert_loc(x->index[2]->loc, 11, 9);
 
-    const fg_tensor *s = &p->tensors[2];
+    const fg_ir_tensor *s = &p->tensors[2];
     assert_int_equal(s->kind, TENSOR_STMT);
     assert_int_equal(s->naxes, 3);
     assert_string_equal(s->axis_names[2], "n");
@@ -185,7 +185,7 @@ static void test_parse_every_item_kind(void **state)
     assert_true(s->is_output);
     assert_int_equal(s->out_dtype, DT_BF16);
     assert_loc(s->output_loc, 14, 8);
-    const fg_tensor *mx = &p->tensors[3];
+    const fg_ir_tensor *mx = &p->tensors[3];
     assert_int_equal(mx->rhs->kind, E_REDUCE);
     assert_int_equal(mx->rhs->op, R_MAX);
     assert_string_equal(mx->rhs->reduce_axis_name, "n");
@@ -326,7 +326,7 @@ static void test_parse_every_bundled_plan(void **state)
         assert_true(statements >= 2);
         /* Each statement is one line of the file starting with its name. */
         for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
+            const fg_ir_tensor *t = &p->tensors[i];
             if (t->kind != TENSOR_STMT)
                 continue;
             const char *line = src.text;

@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 static int rename_calls;
 static int rename_fail_at; /* 0: never */

@@ -1,4 +1,4 @@
-/* fuzz_plan.c - the front end and fusion under a fuzzer.
+/* fuzz_plan.c - the front end, fusion and the kernel model under a fuzzer.
  *
  * One plan text in: read (as fusegen reads a file: NUL bytes and invalid
  * UTF-8 are refused there), lexed, parsed, checked, fused, the masks
@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fusegen.h"
+#include "generator.h"
 
 /* A leaf of a mask's int expressions: dims and params get fixed values. */
 static double leaf(void *ctx, const fg_expr *e)
@@ -135,6 +135,12 @@ int fg_fuzz_plan(const uint8_t *data, size_t size)
     }
     dump_fused(out, fz);
     exercise_mask(a, fz, out);
+    fg_kernel *k = NULL;
+    if (kernel_build(a, fz, &d, &k) < 0) {
+        failed(&d, 0);
+        goto done;
+    }
+    dump_kernel(out, k);
 done:
     fclose(out);
     free(text);

@@ -1,7 +1,7 @@
 m4_dnl cuda/sm80/launch.m4 - launchers of the sm80 kernels and the dispatch by
 m4_dnl dtype and head dim.  The configurations (fg_cuda_configs) and the rules
 m4_dnl that choose among them (fg_cuda_dispatch) come from the table in
-m4_dnl generator/cuda_configs.c; the host services (SM count, occupancy, smem
+m4_dnl generator/middle/variants.c; the host services (SM count, occupancy, smem
 m4_dnl opt-in, workspace pool, tickets) from the runtime (fusegen_cuda.cu).
 m4_dnl Included inside the plan's namespace.
 fg_cuda_split_if([[[m4_dnl
@@ -73,7 +73,7 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
-// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
@@ -123,7 +123,7 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
   return FG_OK;
 }
 
-// Which configuration a launch takes: generator/cuda_configs.c's rules for
+// Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry) {

@@ -8,7 +8,7 @@
  * tuned wisdom selects among the same rows.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "fusegen.h"
+#include "generator.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  *
  * Stable, golden-tested output: what every backend reads, in plan syntax.
  */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <string.h>
 
@@ -53,7 +53,7 @@ static void dump_values(FILE *f, const fg_kernel *k, fg_arena *a)
     fputs("running values (producers first):\n", f);
     for (int i = 0; i < k->nvalues; i++) {
         const fg_kvalue *v = &k->values[i];
-        const fg_tensor *t = &p->tensors[v->tensor];
+        const fg_ir_tensor *t = &p->tensors[v->tensor];
         fprintf(f, "  %s = %s  [%s, identity %s]\n", t->name, expr_to_string(a, p, t->rhs),
                 v->role, v->op == R_SUM ? "0" : v->op == R_MAX ? "-inf" : "inf");
         const fg_correction *c = v->corr;
@@ -83,7 +83,7 @@ static void dump_epilogue(FILE *f, const fg_kernel *k, fg_arena *a)
         return;
     fputs("epilogue (final running values):\n", f);
     for (int i = 0; i < fz->nepilogue; i++) {
-        const fg_tensor *t = &p->tensors[fz->epilogue[i]];
+        const fg_ir_tensor *t = &p->tensors[fz->epilogue[i]];
         fprintf(f, "  %s = %s%s\n", t->name, expr_to_string(a, p, t->rhs),
                 t->is_output ? "  [output]" : "");
     }
@@ -95,7 +95,7 @@ static void dump_rules(FILE *f, const fg_kernel *k, fg_arena *a)
     fputs("masked rows (rules.c):", f);
     bool any = false;
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_STMT || !t->rhs)
             continue;
         const fg_expr *e = t->rhs;

@@ -7,7 +7,7 @@
  * backend's registry file.  A backend whose template folder is missing in
  * the templates tree is skipped (or an error when asked for by name).
  */
-#include "fusegen.h"
+#include "generator.h"
 
 const fg_backend fg_backends[FG_NBACKENDS] = {
     {

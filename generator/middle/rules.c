@@ -10,7 +10,7 @@
  *   - a max or min reduction that saw only -inf (+inf) reads as 0 where an
  *     elementwise statement uses it.
  */
-#include "fusegen.h"
+#include "generator.h"
 
 /* True when e reads no input and no elementwise statement except ones made
  * of reductions, and reads at least one reduction (*found). */
@@ -24,7 +24,7 @@ static bool reads_only_reductions(const fg_plan *p, const fg_expr *e, bool *foun
         *found = true;
         return true;
     case E_TENSOR: {
-        const fg_tensor *t = &p->tensors[e->ref];
+        const fg_ir_tensor *t = &p->tensors[e->ref];
         if (t->kind == TENSOR_INPUT || !t->rhs)
             return false;
         if (t->rhs->kind == E_REDUCE) {
@@ -51,7 +51,7 @@ bool rule_masked_div(const fg_plan *p, const fg_expr *div)
     return reads_only_reductions(p, div->args[1], &found, 0) && found;
 }
 
-bool rule_masked_minmax(const fg_tensor *t)
+bool rule_masked_minmax(const fg_ir_tensor *t)
 {
     return t->kind == TENSOR_STMT && t->rhs && t->rhs->kind == E_REDUCE && t->rhs->op != R_SUM;
 }

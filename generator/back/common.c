@@ -5,7 +5,7 @@
  * Reads the kernel model only (kernel.c); calls nothing above it.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "fusegen.h"
+#include "generator.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +78,7 @@ char *c_string(fg_arena *a, const char *s)
 /* ------------------------------------------------------------------ */
 
 /* Where a dim's extent is first found: tensor and position. */
-int plan_position_dim(const fg_plan *p, const fg_tensor *t, int k)
+int plan_position_dim(const fg_plan *p, const fg_ir_tensor *t, int k)
 {
     if (t->kind == TENSOR_INPUT) {
         if (t->extent_dims && t->extent_dims[k] >= 0)
@@ -90,7 +90,7 @@ int plan_position_dim(const fg_plan *p, const fg_tensor *t, int k)
     return p->axes[t->axes[k]].dim;
 }
 
-int plan_tensor_rank(const fg_tensor *t)
+int plan_tensor_rank(const fg_ir_tensor *t)
 {
     return t->kind == TENSOR_INPUT ? t->nindex : t->naxes;
 }
@@ -178,7 +178,7 @@ static long count_ops(const fg_expr *e)
     return n;
 }
 
-static void elems_per_row(const fg_kernel *km, const fg_tensor *t, int extra_axis, int *ex, uint32_t rows)
+static void elems_per_row(const fg_kernel *km, const fg_ir_tensor *t, int extra_axis, int *ex, uint32_t rows)
 {
     memset(ex, 0, sizeof(int) * MAXD);
     if (t->kind == TENSOR_INPUT) {
@@ -212,7 +212,7 @@ static void summary(fg_arena *a, const fg_kernel *km, char **ops_out, char **byt
     poly ops = {.n = 0}, bytes = {.n = 0};
     int ex[MAXD];
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind == TENSOR_INPUT) {
             elems_per_row(km, t, -1, ex, rows);
             poly_add(&bytes, t->dtype == DT_F32 ? 4 : 2, ex);
@@ -245,7 +245,7 @@ static const char *plan_file(fg_arena *a, const fg_plan *p)
     return arena_printf(a, "plans/%s", s ? s + 1 : n);
 }
 
-static const char *shape_text(fg_arena *a, const fg_kernel *km, const fg_tensor *t)
+static const char *shape_text(fg_arena *a, const fg_kernel *km, const fg_ir_tensor *t)
 {
     sb b = {a, NULL, 0, 0};
     for (int k = 0; k < plan_tensor_rank(t); k++) {
@@ -255,7 +255,7 @@ static const char *shape_text(fg_arena *a, const fg_kernel *km, const fg_tensor 
     return sb_str(&b);
 }
 
-static const char *index_text(fg_arena *a, const fg_kernel *km, const fg_tensor *t)
+static const char *index_text(fg_arena *a, const fg_kernel *km, const fg_ir_tensor *t)
 {
     sb b = {a, NULL, 0, 0};
     if (t->kind == TENSOR_INPUT)
@@ -276,7 +276,7 @@ static char *args_fields(fg_arena *a, const fg_kernel *km)
     sb f = {a, NULL, 0, 0};
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
+            const fg_ir_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
             if (pass == 0)
@@ -399,7 +399,7 @@ int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
 /* Registry entries                                                    */
 /* ------------------------------------------------------------------ */
 
-static const char *public_dtype(fg_dtype t)
+static const char *public_dtype(fg_ir_dtype t)
 {
     switch (t) {
     case DT_BF16: return "FG_BF16";
@@ -508,7 +508,7 @@ int lower_c_registry_entry(fg_arena *a, const fg_kernel *km, char **code, char *
         sb_printf(&b, "static const fg_plan_tensor_info %s_%s_[] = {\n", n,
                   pass ? "outputs" : "inputs");
         for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
+            const fg_ir_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
             *(pass ? &nout : &nin) += 1;

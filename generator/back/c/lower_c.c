@@ -14,7 +14,7 @@
  * the suffix "_v".
  */
 #define _POSIX_C_SOURCE 200809L
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,7 +74,7 @@ static const char *c_name(fg_arena *a, const char *name)
     return bad ? arena_printf(a, "%s_v", name) : name;
 }
 
-static bool has_axis(const fg_tensor *t, int axis)
+static bool has_axis(const fg_ir_tensor *t, int axis)
 {
     for (int k = 0; k < t->naxes; k++)
         if (t->axes[k] == axis)
@@ -106,7 +106,7 @@ static void pe(pctx *c, sb *b, const fg_expr *e, int prec);
 
 /* The row-major index of statement tensor t in its buffer: over its axes
  * that are not outer loops (row tile -> i_, fused -> j_, others by name). */
-static char *buf_index(pctx *c, const fg_tensor *t)
+static char *buf_index(pctx *c, const fg_ir_tensor *t)
 {
     lc *L = c->L;
     sb b = {L->a, NULL, 0, 0};
@@ -149,7 +149,7 @@ static char *buf_index(pctx *c, const fg_tensor *t)
 static void input_offset(pctx *c, sb *b, int ti)
 {
     lc *L = c->L;
-    const fg_tensor *t = &L->p->tensors[ti];
+    const fg_ir_tensor *t = &L->p->tensors[ti];
     for (int k = 0; k < t->nindex; k++) {
         if (k)
             sb_puts(b, " + ");
@@ -164,7 +164,7 @@ static void input_offset(pctx *c, sb *b, int ti)
 static void print_running_read(pctx *c, sb *b, int ti, bool prev)
 {
     lc *L = c->L;
-    const fg_tensor *t = &L->p->tensors[ti];
+    const fg_ir_tensor *t = &L->p->tensors[ti];
     char *idx = buf_index(c, t);
     if (prev && c->site == SITE_COMBINE) {
         sb_printf(b, "%s_part_[s_ * %s_n_ + %s]", L->tname[ti], L->tname[ti], idx);
@@ -219,7 +219,7 @@ static void leaf_c(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
         break;
     }
     case E_TENSOR: {
-        const fg_tensor *t = &p->tensors[e->ref];
+        const fg_ir_tensor *t = &p->tensors[e->ref];
         if (t->kind == TENSOR_INPUT) {
             sb_printf(b, "ld_(&args->%s, ", L->tname[e->ref]);
             input_offset(c, b, e->ref);
@@ -352,7 +352,7 @@ static int lc_init(lc *L, fg_arena *a, const fg_kernel *k, fg_diag *d)
     }
     /* Buffers: running values, and statements that another statement reads. */
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_STMT || !t->rhs)
             continue;
         L->needs_buf[i] |= L->is_running[i];
@@ -376,7 +376,7 @@ static int lc_init(lc *L, fg_arena *a, const fg_kernel *k, fg_diag *d)
 
 /* Wraps body (already printed, reading axes `used`) in loops over the
  * statement's axes that are not outer loops (skipping `skip_axis`). */
-static char *loop_nest(lc *L, const fg_tensor *t, int skip_axis, uint32_t used, const char *body)
+static char *loop_nest(lc *L, const fg_ir_tensor *t, int skip_axis, uint32_t used, const char *body)
 {
     sb b = {L->a, NULL, 0, 0};
     int depth = 0;
@@ -417,7 +417,7 @@ static char *accumulate(fg_reduce_op op, fg_arena *a, const char *into, const ch
 }
 
 /* The offset of output element t[axes...] in its argument. */
-static char *output_offset(lc *L, const fg_tensor *t, uint32_t *used)
+static char *output_offset(lc *L, const fg_ir_tensor *t, uint32_t *used)
 {
     sb b = {L->a, NULL, 0, 0};
     for (int k = 0; k < t->naxes; k++) {
@@ -438,7 +438,7 @@ static char *output_offset(lc *L, const fg_tensor *t, uint32_t *used)
 static char *stmt_code(lc *L, int ti)
 {
     const fg_plan *p = L->p;
-    const fg_tensor *t = &p->tensors[ti];
+    const fg_ir_tensor *t = &p->tensors[ti];
     uint32_t used = 0;
     sb body = {L->a, NULL, 0, 0};
     pctx c = {L, SITE_VALUE, 0, L->mask_ok};
@@ -480,7 +480,7 @@ static char *producers_text(lc *L, const fg_correction *cr)
     sb b = {L->a, NULL, 0, 0};
     for (int i = 0; i < L->p->ntensors && i < 64; i++)
         if (cr->producers & (1ull << i)) {
-            const fg_tensor *t = &L->p->tensors[i];
+            const fg_ir_tensor *t = &L->p->tensors[i];
             sb_printf(&b, "%s%s %s", b.len ? " and " : "",
                       t->op == R_MAX ? "max" : t->op == R_MIN ? "min" : "sum", t->name);
         }
@@ -490,14 +490,14 @@ static char *producers_text(lc *L, const fg_correction *cr)
 static char *correction_comment(lc *L, const fg_running *r)
 {
     const fg_plan *p = L->p;
-    const fg_tensor *t = &p->tensors[r->tensor];
+    const fg_ir_tensor *t = &p->tensors[r->tensor];
     sb b = {L->a, NULL, 0, 0};
     sb_printf(&b, "%s: running %s", t->name, fg_reduce_names[r->op]);
     if (r->corr.kind != CORR_NONE && r->corr.factor) {
         sb_printf(&b, " under a moving %s; correction %s %s", producers_text(L, &r->corr),
                   r->corr.kind == CORR_SCALE ? "*" : "+", plan_text(L, r->corr.factor));
         if (r->corr.origin >= 0 && r->corr.origin < p->ntensors) {
-            const fg_tensor *o = &p->tensors[r->corr.origin];
+            const fg_ir_tensor *o = &p->tensors[r->corr.origin];
             sb_printf(&b, " from %s, plan line %d", source_line(L, o->loc), o->loc.line);
         }
     } else {
@@ -512,7 +512,7 @@ static char *running_code(lc *L, int ri, const bool *saved)
 {
     const fg_plan *p = L->p;
     const fg_running *r = &L->fz->running[ri];
-    const fg_tensor *t = &p->tensors[r->tensor];
+    const fg_ir_tensor *t = &p->tensors[r->tensor];
     const char *nm = L->tname[r->tensor];
     pctx c = {L, SITE_VALUE, 0, L->mask_ok};
     char *idx = buf_index(&c, t);
@@ -548,7 +548,7 @@ static char *combine_code(lc *L, int ri)
 {
     const fg_plan *p = L->p;
     const fg_running *r = &L->fz->running[ri];
-    const fg_tensor *t = &p->tensors[r->tensor];
+    const fg_ir_tensor *t = &p->tensors[r->tensor];
     const char *nm = L->tname[r->tensor];
     pctx c = {L, SITE_COMBINE, 0, false};
     char *idx = buf_index(&c, t);
@@ -607,7 +607,7 @@ static void validate_shapes(lc *L, sb *bp)
     (void)float_types;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
+            const fg_ir_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
             sb_printf(&b,
@@ -623,7 +623,7 @@ static void validate_shapes(lc *L, sb *bp)
         from_t[k] = -1;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < p->ntensors; i++) {
-            const fg_tensor *t = &p->tensors[i];
+            const fg_ir_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
             for (int k = 0; k < plan_tensor_rank(t); k++) {
@@ -726,7 +726,7 @@ static void validate_indices(lc *L, sb *bp)
     /* int divisors in statements and index expressions */
     sb divs = {a, NULL, 0, 0};
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind == TENSOR_INPUT)
             for (int k = 0; k < t->nindex; k++)
                 divisor_checks(L, &divs, t->index[k], "");
@@ -755,7 +755,7 @@ static void validate_indices(lc *L, sb *bp)
     /* index expressions that are not a plain axis: in range at both ends,
      * and `axis / P` needs the axis extent divisible by P */
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_INPUT)
             continue;
         for (int k = 0; k < t->nindex; k++) {
@@ -885,7 +885,7 @@ static void c_mask_defs(lc *L, fg_defs *defs)
     fg_def_code(defs, "c_dims_fields", sb_str(&ds));
     fg_def_code(defs, "c_dims_set", text_indented(a, sb_str(&dset), 4));
     if (L->mask_ok) {
-        const fg_tensor *mt = fz->mask.stmt >= 0 ? &p->tensors[fz->mask.stmt] : NULL;
+        const fg_ir_tensor *mt = fz->mask.stmt >= 0 ? &p->tensors[fz->mask.stmt] : NULL;
         fg_def_str(defs, "c_mask_origin",
                    mt ? arena_printf(a, "%s, plan line %d", source_line(L, mt->loc),
                                      mt->loc.line)
@@ -964,7 +964,7 @@ static void c_buffer_defs(lc *L, fg_defs *defs, const char *pvfree, bool *saved)
     sb bufs = {a, NULL, 0, 0}, frees = {a, NULL, 0, 0}, nulls = {a, NULL, 0, 0};
     sb_puts(&frees, pvfree);
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_STMT || !L->needs_buf[i])
             continue;
         sb size = {a, NULL, 0, 0};
@@ -1066,7 +1066,7 @@ static void c_epilogue_defs(lc *L, fg_defs *defs)
     sb epi = {a, NULL, 0, 0};
     for (int i = 0; i < fz->nrunning; i++) {
         int ti = fz->running[i].tensor;
-        const fg_tensor *t = &p->tensors[ti];
+        const fg_ir_tensor *t = &p->tensors[ti];
         if (!t->is_output)
             continue;
         pctx c = {L, SITE_VALUE, 0, false};
@@ -1079,7 +1079,7 @@ static void c_epilogue_defs(lc *L, fg_defs *defs)
     }
     bool pass2 = false;
     for (int i = 0; i < fz->nepilogue; i++) {
-        const fg_tensor *t = &p->tensors[fz->epilogue[i]];
+        const fg_ir_tensor *t = &p->tensors[fz->epilogue[i]];
         if (has_axis(t, L->fused))
             pass2 = true;
         else
@@ -1092,7 +1092,7 @@ static void c_epilogue_defs(lc *L, fg_defs *defs)
         /* tile statements the epilogue reads, recomputed with final values */
         bool *need = ARENA_ARRAY(a, bool, p->ntensors + 1);
         for (int i = 0; i < fz->nepilogue; i++) {
-            const fg_tensor *t = &p->tensors[fz->epilogue[i]];
+            const fg_ir_tensor *t = &p->tensors[fz->epilogue[i]];
             if (has_axis(t, L->fused))
                 need[fz->epilogue[i]] = true;
         }

@@ -11,7 +11,7 @@
  * plan failed writes nothing.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "fusegen.h"
+#include "generator.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -143,7 +143,7 @@ static const char *kind_phrase(const fg_plan *p, name_kind k, int index)
     }
 }
 
-static fg_tensor *tensor_at(checker *ck, int t)
+static fg_ir_tensor *tensor_at(checker *ck, int t)
 {
     if (t < ck->p->ntensors)
         return &ck->p->tensors[t];
@@ -433,14 +433,14 @@ static int single_axis(uint32_t mask)
 }
 
 /* The axis declared at position i of tensor t, or -1 if it has none. */
-static int declared_axis(const fg_tensor *t, int i)
+static int declared_axis(const fg_ir_tensor *t, int i)
 {
     if (t->kind == TENSOR_STMT)
         return t->axes[i];
     return single_axis(t->index[i]->axes);
 }
 
-static int declared_rank(const fg_tensor *t)
+static int declared_rank(const fg_ir_tensor *t)
 {
     return t->kind == TENSOR_STMT ? t->naxes : t->nindex;
 }
@@ -496,7 +496,7 @@ static fg_expr *untyped(fg_expr *e)
 static fg_expr *check_tensor_read(checker *ck, fg_expr *e, int ti)
 {
     fg_plan *p = ck->p;
-    fg_tensor *t = &p->tensors[ti];
+    fg_ir_tensor *t = &p->tensors[ti];
     if (ck->ctx != CTX_STMT) {
         diag_error(ck->d, e->loc, "%s cannot read tensor '%s'", context_phrase(ck), e->name);
         return untyped(e);
@@ -609,13 +609,13 @@ static fg_expr *check_name(checker *ck, fg_expr *e)
 static fg_expr *hoist(checker *ck, fg_expr *r)
 {
     fg_plan *p = ck->p;
-    const fg_tensor *from = tensor_at(ck, ck->owner);
+    const fg_ir_tensor *from = tensor_at(ck, ck->owner);
     const char *base = arena_printf(ck->a, "%s_%s", from->name, fg_reduce_names[r->op]);
     const char *name = base;
     for (int n = 2; name_taken(ck, name); n++)
         name = arena_printf(ck->a, "%s_%d", base, n);
 
-    fg_tensor *t = ARENA_NEW(ck->a, fg_tensor);
+    fg_ir_tensor *t = ARENA_NEW(ck->a, fg_ir_tensor);
     t->name = name;
     t->loc = r->loc;
     t->kind = TENSOR_STMT;
@@ -958,14 +958,14 @@ static void check_params(checker *ck)
 
 static void check_input(checker *ck, int ti)
 {
-    fg_tensor *t = &ck->p->tensors[ti];
+    fg_ir_tensor *t = &ck->p->tensors[ti];
     bool ok = true, plain = true;
     uint32_t used = 0;
     ck->ctx = CTX_INDEX;
     ck->owner = ti;
-    if (t->nindex > FG_MAX_RANK) {
+    if (t->nindex > FG_MAX_INDICES) {
         diag_error(ck->d, t->loc, "'%s' has %d indices; at most %d are supported", t->name,
-                   t->nindex, FG_MAX_RANK);
+                   t->nindex, FG_MAX_INDICES);
         ck->decl_bad[ti] = true;
         return;
     }
@@ -1028,7 +1028,7 @@ static void check_inputs(checker *ck)
 
 static void check_stmt_lhs(checker *ck, int ti)
 {
-    fg_tensor *t = &ck->p->tensors[ti];
+    fg_ir_tensor *t = &ck->p->tensors[ti];
     bool ok = true;
     uint32_t seen = 0;
     t->axes = ARENA_ARRAY(ck->a, int, t->naxes + 1);
@@ -1050,7 +1050,7 @@ static void check_stmt_lhs(checker *ck, int ti)
     ck->decl_bad[ti] = !ok;
 }
 
-static const char *axis_list(checker *ck, uint32_t mask, const fg_tensor *t)
+static const char *axis_list(checker *ck, uint32_t mask, const fg_ir_tensor *t)
 {
     char *s = "";
     for (int i = 0; i < t->naxes; i++)
@@ -1077,7 +1077,7 @@ static const fg_expr *find_axis_use(const fg_expr *e, int axis)
 
 static void check_stmt_rhs(checker *ck, int ti)
 {
-    fg_tensor *t = &ck->p->tensors[ti];
+    fg_ir_tensor *t = &ck->p->tensors[ti];
     ck->ctx = CTX_STMT;
     ck->owner = ti;
     t->rhs = check_tree(ck, t->rhs, true);
@@ -1110,7 +1110,7 @@ static void append_hoisted(checker *ck)
     if (ck->hoisted.len == 0)
         return;
     int n = p->ntensors + ck->hoisted.len;
-    fg_tensor *all = ARENA_ARRAY(ck->a, fg_tensor, n);
+    fg_ir_tensor *all = ARENA_ARRAY(ck->a, fg_ir_tensor, n);
     memcpy(all, p->tensors, sizeof *all * (size_t)p->ntensors);
     /* decl_bad must cover every tensor the later checks walk; a hoisted
      * statement's declaration is the checker's own and never failed */
@@ -1118,7 +1118,7 @@ static void append_hoisted(checker *ck)
     memcpy(bad, ck->decl_bad, sizeof *bad * (size_t)p->ntensors);
     ck->decl_bad = bad;
     for (int i = 0; i < ck->hoisted.len; i++) {
-        fg_tensor *h = ck->hoisted.items[i];
+        fg_ir_tensor *h = ck->hoisted.items[i];
         all[p->ntensors + i] = *h;
         all[p->ntensors + i].axis_mask = h->rhs->axes;
     }

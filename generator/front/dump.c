@@ -3,7 +3,7 @@
  * Expressions print with the fewest parentheses that parse back to the same
  * tree (see the grammar in docs/plan-language.md): a child is parenthesised
  * only when its operator binds less tightly than its position requires. */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -326,7 +326,7 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void dump_tensor(FILE *f, const fg_plan *p, const fg_tensor *t)
+static void dump_tensor(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
 {
     if (t->kind == TENSOR_INPUT) {
         fprintf(f, "  input %s[", t->name);

@@ -10,7 +10,7 @@
  * the epilogue, and the host entry point's validation.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -242,7 +242,7 @@ static char *mask_print_cuda(void *ctx, const fg_expr *e)
 /* The statement as written on its plan line, for comments. */
 static char *plan_line(cu *c, int t)
 {
-    const fg_tensor *ts = &c->p->tensors[t];
+    const fg_ir_tensor *ts = &c->p->tensors[t];
     const char *rhs = ts->rhs ? expr_to_string(c->a, c->p, ts->rhs) : "";
     return comment_safe(c->a, arena_printf(c->a, "%s = %s, plan line %d", ts->name, rhs,
                                            ts->loc.line));
@@ -543,7 +543,7 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     *template_rel = "cuda/attention.m4";
     bool split = k->sched.form == FORM_SPLIT;
     fg_def_bool(defs, "cuda_split", split);
-    /* the tile configurations and the dispatch over them (cuda_configs.c) */
+    /* the tile configurations and the dispatch over them (variants.c, back/cuda/configs.c) */
     cuda_config_defs(a, defs, split, k->attn.affine_score, k->attn.mask_tiles);
     fg_def_str(defs, "cuda_ns", arena_printf(a, "attn_%s", p->name));
     params_defs(&c, defs);

@@ -3,7 +3,7 @@
  * A diagnostic prints as "name:line:col: error: message", then the source
  * line and a caret under the column (chibicc style).  Errors are counted and
  * printing stops after max_errors (lemon style: report many, then stop). */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <errno.h>
 #include <stdlib.h>

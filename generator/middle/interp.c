@@ -14,7 +14,7 @@
  * It evaluates expressions itself rather than through expr_eval: both rules
  * and nested reductions need the expression's context, not just its leaves.
  */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -100,7 +100,7 @@ static long walk_extent(interp *it, int axis)
 
 /* Stored extent of position k of an input: its declared extent, or the
  * extent of the plain axis that indexes it. */
-static long input_extent(const fg_plan *p, const fg_tensor *t, int k, const long *dims)
+static long input_extent(const fg_plan *p, const fg_ir_tensor *t, int k, const long *dims)
 {
     if (t->extent_dims)
         return dims[t->extent_dims[k]];
@@ -109,12 +109,12 @@ static long input_extent(const fg_plan *p, const fg_tensor *t, int k, const long
     return -1;
 }
 
-static int tensor_rank(const fg_tensor *t)
+static int tensor_rank(const fg_ir_tensor *t)
 {
     return t->kind == TENSOR_INPUT ? t->nindex : t->naxes;
 }
 
-static long tensor_extent(const fg_plan *p, const fg_tensor *t, int k, const long *dims)
+static long tensor_extent(const fg_plan *p, const fg_ir_tensor *t, int k, const long *dims)
 {
     return t->kind == TENSOR_INPUT ? input_extent(p, t, k, dims)
                                    : axis_extent(p, dims, t->axes[k]);
@@ -124,7 +124,7 @@ size_t interp_tensor_size(const fg_plan *p, int tensor, const long *dims)
 {
     if (tensor < 0 || tensor >= p->ntensors)
         return 0;
-    const fg_tensor *t = &p->tensors[tensor];
+    const fg_ir_tensor *t = &p->tensors[tensor];
     size_t n = 1;
     for (int k = 0; k < tensor_rank(t); k++) {
         long e = tensor_extent(p, t, k, dims);
@@ -160,7 +160,7 @@ static double eval_tensor(interp *it, const fg_expr *e)
 {
     const fg_plan *p = it->p;
     const long *dims = it->b->dims;
-    const fg_tensor *t = &p->tensors[e->ref];
+    const fg_ir_tensor *t = &p->tensors[e->ref];
     int rank = tensor_rank(t);
     if (e->nargs != rank)
         return fail_internal(it, e->loc, "tensor read with a wrong index count");
@@ -368,9 +368,9 @@ static void bind_params(interp *it)
 static void eval_statement(interp *it, int ti, double *out)
 {
     const fg_plan *p = it->p;
-    const fg_tensor *t = &p->tensors[ti];
-    long ext[FG_MAX_RANK], i[FG_MAX_RANK];
-    if (t->naxes > FG_MAX_RANK) {
+    const fg_ir_tensor *t = &p->tensors[ti];
+    long ext[FG_MAX_INDICES], i[FG_MAX_INDICES];
+    if (t->naxes > FG_MAX_INDICES) {
         fail_internal(it, t->loc, "statement rank beyond FG_MAX_RANK");
         return;
     }
@@ -440,7 +440,7 @@ static void check_binding(interp *it)
     }
     size_t bytes = 0;
     for (int ti = 0; ti < p->ntensors; ti++) {
-        const fg_tensor *t = &p->tensors[ti];
+        const fg_ir_tensor *t = &p->tensors[ti];
         size_t n = interp_tensor_size(p, ti, b->dims);
         if (n == SIZE_MAX) {
             fail_at(it, t->loc, "the extents of '%s' overflow", t->name);
@@ -498,7 +498,7 @@ int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d)
         eval_statement(&it, ti, it.buf[ti]);
     }
     for (int ti = 0; ti < p->ntensors && !it.failed; ti++) {
-        const fg_tensor *t = &p->tensors[ti];
+        const fg_ir_tensor *t = &p->tensors[ti];
         size_t n = interp_tensor_size(p, ti, b->dims);
         if (t->kind != TENSOR_STMT || !t->is_output || n == 0)
             continue;

@@ -2,7 +2,7 @@
  *
  * Runs once per plan after fuse (and masks, which fuse runs).  Everything a
  * backend needs that is not the backend's own business is decided here,
- * once, as data (fg_kernel in fusegen.h):
+ * once, as data (fg_kernel in generator.h):
  *   - the family and the role of every tensor, axis and dim: whether the
  *     plan is attention as the GPU kernels compute it is decided here and
  *     nowhere else (match_attention; a located reason when it is not);
@@ -17,7 +17,7 @@
  *     divisibility facts, per-head param vectors.
  * `fusegen --dump=kernel` prints it (dump_kernel.c).
  */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <string.h>
@@ -66,7 +66,7 @@ static fg_expr *inline_tiles(kb *c, const fg_expr *e, int depth)
     if (depth > FG_MAX_EXPR_DEPTH + c->p->ntensors)
         return NULL;
     if (e->kind == E_TENSOR) {
-        const fg_tensor *t = &c->p->tensors[e->ref];
+        const fg_ir_tensor *t = &c->p->tensors[e->ref];
         if (t->kind == TENSOR_STMT && c->fz->role[e->ref] == ROLE_TILE &&
             t->cls == CLASS_ELEMENTWISE && t->rhs)
             return inline_tiles(c, t->rhs, depth + 1);
@@ -186,7 +186,7 @@ static int match_running(kb *c)
     c->mx = -1;
     for (int i = 0; i < fz->nrunning; i++) {
         int t = fz->running[i].tensor;
-        const fg_tensor *ts = &p->tensors[t];
+        const fg_ir_tensor *ts = &p->tensors[t];
         if (fz->running[i].op == R_MAX && c->mx < 0)
             c->mx = t;
         else if (fz->running[i].op == R_SUM && ts->cls == CLASS_CONTRACTION && c->osum < 0)
@@ -214,7 +214,7 @@ static int match_qk(kb *c)
     /* the contraction Q.K^T among the tile statements */
     for (int i = 0; i < fz->ntile; i++) {
         int t = fz->tile[i];
-        const fg_tensor *ts = &p->tensors[t];
+        const fg_ir_tensor *ts = &p->tensors[t];
         if (ts->cls == CLASS_CONTRACTION) {
             if (c->ssum >= 0)
                 return kb_fail(c, ts->loc, "a second contraction per key tile: the attention "
@@ -230,7 +230,7 @@ static int match_qk(kb *c)
     }
     if (c->ssum < 0)
         return kb_fail(c, at, "no contraction Q.K^T = sum(d: Q * K) per key tile");
-    const fg_tensor *S = &p->tensors[c->ssum];
+    const fg_ir_tensor *S = &p->tensors[c->ssum];
     const fg_expr *body = S->body;
     if (S->op != R_SUM || !body || body->kind != E_MUL || body->args[0]->kind != E_TENSOR ||
         body->args[1]->kind != E_TENSOR ||
@@ -241,7 +241,7 @@ static int match_qk(kb *c)
     c->ax_n = fz->axis;
     /* Q is the input without the key axis */
     int x = body->args[0]->ref, y = body->args[1]->ref;
-    const fg_tensor *tx = &p->tensors[x], *ty = &p->tensors[y];
+    const fg_ir_tensor *tx = &p->tensors[x], *ty = &p->tensors[y];
     bool x_has_n = false, y_has_n = false;
     for (int k = 0; k < tx->nindex; k++)
         x_has_n |= (tx->index[k]->axes >> c->ax_n) & 1u;
@@ -251,7 +251,7 @@ static int match_qk(kb *c)
         return kb_fail(c, S->loc, "of the contraction's inputs exactly one (K) must carry the key axis");
     c->q = x_has_n ? y : x;
     c->k_ = x_has_n ? x : y;
-    const fg_tensor *Q = &p->tensors[c->q], *K = &p->tensors[c->k_];
+    const fg_ir_tensor *Q = &p->tensors[c->q], *K = &p->tensors[c->k_];
 
     /* Q[b, h, m, d] */
     if (Q->nindex != 4 || !is_axis(Q->index[3], c->ax_d) || role_axis(Q->index[0]) < 0 ||
@@ -292,7 +292,7 @@ static int match_dims(kb *c)
     const fg_plan *p = c->p;
     fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
     (void)at;
-    const fg_tensor *K = &p->tensors[c->k_];
+    const fg_ir_tensor *K = &p->tensors[c->k_];
     bool grouped = c->kv_head->kind == E_DIV;
     /* dims */
     c->dim_b = p->axes[c->ax_b].dim;
@@ -359,7 +359,7 @@ static int match_softmax(kb *c)
     fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
     (void)at;
     /* Mx = max(n: T), L = sum(n: exp(T - Mx)), O_sum = sum(n: exp(T - Mx) * V) */
-    const fg_tensor *MX = &p->tensors[c->mx];
+    const fg_ir_tensor *MX = &p->tensors[c->mx];
     if (MX->body->kind != E_TENSOR || p->tensors[MX->body->ref].kind != TENSOR_STMT)
         return kb_fail(c, MX->loc, "the running max must reduce a statement (T)");
     c->tstmt = MX->body->ref;
@@ -378,14 +378,14 @@ static int match_softmax(kb *c)
         return -1;
     if (c->cond && check_score_expr(c, c->cond, 0) < 0)
         return -1;
-    const fg_tensor *LT = &p->tensors[c->l];
+    const fg_ir_tensor *LT = &p->tensors[c->l];
     fg_expr *lb = inline_tiles(c, LT->body, 0);
     if (!lb || !is_exp_shift(c, lb))
         return kb_fail(c, LT->loc,
                        arena_printf(c->a, "the running sum '%s' must add exp(%s - %s): the "
                                           "attention kernel's body is exp(T - Mx)",
                                     LT->name, p->tensors[c->tstmt].name, MX->name));
-    const fg_tensor *OS = &p->tensors[c->osum];
+    const fg_ir_tensor *OS = &p->tensors[c->osum];
     fg_expr *ob = inline_tiles(c, OS->body, 0);
     int vi = -1;
     if (ob && ob->kind == E_MUL) {
@@ -400,7 +400,7 @@ static int match_softmax(kb *c)
                                           "exp(T - %s) * V) with V an input",
                                     OS->name, p->axes[c->ax_n].name, MX->name));
     c->v = vi;
-    const fg_tensor *V = &p->tensors[c->v];
+    const fg_ir_tensor *V = &p->tensors[c->v];
     if (V->nindex != 4 || !is_axis(V->index[0], c->ax_b) || !expr_equal(V->index[1], c->kv_head) ||
         !is_axis(V->index[2], c->ax_n) || role_axis(V->index[3]) != c->ax_d)
         return kb_fail(c, V->loc,
@@ -439,11 +439,11 @@ static int match_epilogue(kb *c)
     const fg_plan *p = c->p;
     fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
     (void)at;
-    const fg_tensor *MX = &p->tensors[c->mx], *LT = &p->tensors[c->l], *OS = &p->tensors[c->osum];
+    const fg_ir_tensor *MX = &p->tensors[c->mx], *LT = &p->tensors[c->l], *OS = &p->tensors[c->osum];
     /* epilogue: O = O_sum / L, LSE = Mx + log(L) */
     for (int i = 0; i < fz->nepilogue; i++) {
         int t = fz->epilogue[i];
-        const fg_tensor *ts = &p->tensors[t];
+        const fg_ir_tensor *ts = &p->tensors[t];
         const fg_expr *e = ts->rhs;
         if (e->kind == E_DIV && is_tensor(e->args[0], c->osum) && is_tensor(e->args[1], c->l) &&
             c->o < 0 && ts->naxes == 4 && !memcmp(ts->axes, OS->axes, 4 * sizeof(int))) {
@@ -475,7 +475,7 @@ static int match_epilogue(kb *c)
     if (c->lse >= 0 && !p->tensors[c->lse].is_output)
         c->lse = -1;
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->is_output && i != c->o && i != c->lse)
             return kb_fail(c, t->output_loc,
                            arena_printf(c->a, "output '%s': the attention kernel writes only "
@@ -809,7 +809,7 @@ static bool divides_by(const fg_expr *e, int param, int depth)
 static bool plan_divides_by(const fg_plan *p, int param)
 {
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         for (int k = 0; k < t->nindex; k++)
             if (divides_by(t->index[k], param, 0))
                 return true;
@@ -859,7 +859,7 @@ static void resolve_schedule(fg_kernel *k)
         }
     }
     if (s->row_axis < 0 && rows && fz->nrunning) {
-        const fg_tensor *t = &p->tensors[fz->running[0].tensor];
+        const fg_ir_tensor *t = &p->tensors[fz->running[0].tensor];
         for (int i = 0; i < t->naxes; i++)
             if (rows & (1u << t->axes[i]))
                 s->row_axis = t->axes[i];
@@ -880,7 +880,7 @@ static int check_placement(fg_kernel *k, fg_diag *d)
     const fg_ksched *s = &k->sched;
     uint32_t rows = s->outer | (s->row_axis >= 0 ? 1u << s->row_axis : 0u);
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_STMT)
             continue;
         if ((t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION) &&

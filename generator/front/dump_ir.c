@@ -5,7 +5,7 @@
  * golden-tested (tests/golden/ir/), so it holds nothing that varies between
  * runs or machines: no addresses, no absolute paths.
  */
-#include "fusegen.h"
+#include "generator.h"
 
 static const char *type_name(fg_type t)
 {
@@ -80,7 +80,7 @@ static void dump_header(FILE *f, const fg_plan *p)
     }
 }
 
-static void dump_input(FILE *f, const fg_plan *p, const fg_tensor *t)
+static void dump_input(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
 {
     fprintf(f, "input %s[", t->name);
     for (int i = 0; i < t->nindex; i++) {
@@ -98,7 +98,7 @@ static void dump_input(FILE *f, const fg_plan *p, const fg_tensor *t)
     fputc('\n', f);
 }
 
-static void dump_statement(FILE *f, const fg_plan *p, const fg_tensor *t)
+static void dump_statement(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
 {
     fprintf(f, "%s[", t->name);
     for (int i = 0; i < t->naxes; i++)
@@ -144,7 +144,7 @@ static void dump_outputs(FILE *f, const fg_plan *p)
         }
         if (next < 0)
             break;
-        const fg_tensor *t = &p->tensors[next];
+        const fg_ir_tensor *t = &p->tensors[next];
         fprintf(f, "%s %s: %s", printed ? "," : "output", t->name, fg_dtype_names[t->out_dtype]);
         last = t->output_loc;
         printed++;

@@ -26,7 +26,7 @@ static int count_contracted_reads(const fg_expr *e, int axis)
     return e->kind == E_TENSOR ? 1 : -1;
 }
 
-void check_classify(fg_tensor *t)
+void check_classify(fg_ir_tensor *t)
 {
     t->cls = CLASS_ELEMENTWISE;
     t->red_axis = -1;
@@ -107,7 +107,7 @@ void check_order_statements(checker *ck)
                 depth--;
                 continue;
             }
-            int dep = (int)((fg_tensor *)deps[t].items[next[depth - 1]++] - p->tensors);
+            int dep = (int)((fg_ir_tensor *)deps[t].items[next[depth - 1]++] - p->tensors);
             if (state[dep] == 1) {
                 int from = depth - 1;
                 while (path[from] != dep)
@@ -131,7 +131,7 @@ void check_outputs(checker *ck)
     fg_plan *p = ck->p;
     bool any = false;
     for (int i = 0; i < p->ntensors; i++) {
-        fg_tensor *t = &p->tensors[i];
+        fg_ir_tensor *t = &p->tensors[i];
         if (!t->is_output)
             continue;
         any = true;
@@ -169,7 +169,7 @@ void check_ragged(checker *ck)
             continue;
         }
         for (int ti = 0; ti < p->ntensors; ti++) {
-            const fg_tensor *t = &p->tensors[ti];
+            const fg_ir_tensor *t = &p->tensors[ti];
             if (ck->decl_bad[ti])
                 continue;
             uint32_t carried = 0, owner = 0;
@@ -226,7 +226,7 @@ static void default_schedule(checker *ck)
     s->form = FORM_ROLLING;
     s->reduce_axis = -1;
     for (int i = 0; i < ck->p->norder; i++) {
-        const fg_tensor *t = &ck->p->tensors[ck->p->order[i]];
+        const fg_ir_tensor *t = &ck->p->tensors[ck->p->order[i]];
         if (t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION)
             s->reduce_axis = t->red_axis;
     }

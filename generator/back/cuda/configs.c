@@ -1,4 +1,4 @@
-/* cuda_configs.c - the CUDA backend's view of the table of compiled variants
+/* configs.c - the CUDA backend's view of the table of compiled variants
  * (variants.c).
  *
  * From the table, cuda_config_defs writes a plan's `using NAME = fa_cfg<...>`
@@ -12,7 +12,7 @@
  * against the rules as they were written by hand before).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "fusegen.h"
+#include "generator.h"
 
 #include <string.h>
 
@@ -160,10 +160,10 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
     bool uses_packed = false;
 
     if (split)
-        strbuf_puts(&use, "// Split-form configurations (generator/cuda_configs.c):  D MT NW BNW "
+        strbuf_puts(&use, "// Split-form configurations (generator/middle/variants.c):  D MT NW BNW "
                           "ST QREG MINB\n");
     else
-        strbuf_puts(&use, "// Rolling-form configurations (generator/cuda_configs.c):  D BM BN NW "
+        strbuf_puts(&use, "// Rolling-form configurations (generator/middle/variants.c):  D BM BN NW "
                           "STAGES QREG\n");
 
     /* the head dims, in table order */

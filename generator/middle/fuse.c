@@ -9,7 +9,7 @@
  * form) or when partial states of splits are merged (split form: the same
  * correction with E_PREV meaning a split's partial value and E_TENSOR the
  * combined one).  Masks come from masks.c. */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,12 +41,12 @@ static bool is_stmt(const fg_plan *p, int t)
     return t >= 0 && t < p->ntensors && p->tensors[t].kind == TENSOR_STMT;
 }
 
-static bool is_reduction(const fg_tensor *t)
+static bool is_reduction(const fg_ir_tensor *t)
 {
     return t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION;
 }
 
-static uint32_t tensor_axes(const fg_tensor *t)
+static uint32_t tensor_axes(const fg_ir_tensor *t)
 {
     uint32_t m = t->axis_mask;
     for (int i = 0; i < t->naxes && t->axes; i++)
@@ -96,7 +96,7 @@ static const char *axis_name(const fg_plan *p, int axis)
     return axis >= 0 && axis < p->naxes ? p->axes[axis].name : "?";
 }
 
-static fg_loc stmt_loc(const fg_tensor *t)
+static fg_loc stmt_loc(const fg_ir_tensor *t)
 {
     return t->rhs && t->rhs->loc.line ? t->rhs->loc : t->loc;
 }
@@ -114,7 +114,7 @@ static void assign_roles(fuser *fu)
     const fg_plan *p = fu->p;
     fg_fused *fz = fu->fz;
     for (int t = 0; t < p->ntensors; t++) {
-        const fg_tensor *ts = &p->tensors[t];
+        const fg_ir_tensor *ts = &p->tensors[t];
         if (ts->kind == TENSOR_INPUT)
             fz->role[t] = ROLE_INPUT;
         else if (is_reduction(ts) && ts->red_axis == fu->axis)
@@ -180,7 +180,7 @@ static int check_shapes(fuser *fu)
     int errors = 0;
     for (int i = 0; i < p->norder; i++) {
         int t = p->order[i];
-        const fg_tensor *ts = &p->tensors[t];
+        const fg_ir_tensor *ts = &p->tensors[t];
         if (!is_stmt(p, t))
             continue;
         if (is_reduction(ts) && ts->red_axis != fu->axis && axis_is_tiled(p, ts->red_axis)) {
@@ -299,7 +299,7 @@ static int derive_running(fuser *fu)
     int status = 0;
     for (int k = 0; k < fz->nrunning; k++) {
         fg_running *r = &fz->running[k];
-        const fg_tensor *t = &p->tensors[r->tensor];
+        const fg_ir_tensor *t = &p->tensors[r->tensor];
         r->op = t->op;
         r->identity = t->op == R_SUM ? 0.0 : t->op == R_MAX ? -INFINITY : INFINITY;
         fu->budget = FUSE_MAX_INLINED_NODES;
@@ -377,7 +377,7 @@ static bool masked_tiles_add_nothing(fuser *fu)
     skip_env env = {0x2545f4914f6cdd1dull};
     fg_eval_env ev = {skip_leaf, &env};
     for (int k = 0; k < fz->nrunning; k++) {
-        const fg_tensor *t = &fu->p->tensors[fz->running[k].tensor];
+        const fg_ir_tensor *t = &fu->p->tensors[fz->running[k].tensor];
         fu->budget = FUSE_MAX_INLINED_NODES;
         fg_expr *v = masked_value(fu, t->body, 0);
         if (!v)
@@ -468,7 +468,7 @@ static void dump_axes(FILE *f, const fg_plan *p, uint32_t axes)
     fputc(']', f);
 }
 
-static void dump_lhs(FILE *f, const fg_plan *p, const fg_tensor *t)
+static void dump_lhs(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
 {
     fputs(t->name, f);
     if (t->naxes > 0 && t->axes) {
@@ -484,7 +484,7 @@ static void dump_lhs(FILE *f, const fg_plan *p, const fg_tensor *t)
 static void dump_statement(FILE *f, const fg_fused *fz, int t, fg_arena *a)
 {
     const fg_plan *p = fz->plan;
-    const fg_tensor *ts = &p->tensors[t];
+    const fg_ir_tensor *ts = &p->tensors[t];
     fputs("  ", f);
     dump_lhs(f, p, ts);
     fprintf(f, " = %s  #", expr_to_string(a, p, ts->rhs));
@@ -522,7 +522,7 @@ static fg_expr *split_names(fg_arena *a, const fg_plan *p, const fg_expr *e)
 static void dump_running(FILE *f, const fg_fused *fz, const fg_running *r, fg_arena *a)
 {
     const fg_plan *p = fz->plan;
-    const fg_tensor *t = &p->tensors[r->tensor];
+    const fg_ir_tensor *t = &p->tensors[r->tensor];
     const char *name = t->name;
     const char *body = expr_to_string(a, p, r->body_inlined);
     fputs("  ", f);
@@ -546,7 +546,7 @@ static void dump_running(FILE *f, const fg_fused *fz, const fg_running *r, fg_ar
         fputs(", no correction\n", f);
         return;
     }
-    const fg_tensor *o = &p->tensors[r->corr.origin];
+    const fg_ir_tensor *o = &p->tensors[r->corr.origin];
     if (o == t)
         fprintf(f, "\n      # correction from the body %s, line %d: %s; ",
                 expr_to_string(a, p, t->body), t->loc.line, r->corr.why ? r->corr.why : "");

@@ -8,7 +8,7 @@
  * leaf callback.  The plan-syntax printer for comments is dump.c's
  * expr_to_string.
  */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * structure").  Every token carries its line and byte column.  Lexical
  * errors are reported and the offending characters skipped, so one run
  * reports several; once the diagnostics are full the lexer returns TK_EOF. */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <float.h>
 #include <limits.h>

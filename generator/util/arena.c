@@ -10,7 +10,7 @@
  * between allocations.  A read or write one byte past what was asked for
  * is then reported as it would be for malloc, instead of landing silently
  * in the next allocation. */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,27 +1,32 @@
-/* fusegen.h - the one internal header of the generator.
+/* generator.h - the one internal header of the generator (the public
+ * runtime header is runtime/fusegen.h; the two never meet in one file).
  *
- * The pipeline, one file per phase, each producing a plain data structure
- * that a test can build and print:
+ * The pipeline, folder by folder (generator/README.md), each phase
+ * producing a plain data structure that a test can build and print:
  *
- *   lex.c, parse.c   plan text      -> fg_plan (syntax, every node located)
- *   expr.c           expression nodes, the kind/function tables
- *   check.c          fg_plan        -> fg_plan resolved in place (the IR)
- *   algebra.c        expressions    -> canonical forms, derived corrections
- *   fuse.c           IR             -> fg_fused (running state, corrections)
- *   masks.c          where(...)     -> fg_mask (tile classification)
- *   interp.c         IR + inputs    -> outputs, naive double precision
- *   lower.c, emit.c  fg_fused       -> m4 definitions -> files per backend
- *   wisdom.c         tuning results -> dispatch tables
+ *   util/     arena.c, diag.c    memory, strings, sources, diagnostics
+ *   front/    lex.c, parse.c     plan text -> fg_plan (syntax, every node located)
+ *             expr.c             expression nodes, the kind/function tables, expr_eval
+ *             check.c, check_order.c   fg_plan -> fg_plan resolved in place (the IR)
+ *   middle/   algebra.c, verify.c     expressions -> derived, verified corrections
+ *             fuse.c, masks.c    IR -> fg_fused (running state, corrections, mask)
+ *             rules.c            the masked-row rules
+ *             variants.c         the compiled GPU variants and their rules, as data
+ *             kernel.c           fg_fused -> fg_kernel, the only thing backends read
+ *             interp.c           IR + inputs -> outputs, naive double precision
+ *   back/     backends.c         the table of backends
+ *             common.c, print.c, defs.c   shared definitions, the C-family printer, m4 defs
+ *             c/, cuda/          fg_kernel -> m4 definitions per backend
+ *             emit.c             m4 definitions -> checked files, written all or nothing
  *
  * Memory: everything a plan owns lives in its arena (fg_arena) and is freed
  * at once.  Errors: every phase reports through fg_diag and returns -1; no
- * exit() below main.
+ * exit() below main.  Calls go down the list above, never back up.
  *
- * Each section below belongs to one phase.  Change only your own section,
- * and keep changes additive so the other phases keep compiling.
+ * Each section below belongs to one phase.
  */
-#ifndef FUSEGEN_H
-#define FUSEGEN_H
+#ifndef FUSEGEN_GENERATOR_H
+#define FUSEGEN_GENERATOR_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -318,10 +323,10 @@ bool expr_equal(const fg_expr *x, const fg_expr *y); /* structural */
 /* ------------------------------------------------------------------ */
 
 #define FG_MAX_AXES 32   /* axes fit a uint32_t mask */
-#define FG_MAX_RANK 8    /* indices per tensor */
+#define FG_MAX_INDICES 8    /* indices per tensor (the runtime's FG_MAX_RANK is at least this) */
 #define FG_MAX_EXPR_DEPTH 256
 
-typedef enum fg_dtype { DT_BF16, DT_FP16, DT_F32, DT_INT } fg_dtype;
+typedef enum fg_ir_dtype { DT_BF16, DT_FP16, DT_F32, DT_INT } fg_ir_dtype;
 extern const char *const fg_dtype_names[4]; /* "bf16", "fp16", "f32", "int" */
 
 typedef struct fg_dim {
@@ -346,7 +351,7 @@ typedef struct fg_axis {
 typedef struct fg_param {
     const char *name;
     fg_loc loc;
-    fg_dtype dtype;            /* DT_F32 or DT_INT */
+    fg_ir_dtype dtype;            /* DT_F32 or DT_INT */
     const char *index_name;    /* param NAME[AXIS]: the axis as written, or NULL */
     fg_loc index_loc;
     int index_axis;            /* check: axis index, or -1 */
@@ -362,11 +367,11 @@ typedef enum fg_stmt_class {
     CLASS_CONTRACTION  /* rhs is REDUCE(sum, axis, A * B [* scalars]) with axis in A and B */
 } fg_stmt_class;
 
-typedef struct fg_tensor {
+typedef struct fg_ir_tensor {
     const char *name;
     fg_loc loc;
     fg_tensor_kind kind;
-    fg_dtype dtype; /* input: stored type; statement: f32, or the output type */
+    fg_ir_dtype dtype; /* input: stored type; statement: f32, or the output type */
     /* input NAME[INDEX,...]: DTYPE [ [DIM,...] ] */
     int nindex;
     fg_expr **index;          /* index expressions, as declared */
@@ -382,7 +387,7 @@ typedef struct fg_tensor {
     /* output NAME: DTYPE */
     bool is_output;
     fg_loc output_loc;
-    fg_dtype out_dtype;
+    fg_ir_dtype out_dtype;
     /* Set by check.c: */
     fg_stmt_class cls;
     fg_reduce_op op;   /* REDUCTION/CONTRACTION */
@@ -391,7 +396,7 @@ typedef struct fg_tensor {
     bool hoisted;      /* created by the checker from a nested reduction */
     int hoisted_from;  /* tensor index of the statement it came from, or -1 */
     uint32_t axis_mask;
-} fg_tensor;
+} fg_ir_tensor;
 
 typedef enum fg_form { FORM_ROLLING, FORM_SPLIT } fg_form;
 extern const char *const fg_form_names[2]; /* "rolling", "split" */
@@ -446,7 +451,7 @@ typedef struct fg_plan {
     int nparams;
     fg_param *params;
     int ntensors; /* inputs and statements, in source order (hoisted after) */
-    fg_tensor *tensors;
+    fg_ir_tensor *tensors;
     fg_schedule sched;
     /* Set by check.c: */
     int norder;
@@ -689,7 +694,7 @@ int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d);
 /* A float division x / y whose y reads only reductions: 0 when y is 0. */
 bool rule_masked_div(const fg_plan *p, const fg_expr *div);
 /* A max or min reduction: reads as 0 where it saw only -inf (+inf). */
-bool rule_masked_minmax(const fg_tensor *t);
+bool rule_masked_minmax(const fg_ir_tensor *t);
 
 /* ------------------------------------------------------------------ */
 /* kernel.c: the kernel model, the one thing backends read             */
@@ -828,7 +833,7 @@ char *code_expr_text(fg_printer *pr, const fg_expr *e);
 void print_float(fg_strbuf *b, double v, const char *suffix);
 
 /* ------------------------------------------------------------------ */
-/* lower.c, emit.c: backends                                           */
+/* back/: backends, definitions, emission                              */
 /* ------------------------------------------------------------------ */
 
 typedef struct fg_emit_options {
@@ -907,8 +912,8 @@ char *comment_safe(fg_arena *a, const char *s); /* no comment terminator inside 
 char *c_string(fg_arena *a, const char *s);     /* the body of a C string literal */
 void strbuf_indented(fg_strbuf *b, const char *text, int ind);
 char *text_indented(fg_arena *a, const char *text, int ind);
-int plan_position_dim(const fg_plan *p, const fg_tensor *t, int k); /* dim at position k */
-int plan_tensor_rank(const fg_tensor *t);
+int plan_position_dim(const fg_plan *p, const fg_ir_tensor *t, int k); /* dim at position k */
+int plan_tensor_rank(const fg_ir_tensor *t);
 
 /* lower_c.c: the C backend (templates/c/) */
 int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
@@ -916,14 +921,14 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
 int lower_c_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                            fg_diag *d);
 
-/* lower_cuda.c: the CUDA backend (templates/cuda/), the attention family */
+/* back/cuda/lower_cuda.c: the CUDA backend (templates/cuda/), attention */
 int lower_cuda_supported(const fg_kernel *k, fg_loc *loc, const char **why);
 int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
                fg_diag *d);
 int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                               fg_diag *d);
 
-/* variants.c, cuda_configs.c: the compiled tile configurations of the CUDA kernels,
+/* middle/variants.c, back/cuda/configs.c: the compiled tile configurations of the CUDA kernels,
  * one row per variant, with the rule that selects it as data.  For one
  * launch, the rows of the family and head dim are tried in table order;
  * the first whose rule holds is taken.  A rule holds when it has no
@@ -988,4 +993,4 @@ void emit_run_mark_failed(fg_emit_run *r);
 int emit_run_finish(fg_emit_run *r, fg_diag *d); /* writes, and frees r */
 void emit_run_free(fg_emit_run *r);              /* frees r, writes nothing */
 
-#endif /* FUSEGEN_H */
+#endif /* FUSEGEN_GENERATOR_H */

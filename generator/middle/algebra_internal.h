@@ -3,7 +3,7 @@
 #ifndef ALGEBRA_INTERNAL_H
 #define ALGEBRA_INTERNAL_H
 
-#include "fusegen.h"
+#include "generator.h"
 
 /* The derivation's context: the plan, the running values (bit per tensor),
  * the fused axis and the statement being derived. */

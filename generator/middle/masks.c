@@ -9,7 +9,7 @@
  * true, never true or maybe, decided at the box's corners; AND and OR combine
  * the three values as min and max of 0 (never), 1 (maybe), 2 (always), which
  * are exactly TILE_SKIP, TILE_PARTIAL and TILE_FULL.  OPAQUE is maybe. */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <limits.h>
 #include <math.h>
@@ -386,7 +386,7 @@ int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis, fg_m
      * and inside the bodies of reductions over col. */
     fg_vec all = {0}, found = {0};
     for (int i = 0; i < p->ntensors; i++) {
-        const fg_tensor *t = &p->tensors[i];
+        const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind == TENSOR_STMT && t->rhs)
             find_wheres(a, t->rhs, i, &all, 0);
     }

@@ -8,7 +8,7 @@
  *
  * Locations: an item's names carry their own locations; a binary or unary
  * node is located at its operator, a call or reduction at its name. */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <limits.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 typedef struct pending_output {
     const char *name;
     fg_loc loc;
-    fg_dtype dtype;
+    fg_ir_dtype dtype;
 } pending_output;
 
 typedef struct parser {
@@ -516,7 +516,7 @@ static fg_expr *parse_expr(parser *p)
 /* ---- items ----------------------------------------------------------- */
 
 /* A tensor type (bf16, fp16, f32/fp32) or, for parameters, f32 or int. */
-static int parse_type(parser *p, bool param, fg_dtype *out)
+static int parse_type(parser *p, bool param, fg_ir_dtype *out)
 {
     if (!at(p, TK_IDENT))
         return expected(p, param ? "a parameter type (f32 or int)" : "a type (bf16, fp16 or f32)");
@@ -671,7 +671,7 @@ static int parse_input(parser *p)
     fg_token name;
     if (expect_ident(p, "an input name", &name) < 0)
         return -1;
-    fg_tensor *t = ARENA_NEW(p->a, fg_tensor);
+    fg_ir_tensor *t = ARENA_NEW(p->a, fg_ir_tensor);
     t->name = tok_str(p, &name);
     t->loc = name.loc;
     t->kind = TENSOR_INPUT;
@@ -689,9 +689,9 @@ static int parse_input(parser *p)
                        arena_printf(p->a, "in the index list of input '%s'", t->name)) < 0)
         return -1;
     p->nest--;
-    if (index.len > FG_MAX_RANK) {
+    if (index.len > FG_MAX_INDICES) {
         diag_error(p->d, name.loc, "input '%s' has %d indices; at most %d are supported", t->name,
-                   index.len, FG_MAX_RANK);
+                   index.len, FG_MAX_INDICES);
         return -1;
     }
     t->nindex = index.len;
@@ -761,7 +761,7 @@ static int parse_output(parser *p)
 static int parse_statement(parser *p)
 {
     fg_token name = next(p);
-    fg_tensor *t = ARENA_NEW(p->a, fg_tensor);
+    fg_ir_tensor *t = ARENA_NEW(p->a, fg_ir_tensor);
     t->name = tok_str(p, &name);
     t->loc = name.loc;
     t->kind = TENSOR_STMT;
@@ -788,9 +788,9 @@ static int parse_statement(parser *p)
     } while (accept(p, TK_COMMA));
     next(p); /* "]" */
     p->nest--;
-    if (axes.len > FG_MAX_RANK) {
+    if (axes.len > FG_MAX_INDICES) {
         diag_error(p->d, name.loc, "statement '%s' has %d axes; at most %d are supported", t->name,
-                   axes.len, FG_MAX_RANK);
+                   axes.len, FG_MAX_INDICES);
         return -1;
     }
     t->naxes = axes.len;
@@ -1087,7 +1087,7 @@ static void resolve_outputs(parser *p, bool report)
     fg_plan *plan = p->plan;
     for (int i = 0; i < p->outputs.len; i++) {
         const pending_output *o = p->outputs.items[i];
-        fg_tensor *t = NULL;
+        fg_ir_tensor *t = NULL;
         for (int j = 0; j < plan->ntensors && !t; j++)
             if (strcmp(plan->tensors[j].name, o->name) == 0)
                 t = &plan->tensors[j];
@@ -1152,7 +1152,7 @@ int parse_plan(fg_arena *a, const fg_source *src, fg_diag *d, fg_plan **out)
     FLATTEN(p, p->dims, fg_dim, plan->ndims, plan->dims);
     FLATTEN(p, p->axes, fg_axis, plan->naxes, plan->axes);
     FLATTEN(p, p->params, fg_param, plan->nparams, plan->params);
-    FLATTEN(p, p->tensors, fg_tensor, plan->ntensors, plan->tensors);
+    FLATTEN(p, p->tensors, fg_ir_tensor, plan->ntensors, plan->tensors);
     FLATTEN(p, p->tiles, fg_tile_size, plan->sched.ntiles, plan->sched.tiles);
     FLATTEN(p, p->knobs, fg_tune_knob, plan->sched.nknobs, plan->sched.knobs);
     resolve_outputs(p, d->errors == errors_before);

@@ -5,7 +5,7 @@
 #ifndef CHECK_INTERNAL_H
 #define CHECK_INTERNAL_H
 
-#include "fusegen.h"
+#include "generator.h"
 
 /* Where an expression sits decides which names it may use. */
 typedef enum ctx_kind {
@@ -45,7 +45,7 @@ typedef struct checker {
     int nuser;      /* tensors written in the plan; hoisted ones follow */
     bool *decl_bad; /* per tensor, hoisted ones included once they are
                        appended: its declaration failed */
-    fg_vec hoisted; /* fg_tensor *: statements made from nested reductions */
+    fg_vec hoisted; /* fg_ir_tensor *: statements made from nested reductions */
     ctx_kind ctx;
     int owner; /* the param (CTX_DEFAULT) or tensor being checked */
     int depth; /* of the node being checked, in its tree */
@@ -59,7 +59,7 @@ uint32_t check_axis_bit(int axis);
 int check_resolve_axis(checker *ck, const char *name, fg_loc loc);
 
 /* check_order.c */
-void check_classify(fg_tensor *t);
+void check_classify(fg_ir_tensor *t);
 void check_order_statements(checker *ck);
 void check_outputs(checker *ck);
 void check_schedule(checker *ck);

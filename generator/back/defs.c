@@ -6,7 +6,7 @@
  * (m4_escape), so that no text of the user's or of a lowering can end a
  * quote or name a macro.  templates/README.md lists every definition.
  */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <string.h>
 

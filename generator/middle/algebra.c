@@ -62,7 +62,7 @@ bool alg_tensor_has_axis(const fg_plan *p, int ref, int axis)
 {
     if (!p || ref < 0 || ref >= p->ntensors || axis < 0)
         return true;
-    const fg_tensor *t = &p->tensors[ref];
+    const fg_ir_tensor *t = &p->tensors[ref];
     if (t->kind == TENSOR_STMT && t->naxes > 0 && t->axes) {
         for (int i = 0; i < t->naxes; i++)
             if (t->axes[i] == axis)
@@ -158,7 +158,7 @@ static bool tensor_nonneg(const fg_plan *p, int ref, int depth)
 {
     if (!p || ref < 0 || ref >= p->ntensors || depth > 64)
         return false;
-    const fg_tensor *t = &p->tensors[ref];
+    const fg_ir_tensor *t = &p->tensors[ref];
     if (t->kind != TENSOR_STMT)
         return false;
     if ((t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION) && t->body)
@@ -850,7 +850,7 @@ int alg_producer_op(const fg_plan *p, const fg_expr *e, int depth)
     if (e->kind == E_REDUCE)
         return (int)e->op;
     if ((e->kind == E_TENSOR || e->kind == E_PREV) && e->ref >= 0 && e->ref < p->ntensors) {
-        const fg_tensor *t = &p->tensors[e->ref];
+        const fg_ir_tensor *t = &p->tensors[e->ref];
         if (t->kind != TENSOR_STMT)
             return -1;
         if (t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION)
@@ -872,7 +872,7 @@ static const char *running_noun(const fg_plan *p, int ref)
     static const char *const nouns[3] = {"running sum", "running maximum", "running minimum"};
     if (!p || ref < 0 || ref >= p->ntensors || p->tensors[ref].kind != TENSOR_STMT)
         return "running value";
-    const fg_tensor *t = &p->tensors[ref];
+    const fg_ir_tensor *t = &p->tensors[ref];
     int op = -1;
     if (t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION)
         op = (int)t->op;
@@ -1023,7 +1023,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
         diag_internal(d, loc, "derive_correction called without a plan, a body or a statement");
         return -1;
     }
-    const fg_tensor *t = &p->tensors[stmt];
+    const fg_ir_tensor *t = &p->tensors[stmt];
     g.axis = t->red_axis >= 0 && t->red_axis < p->naxes ? t->red_axis : -1;
     const char *axis_name = g.axis >= 0 ? p->axes[g.axis].name : "?";
     const char *opname = fg_reduce_names[op];

@@ -1,6 +1,6 @@
 /* expr.c - expression nodes, the name tables every phase shares, and
  * evaluation in double precision (expr_eval). */
-#include "fusegen.h"
+#include "generator.h"
 
 #include <math.h>
 #include <string.h>
