@@ -802,7 +802,15 @@ fg_expr *kernel_inline_tiles(fg_arena *a, const fg_fused *fz, const fg_expr *e);
 /* print.c: expressions as C, CUDA and HIP                             */
 /* ------------------------------------------------------------------ */
 
-typedef enum fg_dialect_id { DIALECT_C, DIALECT_CUDA, DIALECT_HOST, DIALECT_COUNT } fg_dialect_id;
+/* C for the CPU kernels, CUDA and HIP device code, host C++ of the GPU
+ * entry points (parameter defaults, hoisted constants). */
+typedef enum fg_dialect_id {
+    DIALECT_C,
+    DIALECT_CUDA,
+    DIALECT_HIP,
+    DIALECT_HOST,
+    DIALECT_COUNT
+} fg_dialect_id;
 
 typedef struct fg_dialect {
     const char *name;

@@ -340,6 +340,45 @@ static void missing_template_is_reported(void **state)
     assert_non_null(strstr(diag_output(f), "none/such.m4"));
 }
 
+/* print.c: one expression in every dialect; leaves through a callback. */
+static void leaf_names(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
+{
+    (void)pr;
+    strbuf_puts(b, e->kind == E_DIM ? "D" : "x");
+}
+
+/* The parser's names as axes (the printer sees only resolved leaves). */
+static void names_to_axes(fg_expr *e)
+{
+    if (e->kind == E_NAME)
+        e->kind = E_AXIS;
+    for (int i = 0; i < e->nargs; i++)
+        names_to_axes(e->args[i]);
+}
+
+static void printer_dialects_differ_only_in_names(void **state)
+{
+    fixture *f = *state;
+    fg_expr *e = NULL;
+    assert_int_equal(parse_expr_string(f->arena, "exp(x - 1.5) * tanh(x) / sqrt(x)", &f->diag, &e),
+                     0);
+    names_to_axes(e);
+    static const struct {
+        fg_dialect_id id;
+        const char *want;
+    } cases[] = {
+        {DIALECT_C, "expf(x - 1.5f) * tanhf(x) / sqrtf(x)"},
+        {DIALECT_CUDA, "__expf(x - 1.5f) * fa_tanh(x) / sqrtf(x)"},
+        {DIALECT_HIP, "__expf(x - 1.5f) * tanhf(x) / sqrtf(x)"},
+        {DIALECT_HOST, "exp(x - 1.5) * tanh(x) / sqrt(x)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fg_printer pr = {.a = f->arena, .dl = &fg_dialects[cases[i].id], .leaf = leaf_names};
+        assert_string_equal(code_expr_text(&pr, e), cases[i].want);
+        assert_int_equal(pr.errors, 0);
+    }
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -352,6 +391,7 @@ int main(void)
         T(plan_doc_comes_out_verbatim),
         T(failing_plan_writes_nothing),
         T(missing_template_is_reported),
+        T(printer_dialects_differ_only_in_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -325,7 +325,7 @@ static char *args_fields(fg_arena *a, const fg_kernel *km)
     if (ks->form == FORM_SPLIT)
         sb_printf(&f, "    int splits; /* splits of %s: 0 = %s, else 1 or more */\n",
                   p->axes[ks->reduced_axis].name,
-                  p->sched.splits ? arena_printf(a, "the plan's %d", p->sched.splits)
+                  ks->splits ? arena_printf(a, "the plan's %d", ks->splits)
                                   : "auto (from the size)");
     else
         sb_printf(&f, "    int splits; /* rolling schedule: 0 or 1 (the CPU entry also takes more: "
@@ -381,8 +381,8 @@ int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
               p->axes[ks->reduced_axis].name, ks->row_axis >= 0 ? p->axes[ks->row_axis].name : "rows", ks->tile_rows,
               p->axes[ks->reduced_axis].name, ks->tile_keys);
     if (ks->form == FORM_SPLIT) {
-        if (p->sched.splits)
-            sb_printf(&s, ", splits %d", p->sched.splits);
+        if (ks->splits)
+            sb_printf(&s, ", splits %d", ks->splits);
         else
             sb_puts(&s, ", splits auto");
     }

@@ -33,6 +33,17 @@ const fg_dialect fg_dialects[DIALECT_COUNT] = {
         .int_abs = "abs", .int_min = "min", .int_max = "max",
         .float_suffix = "f", .to_float = "(float)(", .div0 = NULL,
     },
+    /* HIP device code (the HIP backend, issue 12, prints with it): the
+     * same single-precision intrinsics under HIP's names */
+    [DIALECT_HIP] = {
+        .name = "hip",
+        .fn = {[F_EXP] = "__expf", [F_EXP2] = "exp2f", [F_LOG] = "__logf",
+               [F_LOG2] = "__log2f", [F_TANH] = "tanhf", [F_SIGMOID] = "plan_sigmoid",
+               [F_SQRT] = "sqrtf", [F_RSQRT] = "rsqrtf", [F_ABS] = "fabsf", [F_MIN] = "fminf",
+               [F_MAX] = "fmaxf", [F_POW] = "powf"},
+        .int_abs = "abs", .int_min = "min", .int_max = "max",
+        .float_suffix = "f", .to_float = "(float)(", .div0 = NULL,
+    },
     [DIALECT_HOST] = {
         .name = "host",
         .fn = {[F_EXP] = "exp", [F_EXP2] = "exp2", [F_LOG] = "log", [F_LOG2] = "log2",
