@@ -29,3 +29,7 @@ EXTRA_DIST += tests/freshness.sh
 # in templates/README.md.
 TESTS += tests/defs-used.sh
 EXTRA_DIST += tests/defs-used.sh
+
+# The generated C compiles under clang and gcc with -Wall -Wextra -Werror.
+TESTS += tests/generated-warnings.sh
+EXTRA_DIST += tests/generated-warnings.sh

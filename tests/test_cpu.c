@@ -706,6 +706,115 @@ static void invalid_arguments_are_refused(void **state)
     assert_non_null(strstr(fg_last_error(), "splits is -2"));
 }
 
+/* gqa's entry through its own args struct: B = 1, Hq = 8, Hkv = 2, M = 3,
+ * N = 5, D as given; every tensor dense over its own buffer (calloc: aligned
+ * for any dtype); O and LSE filled with a sentinel. */
+typedef struct gqa_case {
+    fg_gqa_args a;
+    float *buf[5];
+    int64_t count[5];
+} gqa_case;
+
+static void gqa_case_init(gqa_case *c, long D, fg_dtype in_dtype)
+{
+    memset(c, 0, sizeof *c);
+    const int64_t q[4] = {1, 8, 3, D}, kv[4] = {1, 2, 5, D}, lse[3] = {1, 8, 3};
+    const int64_t *shape[5] = {q, kv, kv, q, lse};
+    fg_tensor *t[5] = {&c->a.Q, &c->a.K, &c->a.V, &c->a.O, &c->a.LSE};
+    for (int i = 0; i < 5; i++) {
+        int rank = i == 4 ? 3 : 4;
+        int64_t n = 1;
+        for (int k = 0; k < rank; k++)
+            n *= shape[i][k];
+        c->count[i] = n;
+        c->buf[i] = calloc((size_t)n + 4, sizeof(float));
+        assert_non_null(c->buf[i]);
+        for (int64_t k = 0; k < n + 4; k++)
+            c->buf[i][k] = i >= 3 ? 12345.0f : (float)(k % 7) * 0.125f;
+        *t[i] = fg_tensor_dense(c->buf[i], i < 3 ? in_dtype : FG_F32, rank, shape[i]);
+    }
+}
+
+static void gqa_case_free(gqa_case *c)
+{
+    for (int i = 0; i < 5; i++)
+        free(c->buf[i]);
+}
+
+static bool gqa_outputs_untouched(const gqa_case *c)
+{
+    for (int i = 3; i < 5; i++)
+        for (int64_t k = 0; k < c->count[i] + 4; k++)
+            if (c->buf[i][k] != 12345.0f)
+                return false;
+    return true;
+}
+
+/* A data pointer not aligned to its element size is refused (the loads and
+ * stores would be misaligned): f32 two bytes off, bf16 one byte off, an
+ * input and an output; the outputs stay untouched. */
+static void misaligned_pointers_are_refused(void **state)
+{
+    (void)state;
+    gqa_case c;
+    gqa_case_init(&c, 8, FG_F32);
+    assert_int_equal(fg_gqa_cpu(&c.a), FG_OK); /* aligned: accepted */
+    gqa_case_free(&c);
+
+    static const struct { fg_dtype dt; int off; int which; } cases[] = {
+        {FG_F32, 2, 0}, {FG_F32, 2, 1}, {FG_BF16, 1, 0}, {FG_BF16, 1, 2},
+        {FG_F32, 2, 3}, {FG_F32, 1, 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gqa_case_init(&c, 8, cases[i].dt);
+        fg_tensor *t[5] = {&c.a.Q, &c.a.K, &c.a.V, &c.a.O, &c.a.LSE};
+        t[cases[i].which]->data = (char *)t[cases[i].which]->data + cases[i].off;
+        assert_int_equal(fg_gqa_cpu(&c.a), FG_ERR_ALIGN);
+        assert_non_null(strstr(fg_last_error(), "aligned"));
+        assert_true(gqa_outputs_untouched(&c));
+        gqa_case_free(&c);
+    }
+}
+
+/* K[b, h / G, ...] with Hq = 8, Hkv = 2: G = 4 reads every kv head; an
+ * explicit G = 8 divides Hq and stays in range but never reads kv head 1,
+ * which the CUDA entry refuses (Hq = G * Hkv), and so must the CPU entry. */
+static void group_must_cover_every_kv_head(void **state)
+{
+    (void)state;
+    gqa_case c;
+    gqa_case_init(&c, 8, FG_F32);
+    c.a.has_G = 1;
+    c.a.G = 4;
+    assert_int_equal(fg_gqa_cpu(&c.a), FG_OK);
+    gqa_case_free(&c);
+    gqa_case_init(&c, 8, FG_F32);
+    c.a.has_G = 1;
+    c.a.G = 8;
+    assert_int_equal(fg_gqa_cpu(&c.a), FG_ERR_SHAPE);
+    assert_non_null(strstr(fg_last_error(), "Hq = G * Hkv"));
+    assert_true(gqa_outputs_untouched(&c));
+    gqa_case_free(&c);
+}
+
+/* A head dim of 0: the score contracts over nothing (and the default scale
+ * rsqrt(D) is infinite). Refused as a shape naming D, with or without an
+ * explicit scale. */
+static void empty_contraction_dim_is_refused(void **state)
+{
+    (void)state;
+    for (int explicit_scale = 0; explicit_scale < 2; explicit_scale++) {
+        gqa_case c;
+        gqa_case_init(&c, 0, FG_F32);
+        c.a.has_scale = explicit_scale;
+        c.a.scale = 1.0f;
+        assert_int_equal(fg_gqa_cpu(&c.a), FG_ERR_SHAPE);
+        assert_non_null(strstr(fg_last_error(), "D is 0"));
+        assert_true(gqa_outputs_untouched(&c));
+        gqa_case_free(&c);
+    }
+}
+
 int main(void)
 {
     const char *env = getenv("FG_TEST_SEED");
@@ -723,6 +832,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(invalid_arguments_are_refused, setup_gqa, teardown_plan),
+        cmocka_unit_test(misaligned_pointers_are_refused),
+        cmocka_unit_test(group_must_cover_every_kv_head),
+        cmocka_unit_test(empty_contraction_dim_is_refused),
         cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_causal_decode, teardown_plan),
         cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_gqa_decode, teardown_plan),
         cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_alibi_decode, teardown_plan),

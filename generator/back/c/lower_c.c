@@ -613,9 +613,10 @@ static void validate_shapes(lc *L, sb *bp)
             sb_printf(&b,
                       "status_ = fg_check_tensor(&args->%s, \"%s: %s\", %d,\n"
                           "                          FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16) | "
-                      "FG_DTYPE_BIT(FG_F32), 0);\n"
+                      "FG_DTYPE_BIT(FG_F32),\n"
+                      "                          (int64_t)fg_dtype_size(args->%s.dtype));\n"
                       "if (status_ != FG_OK)\n    return status_;\n",
-                      L->tname[i], E, t->name, plan_tensor_rank(t));
+                      L->tname[i], E, t->name, plan_tensor_rank(t), L->tname[i]);
         }
     /* dims: from the first position whose extent they are */
     int *from_t = ARENA_ARRAY(a, int, p->ndims + 1), *from_k = ARENA_ARRAY(a, int, p->ndims + 1);
@@ -655,6 +656,30 @@ static void validate_shapes(lc *L, sb *bp)
                        p->dims[k].name);
             L->errors++;
         }
+    /* a contraction over an empty dim (other than the fused axis, whose
+     * empty rows the masked-row rules define) would reduce over nothing and
+     * divide by it (rsqrt(D)): refuse it, naming the dim */
+    {
+        uint64_t done = 0;
+        for (int i = 0; i < p->ntensors; i++) {
+            const fg_ir_tensor *t = &p->tensors[i];
+            if (t->kind == TENSOR_INPUT || t->cls != CLASS_CONTRACTION || t->red_axis < 0 ||
+                t->red_axis == L->fused)
+                continue;
+            int dm = p->axes[t->red_axis].dim;
+            if (dm < 0 || dm >= 64 || (done & (1ull << dm)) || from_t[dm] < 0)
+                continue;
+            done |= 1ull << dm;
+            sb_printf(&b,
+                      "if (%s == 0)\n"
+                      "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s is 0, but %s (plan line %d) "
+                      "reduces over it\");\n",
+                      L->dname[dm], E, p->dims[dm].name,
+                      t->hoisted && t->hoisted_from >= 0 ? p->tensors[t->hoisted_from].name
+                                                         : t->name,
+                      t->loc.line);
+        }
+    }
     /* per-sequence lengths: each within the stored extent */
     for (int k = 0; k < p->ndims; k++) {
         const fg_dim *dm = &p->dims[k];
@@ -781,6 +806,19 @@ static void validate_indices(lc *L, sb *bp)
                           ext, dv, E, p->dims[p->axes[ax].dim].name,
                           c_string(a, plan_text(L, ix->args[1])), t->name,
                           c_string(a, plan_text(L, ix)), ext, dv);
+                /* the quotient must cover the position's whole extent (as
+                 * the CUDA entry requires Hq = G * Hkv): else a kv head is
+                 * silently never read */
+                if (dm != p->axes[ax].dim)
+                    sb_printf(&b,
+                              "if (%s / (%s) != %s)\n    return fg_set_error(FG_ERR_SHAPE, "
+                              "\"%s: %s = %%ld, %s = %%ld and %s = %%ld: %s[%s] needs %s = %s * "
+                              "%s\", %s, %s, (long)(%s));\n",
+                              ext, dv, L->dname[dm], E, p->dims[p->axes[ax].dim].name,
+                              p->dims[dm].name, c_string(a, plan_text(L, ix->args[1])), t->name,
+                              c_string(a, plan_text(L, ix)), p->dims[p->axes[ax].dim].name,
+                              c_string(a, plan_text(L, ix->args[1])), p->dims[dm].name, ext,
+                              L->dname[dm], dv);
             }
             uint32_t used = 0;
             char *ie = cexpr(L, SITE_SCALAR, ix, &used);
