@@ -12,7 +12,8 @@ libfusegen_cpu_a_SOURCES = \
 	runtime/fusegen_registry.h \
 	$(NULL)
 libfusegen_cpu_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPFLAGS)
-libfusegen_cpu_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+# Position-independent: the archive may go into a shared object.
+libfusegen_cpu_a_CFLAGS = $(FG_PIC_CFLAGS) $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 
 include_HEADERS += $(FG_KERNEL_HEADER_FILES) runtime/fusegen_registry.h
 EXTRA_DIST += generated/kernels.mk generated/stamp
@@ -49,7 +50,7 @@ libfusegen_cuda_a_SOURCES = \
 	runtime/fusegen_registry.h \
 	$(NULL)
 libfusegen_cuda_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPFLAGS)
-libfusegen_cuda_a_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+libfusegen_cuda_a_CFLAGS = $(FG_PIC_CFLAGS) $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 AM_NVCCFLAGS += -I$(srcdir)/generated -I$(srcdir)/runtime
 endif
 # The CUDA runtime sources travel without CUDA too (make dist in any build).

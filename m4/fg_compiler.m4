@@ -54,6 +54,33 @@ AS_IF([test "x$fg_cv_warn_cflags" != xyes],
 AC_SUBST([FG_WARN_CFLAGS])
 ])
 
+# FG_CHECK_PIC_CFLAGS
+# -------------------
+# The archives (libfusegen_cpu.a, the C parts of libfusegen_cuda.a) are
+# linked into shared objects (Python extensions, plugins): their C code is
+# compiled position-independent, as nvcc's host code already is
+# (build-aux/device.mk).  AC_SUBSTs FG_PIC_CFLAGS (-fPIC when $CC takes it)
+# and DL_LIBS (what dlopen needs, for the test that loads such an object).
+AC_DEFUN([FG_CHECK_PIC_CFLAGS], [
+AC_REQUIRE([AC_PROG_CC])
+AC_CACHE_CHECK([whether $CC accepts -fPIC], [fg_cv_pic_cflags], [
+  fg_save_CFLAGS=$CFLAGS
+  CFLAGS="$CFLAGS -fPIC"
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[]], [[return 0;]])],
+    [fg_cv_pic_cflags=yes], [fg_cv_pic_cflags=no])
+  CFLAGS=$fg_save_CFLAGS])
+FG_PIC_CFLAGS=
+AS_IF([test "x$fg_cv_pic_cflags" = xyes], [FG_PIC_CFLAGS=-fPIC])
+AC_SUBST([FG_PIC_CFLAGS])
+fg_save_LIBS=$LIBS
+LIBS=
+AC_SEARCH_LIBS([dlopen], [dl], [fg_have_dlopen=yes], [fg_have_dlopen=no])
+DL_LIBS=$LIBS
+LIBS=$fg_save_LIBS
+AC_SUBST([DL_LIBS])
+AM_CONDITIONAL([HAVE_DLOPEN], [test "x$fg_have_dlopen" = xyes])
+])
+
 # FG_SANITIZERS
 # -------------
 # --enable-sanitizers: checks that $CC links with AddressSanitizer and

@@ -33,3 +33,20 @@ EXTRA_DIST += tests/defs-used.sh
 # The generated C compiles under clang and gcc with -Wall -Wextra -Werror.
 TESTS += tests/generated-warnings.sh
 EXTRA_DIST += tests/generated-warnings.sh
+
+# libfusegen_cpu.a is position-independent: linked whole into a shared
+# object, which tests/shared_cpu dlopen()s and calls through its registry.
+# (GNU ld's --whole-archive; a non-PIC archive fails this link.)
+if HAVE_DLOPEN
+check_PROGRAMS += tests/shared_cpu
+TESTS += tests/shared_cpu
+tests_shared_cpu_SOURCES = tests/shared_cpu.c
+tests_shared_cpu_CFLAGS = $(FG_WARN_CFLAGS)
+tests_shared_cpu_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime
+tests_shared_cpu_LDADD = $(DL_LIBS) -lm
+EXTRA_tests_shared_cpu_DEPENDENCIES = tests/libfgcpu_shared.so
+tests/libfgcpu_shared.so: libfusegen_cpu.a
+	$(AM_V_CCLD)$(CC) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -shared -o $@ \
+	  -Wl,--whole-archive libfusegen_cpu.a -Wl,--no-whole-archive $(LIBS) -lm
+CLEANFILES += tests/libfgcpu_shared.so
+endif
