@@ -598,9 +598,6 @@ static void validate_shapes(lc *L, sb *bp)
     const fg_plan *p = L->p;
     fg_arena *a = L->a;
     const char *E = L->entry;
-    (void)p;
-    (void)a;
-    (void)E;
     sb b = *bp;
     /* tensors */
     const unsigned float_types = 1u | 2u | 4u;
@@ -703,11 +700,7 @@ static void validate_shapes(lc *L, sb *bp)
 static void validate_params(lc *L, sb *bp)
 {
     const fg_plan *p = L->p;
-    fg_arena *a = L->a;
     const char *E = L->entry;
-    (void)p;
-    (void)a;
-    (void)E;
     sb b = *bp;
     /* scalar params, in declaration order */
     for (int i = 0; i < p->nparams; i++) {
@@ -744,9 +737,6 @@ static void validate_indices(lc *L, sb *bp)
     const fg_plan *p = L->p;
     fg_arena *a = L->a;
     const char *E = L->entry;
-    (void)p;
-    (void)a;
-    (void)E;
     sb b = *bp;
     /* int divisors in statements and index expressions */
     sb divs = {a, NULL, 0, 0};
