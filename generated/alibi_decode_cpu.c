@@ -215,8 +215,9 @@ fg_status fg_alibi_decode_cpu(const fg_alibi_decode_args *args)
     const float *slope = args->slope;
     if (!slope) {
         slope_own_ = malloc(sizeof(float) * (size_t)(H > 0 ? H : 1));
-        if (!slope_own_)
+        if (!slope_own_) {
             return fg_set_error(FG_ERR_NOMEM, "fg_alibi_decode_cpu: no memory for slope");
+        }
         for (long h = 0; h < H; h++)
             slope_own_[h] = exp2f(-8.0f * (h + 1) / H);
         slope = slope_own_;

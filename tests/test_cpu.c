@@ -281,7 +281,7 @@ static void run_plan(void **state)
     static const long rows_set[] = {1, 7, 67}, keys_set[] = {1, 13, 131, 1000},
                       hd_set[] = {32, 64, 80, 128}, g_set[] = {1, 4};
     static const int split_set[] = {0, 1, 2, 3, 7};
-    bool attention = !strcmp(info->family, "attention");
+    bool attention = has_role(info, FG_ROLE_HEAD_DIM); /* the bound attention roles */
     bool grouped = has_role(info, FG_ROLE_KV_HEADS);
     int nhd = attention ? 4 : 1, ng = grouped ? 2 : 1;
     int fails = 0;

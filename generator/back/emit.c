@@ -1007,7 +1007,8 @@ static int render_run_files(fg_emit_run *r, fg_diag *d)
             cmd = arena_printf(a, "%s %s", cmd, ((run_plan *)r->plans.items[i])->path);
     }
     fg_def_str(defs, "command", cmd);
-    /* The run's hash: over the plan paths, which decide these files' content. */
+    /* The run's hash: over the plan paths (each plan's own hash is in its
+     * registry entry's header file). */
     uint64_t h = 1469598103934665603ull;
     char *includes = "", *mk_headers = "";
     char *mk[FG_NBACKENDS];

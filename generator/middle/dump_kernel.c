@@ -165,7 +165,7 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
     for (int i = 0; i < k->nconsts; i++)
         fprintf(f, "  k%d = %s (%s)\n", i, k->consts[i].why,
                 k->consts[i].per_head ? "per head" : "host, per launch");
-    fprintf(f, "  configurations (variants.c), in dispatch order:\n");
+    fprintf(f, "  configurations the plan's facts admit (variants.c), in dispatch order:\n");
     for (int i = 0; i < k->nconfigs; i++) {
         const fg_cuda_config *cf = k->configs[i];
         if (cf->family == CUDA_FAMILY_ROLLING)
@@ -175,7 +175,9 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
         else
             fprintf(f, "    %s %s: D %d, %d rows x %d keys per warp tile, %d warps, %d stages%s\n",
                     cf->arch, cf->name, cf->d, 16 * cf->mt, cf->bnw, cf->warps, cf->stages,
-                    cf->nwhen ? " (when its rule holds)" : "");
+                    config_admits(cf, at->affine_score, at->mask_tiles) == 0
+                        ? " (when its shape rule holds)"
+                        : "");
     }
 }
 

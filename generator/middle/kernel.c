@@ -96,8 +96,6 @@ static bool is_rescale(kb *c, const fg_correction *k)
            f->args[0]->args[0]->ref == c->mx && is_tensor(f->args[0]->args[1], c->mx);
 }
 
-/* The score may read qk, the row, key and head axes, dims, scalar params
- * and params indexed by the head axis. */
 /* Whether a score calls a function (tanh, exp, ...): such scores keep the
  * 4-warp configuration, the 8-warp one measured slower for them. */
 static bool score_calls(const fg_expr *e)
@@ -110,6 +108,8 @@ static bool score_calls(const fg_expr *e)
     return false;
 }
 
+/* The score may read qk, the row, key and head axes, dims, scalar params
+ * and params indexed by the head axis. */
 static int check_score_expr(kb *c, const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
@@ -274,14 +274,14 @@ static int match_qk(kb *c)
                                     p->axes[c->ax_d].name));
     c->kv_head = K->index[1];
     const fg_expr *kh = c->kv_head;
+    /* G an int param (a dim would need a role of its own: match_dims) */
     bool grouped = kh->kind == E_DIV && is_axis(kh->args[0], c->ax_h) &&
-                   (kh->args[1]->kind == E_PARAM || kh->args[1]->kind == E_DIM) &&
-                   kh->args[1]->type == T_INT &&
-                   !(kh->args[1]->kind == E_PARAM && p->params[kh->args[1]->ref].index_axis >= 0);
+                   kh->args[1]->kind == E_PARAM && kh->args[1]->type == T_INT &&
+                   p->params[kh->args[1]->ref].index_axis < 0;
     if (!is_axis(kh, c->ax_h) && !grouped)
         return kb_fail(c, kh->loc,
                        arena_printf(c->a, "the kv head of %s must be %s or %s / G (an int "
-                                          "param or dim)",
+                                          "param)",
                                     K->name, p->axes[c->ax_h].name, p->axes[c->ax_h].name));
     return 0;
 }
@@ -471,7 +471,8 @@ static int match_epilogue(kb *c)
                                     ts->name, OS->name, LT->name, MX->name, LT->name));
     }
     if (c->o < 0 || !p->tensors[c->o].is_output)
-        return kb_fail(c, at, "the attention kernel writes O = O_sum / L: the plan must output it");
+        return kb_fail(c, c->o >= 0 ? p->tensors[c->o].loc : at,
+                       "the attention kernel writes O = O_sum / L: the plan must output it");
     if (c->lse >= 0 && !p->tensors[c->lse].is_output)
         c->lse = -1;
     for (int i = 0; i < p->ntensors; i++) {

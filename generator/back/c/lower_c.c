@@ -748,7 +748,7 @@ static void validate_indices(lc *L, sb *bp)
         else if (t->rhs)
             divisor_checks(L, &divs, t->rhs, "");
     }
-    /* dedupe identical checks (the same divisor in several places) */
+    /* dedupe identical checks (the same divisor twice on one plan line) */
     {
         char *all = sb_str(&divs);
         char *s = all;
@@ -938,13 +938,13 @@ static void c_mask_defs(lc *L, fg_defs *defs)
     fg_def_bool(defs, "c_skip", L->mask_ok && !tile_outputs);
 }
 
+/* The param vectors (param slope[h]): the caller's, or the default filled
+ * into a buffer of the entry's own.  An error on the way frees the
+ * buffers of the vectors before it. */
 static const char *c_param_vector_defs(lc *L, fg_defs *defs)
 {
     fg_arena *a = L->a;
     const fg_plan *p = L->p;
-    const fg_fused *fz = L->fz;
-    (void)fz;
-    /* param vectors */
     sb pv = {a, NULL, 0, 0}, pvfree = {a, NULL, 0, 0};
     for (int i = 0; i < p->nparams; i++) {
         const fg_param *pa = &p->params[i];
@@ -953,6 +953,9 @@ static const char *c_param_vector_defs(lc *L, fg_defs *defs)
         const fg_axis *ax = &p->axes[pa->index_axis];
         const char *ext = L->dname[ax->dim];
         const char *nm = L->pname[i];
+        const char *an = L->aname[ax - p->axes];
+        /* the frees of the earlier vectors, before an error's return */
+        const char *undo = text_indented(a, sb_str(&pvfree), 8);
         sb_printf(&pv, "float *%s_own_ = NULL;\nconst float *%s = args->%s;\n", nm, nm, pa->name);
         if (pa->deflt) {
             uint32_t used = 0;
@@ -960,21 +963,24 @@ static const char *c_param_vector_defs(lc *L, fg_defs *defs)
             sb_printf(&pv,
                       "if (!%s) {\n"
                       "    %s_own_ = malloc(sizeof(float) * (size_t)(%s > 0 ? %s : 1));\n"
-                      "    if (!%s_own_)\n"
+                      "    if (!%s_own_) {\n"
+                      "%s"
                       "        return fg_set_error(FG_ERR_NOMEM, \"%s: no memory for %s\");\n"
+                      "    }\n"
                       "    for (long %s = 0; %s < %s; %s++)\n"
                       "        %s_own_[%s] = %s;\n"
                       "    %s = %s_own_;\n"
                       "}\n",
-                      nm, nm, ext, ext, nm, L->entry, pa->name, L->aname[ax - p->axes],
-                      L->aname[ax - p->axes], ext, L->aname[ax - p->axes], nm,
-                      L->aname[ax - p->axes], de, nm, nm);
+                      nm, nm, ext, ext, nm, undo, L->entry, pa->name, an, an, ext, an, nm, an, de,
+                      nm, nm);
         } else {
             sb_printf(&pv,
-                      "if (!%s)\n"
+                      "if (!%s) {\n"
+                      "%s"
                       "    return fg_set_error(FG_ERR_NULL, \"%s: %s (one value per %s) is NULL "
-                      "and has no default\");\n",
-                      nm, L->entry, pa->name, ax->name);
+                      "and has no default\");\n"
+                      "}\n",
+                      nm, text_indented(a, sb_str(&pvfree), 4), L->entry, pa->name, ax->name);
         }
         sb_printf(&pvfree, "free(%s_own_);\n", nm);
     }

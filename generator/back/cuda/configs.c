@@ -151,6 +151,62 @@ static char *shape_code(fg_arena *a, const fg_cuda_config *k, bool affine_score,
     return strbuf_str(&b);
 }
 
+/* One admitted row: its alias, its header line and its dispatch lines. */
+typedef struct row_text {
+    fg_strbuf *use, *sum, *body;
+    const char *rows;  /* the query rows per head in the kernel arguments */
+    bool *uses_packed; /* the dispatch reads `packed` */
+} row_text;
+
+static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, bool split,
+                     bool affine_score, bool masked, int admits, unsigned dts)
+{
+    fg_strbuf *use = rt->use, *sum = rt->sum, *body = rt->body;
+    const char *all_rule = rule_text(a, k, false, affine_score, masked);
+    const char *plan_rule = rule_text(a, k, true, affine_score, masked);
+    /* the alias and the header line */
+    if (split)
+        strbuf_printf(use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n",
+                      k->name, k->d, k->mt, k->warps, k->bnw, k->stages,
+                      k->qreg ? "true" : "false", k->minb, k->note);
+    else
+        strbuf_printf(use, "using %s = fa_cfg<%d, %d, %d, %d, %d, %s>;  // %s\n", k->name,
+                      k->d, k->bm, k->bn, k->warps, k->stages, k->qreg ? "true" : "false",
+                      k->note);
+    if (split)
+        strbuf_printf(sum,
+                      " * D %d%s%s: %d rows x %d keys per warp tile, %d threads, %d "
+                      "stages, %ld bytes of shared memory\n",
+                      k->d, *plan_rule ? ", " : "", plan_rule, 16 * k->mt, k->bnw,
+                      k->warps * 32, k->stages, config_smem(k));
+    else
+        strbuf_printf(sum,
+                      " * D %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
+                      "stages, %ld bytes of shared memory\n",
+                      k->d, *plan_rule ? ", " : "", plan_rule, k->bm, k->bn,
+                      k->warps * 32, k->stages, config_smem(k));
+    /* the dispatch */
+    comment(body, "      ",
+            arena_printf(a, "%s: %s. Source: %s.", k->name, *all_rule ? all_rule : "any shape",
+                         k->origin));
+    const char *launch =
+        split ? arena_printf(a, "plan_launch_split<T, %s>(a, st, dev, splits, entry)", k->name)
+              : arena_printf(a, "plan_launch<T, %s>(a, st, dev, entry)", k->name);
+    const char *ind = "      ";
+    if (dts != BOTH) {
+        strbuf_printf(body, "      if constexpr (std::is_same<T, %s>::value) {\n",
+                      dts == CUDA_CFG_BF16 ? "__nv_bfloat16" : "__half");
+        ind = "        ";
+    }
+    if (admits == 1)
+        strbuf_printf(body, "%sreturn %s;\n", ind, launch);
+    else
+        strbuf_printf(body, "%sif (%s) return %s;\n", ind,
+                      shape_code(a, k, affine_score, masked, rt->rows, rt->uses_packed), launch);
+    if (dts != BOTH)
+        strbuf_puts(body, "      }\n");
+}
+
 void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score, bool masked)
 {
     const fg_cuda_family family = split ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING;
@@ -194,7 +250,6 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
             if (!config_in_family(k, family) || k->d != d)
                 continue;
             const char *all_rule = rule_text(a, k, false, affine_score, masked);
-            const char *plan_rule = rule_text(a, k, true, affine_score, masked);
             const int admits = config_admits(k, affine_score, masked);
             const unsigned dts = k->dtypes & ~covered;
             if (admits < 0 || !dts || !open) {
@@ -206,48 +261,8 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
                 comment(&body, "      ", why);
                 continue;
             }
-            /* the alias and the header line */
-            if (split)
-                strbuf_printf(&use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n",
-                              k->name, k->d, k->mt, k->warps, k->bnw, k->stages,
-                              k->qreg ? "true" : "false", k->minb, k->note);
-            else
-                strbuf_printf(&use, "using %s = fa_cfg<%d, %d, %d, %d, %d, %s>;  // %s\n", k->name,
-                              k->d, k->bm, k->bn, k->warps, k->stages, k->qreg ? "true" : "false",
-                              k->note);
-            if (split)
-                strbuf_printf(&sum,
-                              " * D %d%s%s: %d rows x %d keys per warp tile, %d threads, %d "
-                              "stages, %ld bytes of shared memory\n",
-                              k->d, *plan_rule ? ", " : "", plan_rule, 16 * k->mt, k->bnw,
-                              k->warps * 32, k->stages, config_smem(k));
-            else
-                strbuf_printf(&sum,
-                              " * D %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
-                              "stages, %ld bytes of shared memory\n",
-                              k->d, *plan_rule ? ", " : "", plan_rule, k->bm, k->bn,
-                              k->warps * 32, k->stages, config_smem(k));
-            /* the dispatch */
-            comment(&body, "      ",
-                    arena_printf(a, "%s: %s. Source: %s.", k->name, *all_rule ? all_rule : "any shape",
-                                 k->origin));
-            const char *launch =
-                split ? arena_printf(a, "plan_launch_split<T, %s>(a, st, dev, splits, entry)",
-                                     k->name)
-                      : arena_printf(a, "plan_launch<T, %s>(a, st, dev, entry)", k->name);
-            const char *ind = "      ";
-            if (dts != BOTH) {
-                strbuf_printf(&body, "      if constexpr (std::is_same<T, %s>::value) {\n",
-                              dts == CUDA_CFG_BF16 ? "__nv_bfloat16" : "__half");
-                ind = "        ";
-            }
-            if (admits == 1)
-                strbuf_printf(&body, "%sreturn %s;\n", ind, launch);
-            else
-                strbuf_printf(&body, "%sif (%s) return %s;\n", ind,
-                              shape_code(a, k, affine_score, masked, rows, &uses_packed), launch);
-            if (dts != BOTH)
-                strbuf_puts(&body, "      }\n");
+            row_text rt = {&use, &sum, &body, rows, &uses_packed};
+            row_defs(a, &rt, k, split, affine_score, masked, admits, dts);
             if (admits == 1) {
                 covered |= dts;
                 if (covered == BOTH)
