@@ -41,7 +41,10 @@ generator_libfggen_a_CPPFLAGS = -I$(srcdir)/generator $(AM_CPPFLAGS) \
 bin_PROGRAMS += fusegen
 fusegen_SOURCES = generator/main.c
 fusegen_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
-fusegen_CPPFLAGS = $(generator_libfggen_a_CPPFLAGS)
+# The source tree's templates: the fallback of a fusegen run from its build
+# tree before `make install` (main.c, default_templates).
+fusegen_CPPFLAGS = $(generator_libfggen_a_CPPFLAGS) \
+	-DFG_SOURCE_TEMPLATES_DIR='"$(abs_top_srcdir)/templates"'
 fusegen_LDADD = generator/libfggen.a -lm
 
 EXTRA_DIST += generator/README.md

@@ -68,7 +68,8 @@ static void usage(FILE *f)
           "  --check              analyse the plans and report errors; write no files\n"
           "                       (--check and --dump exclude each other)\n"
           "  --templates=DIR      the m4 templates (default: $FUSEGEN_TEMPLATES, else the\n"
-          "                       installed templates)\n"
+          "                       installed templates, else those of the source tree\n"
+          "                       fusegen was built from)\n"
           "  --m4=PROG            the GNU m4 program (default: $M4, else m4)\n"
           "  --help               print this help and exit\n"
           "  --version            print the version and exit\n"
@@ -144,6 +145,26 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
     return argv[++*i];
 }
 
+/* The templates when neither --templates nor $FUSEGEN_TEMPLATES names
+ * them: the installed ones, else (a fusegen run from its build tree before
+ * `make install`) the source tree's it was built from. */
+static const char *default_templates(void)
+{
+#ifdef FG_TEMPLATES_DIR
+    if (access(FG_TEMPLATES_DIR "/common/prelude.m4", R_OK) == 0)
+        return FG_TEMPLATES_DIR;
+#endif
+#ifdef FG_SOURCE_TEMPLATES_DIR
+    if (access(FG_SOURCE_TEMPLATES_DIR "/common/prelude.m4", R_OK) == 0)
+        return FG_SOURCE_TEMPLATES_DIR;
+#endif
+#ifdef FG_TEMPLATES_DIR
+    return FG_TEMPLATES_DIR; /* reported as missing, naming the installed path */
+#else
+    return "templates";
+#endif
+}
+
 /* Returns 0 to run, 1 to exit successfully (--help, --version), -1 on a
  * usage error (already reported). */
 static int parse_args(int argc, char **argv, options *o)
@@ -151,11 +172,7 @@ static int parse_args(int argc, char **argv, options *o)
     const char *env;
     o->outdir = "generated";
     env = getenv("FUSEGEN_TEMPLATES");
-#ifdef FG_TEMPLATES_DIR
-    o->templates = env && *env ? env : FG_TEMPLATES_DIR;
-#else
-    o->templates = env && *env ? env : "templates";
-#endif
+    o->templates = env && *env ? env : default_templates();
     env = getenv("M4");
     o->m4 = env && *env ? env : "m4";
     o->plans = calloc((size_t)argc, sizeof *o->plans);

@@ -159,6 +159,16 @@ run no-m4 3 --templates=templates --m4="$tmp/no-m4" -o "$tmp/gen-m" plans/softma
 }
 run no-m4-on-path 3 --templates=templates --m4=fusegen-no-such-m4 -o "$tmp/gen-m" plans/softmax.fp
 
+# The README's command, as a new user types it in a build tree before
+# `make install`: no --templates, no $FUSEGEN_TEMPLATES.
+(unset FUSEGEN_TEMPLATES; "$fusegen" -o "$tmp/gen-plain" plans/softcap.fp) >"$tmp/out" 2>"$tmp/err"
+status=$?
+total=$((total + 1))
+if test $status -ne 0 || test ! -f "$tmp/gen-plain/softcap_cpu.c"; then
+    fail "plain -o in a build tree: no templates found without --templates"
+    sed 's/^/    stderr: /' "$tmp/err"
+fi
+
 # A template missing from a templates folder that exists, and a template
 # that uses a macro the generator does not define: the templates' fault,
 # not the plan's (status 3), and nothing written.
