@@ -11,8 +11,12 @@
 #                    where CI's does not: the warnings stay in build.log)
 #     2. sass        cuobjdump -sass of libfusegen_cuda.a: counts of HMMA, HGMMA,
 #                    LDGSTS, UTMALDG, LDL, STL into the summary
+#     smoke          tests/gpu_check --small within 90 s; on failure the
+#                    steps that launch kernels are skipped
 #     3. check-gpu   make check-gpu (tests/gpu_check, tests/gpu-sanitize.sh)
 #     4. bench       bench/fusegen-bench over bench/cases.tsv
+#     bench80        (only when named in STEPS) the same with
+#                    FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family on Hopper
 #     5. peers       .carry/peers.py: SDPA FlashAttention-2 and cuDNN on every
 #                    case, FlexAttention on $PEERS_FLEX_ONLY (each Flex case
 #                    compiles first: ~10-20 s a case, too slow for all 25)
@@ -38,7 +42,7 @@
 #                    step is cut to what is left
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-/tmp/fg-build}
-STEPS=${STEPS:-build sass check-gpu bench peers compare}
+STEPS=${STEPS:-build sass smoke check-gpu bench peers compare}
 RUN_LIMIT=${RUN_LIMIT:-540}
 PEERS_FLEX_ONLY=${PEERS_FLEX_ONLY:-alibi-pf-8k,softcap-pf-8k,window-pf-8k,window-pf-32k,alibi-dc-8k,softcap-dc-8k}
 SRC=$PWD
@@ -117,6 +121,16 @@ if has_step sass && test $built = 1; then
   fi
 fi
 
+# A quick first look (gpu_check --small, 90 s at most): a kernel that
+# hangs or fails here stops the long steps, which would only burn the lease.
+if has_step smoke && test $built = 1; then
+  (cd "$BUILD" && timeout 90 ./tests/gpu_check --small) > "$OUT/smoke.log" 2>&1
+  rc=$?
+  grep -E '^(FAIL|device|seed)|passed, .* failed' "$OUT/smoke.log" | head -30 | tee -a "$SUMMARY"
+  step smoke $rc
+  test $rc -eq 0 || { note "smoke failed: check-gpu and bench skipped"; built=0; }
+fi
+
 if has_step check-gpu; then
   if test $built = 1; then
     (cd "$BUILD" && timeout `left 330` make check-gpu) > "$OUT/check-gpu.log" 2>&1
@@ -138,6 +152,20 @@ if has_step bench; then
     step bench $?
   else
     step bench "not built"
+  fi
+fi
+
+# The same cases on the sm_80 family (FUSEGEN_CUDA_FAMILY=sm80): the
+# families side by side in one call.
+if has_step bench80; then
+  if test $built = 1; then
+    only=
+    test -n "${BENCH_ONLY:-}" && only="--only $BENCH_ONLY"
+    FUSEGEN_CUDA_FAMILY=sm80 timeout `left 180` "$BUILD/bench/fusegen-bench" --cases "$SRC/bench/cases.tsv" \
+      $only --out "$OUT/fusegen-sm80.jsonl" 2> "$OUT/bench-sm80.txt"
+    step bench80 $?
+  else
+    step bench80 "not built"
   fi
 fi
 

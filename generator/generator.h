@@ -955,7 +955,7 @@ typedef struct fg_cuda_when {
 } fg_cuda_when;
 typedef struct fg_cuda_config {
     fg_cuda_family family;
-    const char *arch;  /* the skeleton family, templates/cuda/ARCH/: "sm80" */
+    const char *arch;  /* the skeleton family, templates/cuda/ARCH/: "sm80", "sm90" */
     const char *name;  /* the C++ alias: using NAME = fa_cfg<...> / fd_cfg<...> */
     int d;             /* head dim */
     int bm, bn;        /* rolling: query rows per CTA, keys per tile */
@@ -980,6 +980,7 @@ const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_scor
  * plan admits: -1 none (never taken), 1 one holds on every shape, 0 shape
  * conditions decide (variants.c). */
 bool config_in_family(const fg_cuda_config *k, fg_cuda_family family);
+bool config_in_arch(const fg_cuda_config *k, fg_cuda_family family, const char *arch);
 bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked);
 int config_admits(const fg_cuda_config *k, bool affine_score, bool masked);
 /* The definitions of the plan's configurations: cuda_configs (the using

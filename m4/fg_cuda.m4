@@ -194,4 +194,9 @@ return fg_conftest_launch(0, n) == 12345;
 ])
 rm -f fgconf_cuda.cu fgconf_cuda.o
 AS_IF([test -z "$fg_cuda_why"], [fg_have_cuda=yes])
+# The sm_90a family of the rolling kernels exists only in a 90a build: the
+# GPU checks then require it on a device of compute capability 9.0.
+AS_CASE([" $CUDA_ARCHS "], [*" 90a "*],
+  [AS_IF([test "x$fg_have_cuda" = xyes],
+    [AC_DEFINE([FG_CUDA_SM90A], [1], [Define to 1 when the CUDA library has sm_90a code.])])])
 ])

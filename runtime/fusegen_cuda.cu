@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "fusegen_cuda_internal.h"
@@ -186,4 +189,68 @@ extern "C" fg_status fg_cuda_params_to_device(int dev, cudaStream_t st, const fg
 extern "C" void fg_cuda_params_free(cudaStream_t st, void** bufs, int n) {
   for (int k = 0; k < n; k++)
     if (bufs[k]) (void)cudaFreeAsync(bufs[k], st);
+}
+
+extern "C" int fg_cuda_sm90a(const void* kernel, int dev, fg_cuda_per_device* cache) {
+  // FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family everywhere (read once)
+  static const int forced_sm80 = [] {
+    const char* f = getenv("FUSEGEN_CUDA_FAMILY");
+    return f != nullptr && strcmp(f, "sm80") == 0;
+  }();
+  if (forced_sm80) return 0;
+  int v = in_cache(dev) ? __atomic_load_n(&cache->value[dev], __ATOMIC_RELAXED) : 0;
+  if (v == 0) {  // 1: no, 2: yes
+    int major = 0, minor = 0;
+    cudaFuncAttributes fa;
+    v = 1;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
+        minor == 0 && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.binaryVersion == 90)
+      v = 2;
+    (void)cudaGetLastError();
+    if (in_cache(dev)) __atomic_store_n(&cache->value[dev], v, __ATOMIC_RELAXED);
+  }
+  return v == 2;
+}
+
+extern "C" int fg_cuda_tensor_map(void* map, int bf16, const void* base, const long long ext[4],
+                                  const long long stride[4], int box0, int box1) {
+  typedef CUresult (*encode_fn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static std::atomic<encode_fn> encode{nullptr};
+  static std::atomic<int> looked{0};
+  encode_fn fn = encode.load(std::memory_order_acquire);
+  if (!fn) {
+    if (looked.load(std::memory_order_acquire)) return -1;  // the driver has none
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      p = nullptr;
+    (void)cudaGetLastError();
+    fn = reinterpret_cast<encode_fn>(p);
+    encode.store(fn, std::memory_order_release);
+    looked.store(1, std::memory_order_release);
+    if (!fn) return -1;
+  }
+  cuuint64_t dims[4], strides[3];
+  for (int i = 0; i < 4; i++) {
+    if (ext[i] <= 0) return -1;
+    dims[i] = (cuuint64_t)ext[i];
+  }
+  for (int i = 1; i < 4; i++) {
+    // an extent of 1 is never stepped over: any stride the engine takes will do
+    long long st = ext[i] == 1 ? 16 : stride[i] * 2;
+    if (st <= 0 || st % 16 != 0) return -1;
+    strides[i - 1] = (cuuint64_t)st;
+  }
+  const cuuint32_t box[4] = {(cuuint32_t)box0, (cuuint32_t)box1, 1, 1};
+  const cuuint32_t estride[4] = {1, 1, 1, 1};
+  const CUresult r = fn(reinterpret_cast<CUtensorMap*>(map),
+                        bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
+                        const_cast<void*>(base), dims, strides, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : -1;
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/gpu-sanitize.sh - compute-sanitizer's memcheck and racecheck over
+# tests/gpu-sanitize.sh - compute-sanitizer's memcheck, racecheck and synccheck over
 # the small set of GPU checks (tests/gpu_check --small).  A GPU check: exit 0
 # when both tools report no error, 77 without compute-sanitizer or a usable
 # GPU, 1 otherwise.
@@ -20,7 +20,7 @@ if test $rc -eq 77; then
 fi
 
 fail=0
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck synccheck; do
   echo "== compute-sanitizer --tool $tool $prog --small"
   "$cs" --tool "$tool" --error-exitcode 3 "$prog" --small
   rc=$?

@@ -26,10 +26,13 @@
  *     folded one);
  *   batch 2 (but the lengths' 5), bf16 and fp16 for all of them;
  *   per plan, bad arguments (NULL data, K and V of different lengths, head
- *   dim 48, a misaligned pointer) must return FG_ERR_NULL, FG_ERR_SHAPE,
+ *   dim 44, a misaligned pointer) must return FG_ERR_NULL, FG_ERR_SHAPE,
  *   FG_ERR_UNSUPPORTED, FG_ERR_ALIGN and leave the outputs untouched.
- * A head dim the entry answers FG_ERR_UNSUPPORTED for is skipped (128 must
- * run).
+ * A head dim the entry answers FG_ERR_UNSUPPORTED for is skipped, except
+ * 128, and on the sm_90a family (a device of compute capability 9.0 without
+ * FUSEGEN_CUDA_FAMILY=sm80) every multiple of 8 up to 256 in a rolling plan:
+ * those must run.  Rolling plans also run head dims 32, 80, 160, 192 and 224
+ * (refused by the sm_80 family, served by the sm_90a one) and groups up to 8.
  *
  * Pass: ||O - ref|| / ||ref|| < 1e-2 and, per LSE element,
  * |LSE - ref| / max(1, |ref|) < 1e-3; a reference -inf (no visible key)
@@ -94,6 +97,18 @@ typedef struct gc_case {
 
 static uint64_t seed;
 static int npass, nfail, nskip;
+/* The device takes the sm_90a family (compute capability 9.0, not
+ * FUSEGEN_CUDA_FAMILY=sm80): every multiple of 8 up to 256 must run. */
+static int hopper;
+
+/* Whether FG_ERR_UNSUPPORTED fails the case rather than skipping it. */
+static int must_run(const gc_case *c)
+{
+    if (c->d == 128)
+        return 1;
+    return hopper && strcmp(c->info->form, "split") != 0 && c->d % 8 == 0 && c->d >= 8 &&
+           c->d <= 256;
+}
 
 static uint64_t mix(uint64_t *s)
 {
@@ -460,7 +475,7 @@ static void run_gpu(gc_case *c)
     } else {
         st = c->fn(din, dout, c->params, c->has, NULL, c->ragged ? lv : NULL, c->splits, NULL);
     }
-    if (st == FG_ERR_UNSUPPORTED && c->d != 128) {
+    if (st == FG_ERR_UNSUPPORTED && !must_run(c)) {
         c->state = C_SKIP;
         snprintf(c->why, sizeof c->why, "head dim %d not compiled: %s", c->d, fg_last_error());
         goto out;
@@ -711,7 +726,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
     } kinds[] = {
         {"NULL K data", FG_ERR_NULL},
         {"V longer than K", FG_ERR_SHAPE},
-        {"head dim 48", FG_ERR_UNSUPPORTED},
+        {"head dim 44", FG_ERR_UNSUPPORTED},
         {"Q misaligned by one element", FG_ERR_ALIGN},
     };
     gc_case c;
@@ -729,7 +744,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         dev_set ds = {{0}, 0};
         fg_tensor din[MAX_IO], dout[MAX_IO];
-        c.d = kinds[k].want == FG_ERR_UNSUPPORTED ? 48 : 128;
+        c.d = kinds[k].want == FG_ERR_UNSUPPORTED ? 44 : 128;
         snprintf(c.label, sizeof c.label, "%s bad argument: %s", info->name, kinds[k].what);
         c.state = C_FAIL;
         snprintf(c.why, sizeof c.why, "device allocation failed");
@@ -803,7 +818,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
 static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
 {
     static const int ms[] = {1, 7, 67, 300}, ns[] = {1, 13, 131, 1000, 4097};
-    static const int other_d[] = {64, 96, 256};
+    static const int other_d[] = {64, 96, 256, 32, 80, 160, 192, 224};
     static const int pairs[][2] = {{1, 4097}, {7, 13}, {67, 131}, {300, 1000}};
     int has_g = role_index(info, FG_ROLE_KV_HEADS) >= 0, has_w = param_index(info, "W") >= 0;
     if (small) {
@@ -813,6 +828,8 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
          * (unmasked plans: 512 rows); 16k keys for the masked plans are in
          * the full run only: racecheck takes minutes over them */
         add_case(info, fn, FG_BF16, 128, 520, 13, 1, 0, 0, 0);
+        /* a head dim only the sm_90a family serves (skipped elsewhere) */
+        add_case(info, fn, FG_BF16, 80, 130, 300, has_g ? 8 : 1, 0, 1, 0);
         return;
     }
     for (int t = 0; t < 2; t++) {
@@ -835,6 +852,13 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
                 for (int g = 1; g <= (has_g ? 4 : 1); g += 3)
                     add_case(info, fn, dt, other_d[q], pairs[p][0], pairs[p][1], g, 0,
                              p == 2, has_w && p == 3 ? 100 : 0);
+        /* the head dims only the sm_90a family compiles (skipped where refused),
+         * and groups 2 and 8 */
+        for (size_t q = 3; q < 8; q++)
+            add_case(info, fn, dt, other_d[q], pairs[q % 4][0], pairs[q % 4][1],
+                     has_g ? (q % 2 ? 8 : 2) : 1, 0, q == 4, has_w && q == 5 ? 100 : 0);
+        if (has_g)
+            add_case(info, fn, dt, 128, 67, 1000, 8, 0, t, 0);
     }
 }
 
@@ -913,8 +937,16 @@ int main(int argc, char **argv)
         return 77;
     }
     struct cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-        printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+        const char *fam = getenv("FUSEGEN_CUDA_FAMILY");
+#ifdef FG_CUDA_SM90A
+        hopper = prop.major == 9 && prop.minor == 0 && !(fam && !strcmp(fam, "sm80"));
+#else
+        (void)fam; /* the library has no sm_90a code */
+#endif
+        printf("device: %s (sm_%d%d)%s\n", prop.name, prop.major, prop.minor,
+               hopper ? "; the rolling plans must take the sm_90a family" : "");
+    }
     printf("seed: %llu (rerun with --seed %llu)\n", (unsigned long long)seed,
            (unsigned long long)seed);
     init_normals();

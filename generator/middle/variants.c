@@ -48,6 +48,31 @@ const fg_cuda_config fg_cuda_configs[] = {
      .origin = "the prototype's only D 256 variant (attn_inst.cu C256), checked in "
                "bench/results/proto/check_call5.txt, not timed"},
 
+    /* ---- rolling form on Hopper (templates/cuda/sm90/), fh_cfg<D, BN, STAGES>:
+     * 128 query rows per CTA (two consumer warpgroups of 64 rows and a
+     * producer warpgroup: 12 warps); a launch whose head dim is a multiple of
+     * 8 runs on the first row of a larger or equal compiled dim. */
+    {.family = ROLLING, .arch = "sm90", .name = "H64", .d = 64, .bm = 128, .bn = 128,
+     .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
+     .note = "wgmma 64x128 tiles, three K/V stages",
+     .origin = "the FlashAttention-3 tile shape for this head dim; bench/NOTES.md, Hopper family"},
+    {.family = ROLLING, .arch = "sm90", .name = "H96", .d = 96, .bm = 128, .bn = 128,
+     .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 0,
+     .note = "wgmma 64x128 tiles, two K/V stages",
+     .origin = "the D 128 shape; bench/NOTES.md, Hopper family"},
+    {.family = ROLLING, .arch = "sm90", .name = "H128", .d = 128, .bm = 128, .bn = 128,
+     .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 0,
+     .note = "wgmma 64x128 tiles, two K/V stages",
+     .origin = "the FlashAttention-3 tile shape for this head dim; bench/NOTES.md, Hopper family"},
+    {.family = ROLLING, .arch = "sm90", .name = "H192", .d = 192, .bm = 128, .bn = 64,
+     .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 0,
+     .note = "wgmma 64x64 tiles, two K/V stages",
+     .origin = "the D 256 shape; bench/NOTES.md, Hopper family"},
+    {.family = ROLLING, .arch = "sm90", .name = "H256", .d = 256, .bm = 128, .bn = 64,
+     .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 0,
+     .note = "wgmma 64x64 tiles, two K/V stages (192 KB of shared memory)",
+     .origin = "the largest tile that fits shared memory; bench/NOTES.md, Hopper family"},
+
     /* ---- split form (FlashDecoding), fd_cfg<D, MT, NW, BNW, STAGES, QREG, MINB> */
     {.family = SPLIT, .arch = "sm80", .name = "CD64_2", .d = 64, .mt = 2, .bnw = 16, .minb = 2,
      .warps = 4, .stages = 4, .qreg = true, .dtypes = BOTH, .nwhen = 1,
@@ -99,12 +124,15 @@ const fg_cuda_config fg_cuda_configs[] = {
 };
 const int fg_cuda_nconfigs = (int)(sizeof fg_cuda_configs / sizeof fg_cuda_configs[0]);
 
-/* The templates this generator has: templates/cuda/sm80/. */
-static const char arch_sm80[] = "sm80";
-
+/* The skeletons this generator has: templates/cuda/sm80/ and sm90/. */
 bool config_in_family(const fg_cuda_config *k, fg_cuda_family family)
 {
-    return k->family == family && !strcmp(k->arch, arch_sm80);
+    return k->family == family && (!strcmp(k->arch, "sm80") || !strcmp(k->arch, "sm90"));
+}
+
+bool config_in_arch(const fg_cuda_config *k, fg_cuda_family family, const char *arch)
+{
+    return k->family == family && !strcmp(k->arch, arch);
 }
 
 /* The parts of an alternative that are facts of the plan. */
@@ -133,7 +161,7 @@ const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_scor
     unsigned dt = bf16 ? CUDA_CFG_BF16 : CUDA_CFG_FP16;
     for (int i = 0; i < fg_cuda_nconfigs; i++) {
         const fg_cuda_config *k = &fg_cuda_configs[i];
-        if (!config_in_family(k, family) || k->d != d || !(k->dtypes & dt))
+        if (!config_in_arch(k, family, "sm80") || k->d != d || !(k->dtypes & dt))
             continue;
         if (!k->nwhen)
             return k;

@@ -26,7 +26,14 @@ struct CUstream_st;
  * are device memory, per-head params host memory; every argument is
  * validated before the asynchronous launch (fg_last_error() says which).
 fg_split_if([[[ * The splits' partial states come from a per-device memory pool, allocated
- * and freed in stream order on `stream`: no workspace argument. */]]], [[[ * One CTA walks all keys of its rows: splits has no effect here. */]]])
+ * and freed in stream order on `stream`: no workspace argument. */]]], [[[ * One CTA walks all keys of its rows: splits has no effect here.
+ * Kernel family, chosen per device on its first launch and cached: on
+ * compute capability 9.0, when the library was built for 90a (the default
+ * architectures are 80,90a), the sm_90a kernels (wgmma, tensor memory
+ * accelerator, warp specialisation) for every head dim that is a multiple
+ * of 8 up to 256; elsewhere, with FUSEGEN_CUDA_FAMILY=sm80 in the
+ * environment, or for strides the copy engine cannot take, the sm_80
+ * kernels (mma.sync) for head dims 64, 96, 128 and 256. */]]])
 fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *stream);
 #endif
 ]]], [[[m4_dnl

@@ -7,7 +7,10 @@ m4_dnl validates and dispatches.  Host services shared by every plan (device
 m4_dnl facts, workspace pool, tickets) are the runtime's fusegen_cuda.cu.
 fg_c_file_header
 /* Kernels: fg_cuda_split_if([[[split form (FlashDecoding): split kernel + combine kernel]]], [[[rolling form (FlashAttention-2): one CTA walks the key tiles of its query rows]]]),
- * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async):
+ * bf16 and fp16 each, sm_80+ (mma.sync, ldmatrix, cp.async)fg_cuda_sm90_if([[[; on a device of compute
+ * capability 9.0, when the library was built for 90a, the sm_90a family (wgmma, tensor
+ * memory accelerator, warp specialisation) instead; FUSEGEN_CUDA_FAMILY=sm80 in the
+ * environment keeps the sm_80 family everywhere]]], [[[]]]):
 fg_cuda_config_summary[[[]]]m4_dnl
  */
 #include <type_traits>
@@ -133,6 +136,13 @@ __device__ __forceinline__ float plan_lse(float m, float l) {
 // ============================= PLAN HOOKS END =============================
 m4_include([[[cuda/sm80/rolling.cuh]]])m4_dnl
 fg_cuda_split_if([[[m4_include([[[cuda/sm80/split.cuh]]])]]])m4_dnl
+fg_cuda_sm90_if([[[m4_dnl
+
+// ================================ sm_90a family ================================
+m4_include([[[cuda/sm90/common.cuh]]])m4_dnl
+m4_include([[[cuda/sm90/wgmma.m4]]])m4_dnl
+m4_include([[[cuda/sm90/rolling.cuh]]])m4_dnl
+]]])m4_dnl
 
 // ---------------------------------------------------------------- host side
 m4_include([[[cuda/prelude.m4]]])m4_dnl

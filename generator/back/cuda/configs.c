@@ -102,6 +102,11 @@ static void comment(fg_strbuf *b, const char *indent, const char *text)
 /* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
 static long config_smem(const fg_cuda_config *k)
 {
+    if (!strcmp(k->arch, "sm90")) { /* fh_cfg::smem_bytes(): 64-column blocks, 1024 to align */
+        long atoms = (k->d + 63) / 64;
+        return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 +
+               8L * (1 + 3 * k->stages);
+    }
     long row = k->d + 8;
     if (k->family == CUDA_FAMILY_ROLLING)
         return (long)(k->bm + 2 * k->stages * k->bn) * row * 2;
@@ -165,7 +170,11 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
     const char *all_rule = rule_text(a, k, false, affine_score, masked);
     const char *plan_rule = rule_text(a, k, true, affine_score, masked);
     /* the alias and the header line */
-    if (split)
+    const bool hopper = !strcmp(k->arch, "sm90");
+    if (hopper)
+        strbuf_printf(use, "using %s = fh_cfg<%d, %d, %d>;  // %s\n", k->name, k->d, k->bn,
+                      k->stages, k->note);
+    else if (split)
         strbuf_printf(use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n",
                       k->name, k->d, k->mt, k->warps, k->bnw, k->stages,
                       k->qreg ? "true" : "false", k->minb, k->note);
@@ -181,17 +190,18 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
                       k->warps * 32, k->stages, config_smem(k));
     else
         strbuf_printf(sum,
-                      " * D %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
+                      " * %sD %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
                       "stages, %ld bytes of shared memory\n",
-                      k->d, *plan_rule ? ", " : "", plan_rule, k->bm, k->bn,
-                      k->warps * 32, k->stages, config_smem(k));
+                      hopper ? "sm_90a, " : "", k->d, *plan_rule ? ", " : "", plan_rule, k->bm,
+                      k->bn, k->warps * 32, k->stages, config_smem(k));
     /* the dispatch */
     comment(body, "      ",
             arena_printf(a, "%s: %s. Source: %s.", k->name, *all_rule ? all_rule : "any shape",
                          k->origin));
     const char *launch =
-        split ? arena_printf(a, "plan_launch_split<T, %s>(a, st, dev, splits, entry)", k->name)
-              : arena_printf(a, "plan_launch<T, %s>(a, st, dev, entry)", k->name);
+        hopper  ? arena_printf(a, "plan_launch_sm90<T, %s>(a, D, st, dev, entry, done)", k->name)
+        : split ? arena_printf(a, "plan_launch_split<T, %s>(a, st, dev, splits, entry)", k->name)
+                : arena_printf(a, "plan_launch<T, %s>(a, st, dev, entry)", k->name);
     const char *ind = "      ";
     if (dts != BOTH) {
         strbuf_printf(body, "      if constexpr (std::is_same<T, %s>::value) {\n",
@@ -226,7 +236,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
     int ds[16], nd = 0;
     for (int i = 0; i < fg_cuda_nconfigs; i++) {
         const fg_cuda_config *k = &fg_cuda_configs[i];
-        if (!config_in_family(k, family))
+        if (!config_in_arch(k, family, "sm80"))
             continue;
         bool seen = false;
         for (int j = 0; j < nd; j++)
@@ -247,7 +257,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
         bool open = true;
         for (int i = 0; i < fg_cuda_nconfigs; i++) {
             const fg_cuda_config *k = &fg_cuda_configs[i];
-            if (!config_in_family(k, family) || k->d != d)
+            if (!config_in_arch(k, family, "sm80") || k->d != d)
                 continue;
             const char *all_rule = rule_text(a, k, false, affine_score, masked);
             const int admits = config_admits(k, affine_score, masked);
@@ -275,9 +285,10 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
         strbuf_printf(&unsupported, "%sD != %d", di ? " && " : "", d);
     }
     strbuf_puts(&body, "  }\n");
-    strbuf_puts(&body,
-                "  return fg_set_error(FG_ERR_UNSUPPORTED, \"%s: head dim %d has no compiled "
-                "kernel\", entry, D);\n");
+    strbuf_printf(&body,
+                  "  return fg_set_error(FG_ERR_UNSUPPORTED, \"%%s: head dim %%d has no compiled "
+                  "kernel%s (%s)\", entry, D);\n",
+                  split ? "" : " of the sm_80 family", strbuf_str(&dims));
     if (uses_packed) {
         fg_strbuf head = {a, NULL, 0, 0};
         strbuf_printf(&head, "  const int packed = (a.Hq / a.Hkv) * %s;  // packed rows per kv head\n",
@@ -287,6 +298,69 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
     }
     if (split)
         strbuf_puts(&sum, " * combine: one warp per query row, 128 threads, no shared memory\n");
+    /* The Hopper family (rolling form only): the compiled dims in
+     * ascending order; a launch takes the first whose dim is at least its
+     * own (a multiple of 8), then that dim's rows in table order. */
+    fg_strbuf huse = {a, NULL, 0, 0}, hbody = {a, NULL, 0, 0};
+    int hd[16], nhd = 0;
+    bool huses_packed = false;
+    for (int i = 0; !split && i < fg_cuda_nconfigs; i++) {
+        const fg_cuda_config *k = &fg_cuda_configs[i];
+        if (!config_in_arch(k, family, "sm90") ||
+            config_admits(k, affine_score, masked) < 0)
+            continue;
+        int at = nhd;
+        bool seen = false;
+        for (int j = 0; j < nhd; j++) {
+            seen |= hd[j] == k->d;
+            if (!seen && hd[j] > k->d && at == nhd)
+                at = j;
+        }
+        if (seen || nhd == (int)(sizeof hd / sizeof hd[0]))
+            continue;
+        memmove(hd + at + 1, hd + at, (size_t)(nhd - at) * sizeof hd[0]);
+        hd[at] = k->d;
+        nhd++;
+    }
+    if (nhd) {
+        strbuf_puts(&huse, "// Hopper configurations (generator/middle/variants.c):  D BN STAGES\n");
+        strbuf_puts(&hbody, "  if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family\n");
+        for (int di = 0; di < nhd; di++) {
+            const int d = hd[di];
+            strbuf_printf(&hbody, "  if (D <= %d) {\n", d);
+            unsigned covered = 0;
+            for (int i = 0; i < fg_cuda_nconfigs; i++) {
+                const fg_cuda_config *k = &fg_cuda_configs[i];
+                if (!config_in_arch(k, family, "sm90") || k->d != d)
+                    continue;
+                const int admits = config_admits(k, affine_score, masked);
+                const unsigned dts = k->dtypes & ~covered;
+                if (admits < 0 || !dts)
+                    continue;
+                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed};
+                row_defs(a, &rt, k, false, affine_score, masked, admits, dts);
+                if (admits == 1)
+                    covered |= dts;
+            }
+            strbuf_puts(&hbody, "  }\n");
+        }
+        strbuf_printf(&hbody, "  return FG_OK;  // head dims above %d: not for the sm_90a family\n",
+                      hd[nhd - 1]);
+        if (huses_packed) {
+            fg_strbuf head = {a, NULL, 0, 0};
+            strbuf_printf(&head,
+                          "  const int packed = (a.Hq / a.Hkv) * %s;  // packed rows per kv head\n",
+                          rows);
+            strbuf_puts(&head, strbuf_str(&hbody));
+            hbody = head;
+        }
+        strbuf_printf(&dims, "; on sm_90a, every multiple of 8 up to %d", hd[nhd - 1]);
+        unsupported = (fg_strbuf){a, NULL, 0, 0};
+        strbuf_printf(&unsupported, "D < 8 || D %% 8 != 0 || D > %d", hd[nhd - 1]);
+    }
+    fg_def_bool(defs, "cuda_sm90", nhd > 0);
+    fg_def_code(defs, "cuda_configs_sm90", strbuf_str(&huse));
+    fg_def_code(defs, "cuda_dispatch_sm90", strbuf_str(&hbody));
     fg_def_code(defs, "cuda_configs", strbuf_str(&use));
     fg_def_code(defs, "cuda_config_summary", strbuf_str(&sum));
     fg_def_code(defs, "cuda_dispatch", strbuf_str(&body));

@@ -130,6 +130,59 @@ static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int d
 fg_cuda_dispatch[[[]]]m4_dnl
 }
 
+fg_cuda_sm90_if([[[m4_dnl
+fg_cuda_configs_sm90[[[]]]m4_dnl
+
+// The sm_90a family (sm90/rolling.cuh) for head dim D, on configuration C
+// (its compiled dim at least D).  *done says whether it launched (or failed
+// trying); it does not launch where the device runs no sm_90a code of the
+// kernel, where FUSEGEN_CUDA_FAMILY=sm80, or where the copy engine cannot
+// take the tensors' strides: the sm_80 family serves those launches.
+template <typename T, class C>
+static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
+  static fg_cuda_once smem_done;
+  static fg_cuda_per_device arch_cache;
+  const void* kernel = reinterpret_cast<const void*>(&fh_attn_fwd_kernel<T, C>);
+  if (!fg_cuda_sm90a(kernel, dev, &arch_cache)) return FG_OK;
+  fh_args h;
+  memset(&h, 0, sizeof h);
+  const int bf16 = std::is_same<T, __nv_bfloat16>::value;
+  const long long qe[4] = {D, a.M, a.Hq, a.B}, qs[4] = {1, a.q_sm, a.q_sh, a.q_sb};
+  const long long ke[4] = {D, a.N, a.Hkv, a.B}, ks[4] = {1, a.k_sn, a.k_sh, a.k_sb};
+  const long long vs[4] = {1, a.v_sn, a.v_sh, a.v_sb};
+  if (fg_cuda_tensor_map(&h.tq, bf16, a.q, qe, qs, 64, C::BM) != 0 ||
+      fg_cuda_tensor_map(&h.tk, bf16, a.k, ke, ks, 64, C::BN) != 0 ||
+      fg_cuda_tensor_map(&h.tv, bf16, a.v, ke, vs, 64, C::BN) != 0)
+    return FG_OK;
+  const size_t smem = C::template smem_bytes<T>();
+  fg_status s = fg_cuda_smem_optin(kernel, smem, &smem_done, dev, entry);
+  if (s != FG_OK) return s;
+  *done = true;
+  const long long mblocks = (a.M + C::BM - 1) / C::BM;
+  if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
+    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
+                        mblocks);
+  h.o = a.o;
+  h.lse = a.lse;
+  h.o_sb = a.o_sb; h.o_sh = a.o_sh; h.o_sm = a.o_sm;
+  h.B = a.B; h.Hq = a.Hq; h.Hkv = a.Hkv; h.M = a.M; h.N = a.N; h.D = D;
+  h.p = a.p;
+  const dim3 grid = plan_schedule == 1 ? dim3((unsigned)a.Hq, (unsigned)a.B, (unsigned)mblocks)
+                                       : dim3((unsigned)mblocks, (unsigned)a.Hq, (unsigned)a.B);
+  fh_attn_fwd_kernel<T, C><<<grid, C::NT, smem, st>>>(h);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
+  return FG_OK;
+}
+
+// Which sm_90a configuration a launch takes (variants.c's rows for this
+// plan): the smallest compiled head dim at least D.
+template <typename T>
+static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
+fg_cuda_dispatch_sm90[[[]]]m4_dnl
+}
+
+]]])m4_dnl
 // splits: the rolling kernel walks all keys of its rows in one CTA; a split
 // count asks for nothing more here (the CPU version honours it).  kv_len is
 // always null: per-sequence lengths are the split kernel's (lower_cuda.c).
@@ -148,6 +201,12 @@ static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_
   a.o_sb = o.stride[0]; a.o_sh = o.stride[1]; a.o_sm = o.stride[2];
   a.B = (int)q.shape[0]; a.Hq = p.Hq; a.Hkv = p.Hkv; a.M = p.M; a.N = p.N;
   a.p = p;
+fg_cuda_sm90_if([[[m4_dnl
+  bool done = false;
+  const fg_status s = q.dtype == FG_BF16 ? plan_dispatch_sm90_t<__nv_bfloat16>(a, D, st, dev, entry, &done)
+                                         : plan_dispatch_sm90_t<__half>(a, D, st, dev, entry, &done);
+  if (done || s != FG_OK) return s;
+]]])m4_dnl
   if (q.dtype == FG_BF16) return plan_dispatch_t<__nv_bfloat16>(a, D, st, dev, entry);
   return plan_dispatch_t<__half>(a, D, st, dev, entry);
 }

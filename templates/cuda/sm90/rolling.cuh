@@ -1,0 +1,309 @@
+// sm90/rolling.cuh - the hand-written skeleton of the sm_90a attention family,
+// part 2 of 2: the rolling-form kernel (one CTA walks the key tiles of its
+// query rows), fh_attn_fwd_kernel<T, fh_cfg<...>>, filled by the same plan
+// hooks as the sm_80 family (plan_score, plan_visible, plan_tile_class,
+// plan_key_range, plan_correction, plan_out_scale, plan_lse), which
+// cuda/attention.m4 places before it.
+//
+// Design (FlashAttention-3 style), one CTA of three warpgroups per 128 query
+// rows of one (batch, head):
+// - warpgroup 0 is the producer: it gives registers back (setmaxnreg) and one
+//   thread drives the tensor memory accelerator: the Q tile once, then the K
+//   and V tiles of the visible key range through a ring of STAGES slots, each
+//   slot with a "K full", a "V full" and an "empty" mbarrier;
+// - warpgroups 1 and 2 are the consumers, 64 query rows each, with the
+//   registers the producer gave back.  Per key tile: S = Q K^T by wgmma from
+//   shared memory (both operands K-major in the copy engine's 128-byte
+//   swizzled layout), the score and mask hooks, the online softmax in the
+//   exp2 domain with the plan's derived correction, then O += P V by wgmma
+//   with P from registers (the S accumulators re-packed as A fragments, no
+//   shuffles) and V from shared memory (MN-major, the transposed-B form).
+//   The two consumer groups run their softmax and their products in turn on
+//   the tensor cores, which hides most of the softmax.
+// - tile classes from the hooks: fully masked tiles (per consumer group) are
+//   not computed, fully visible ones run the mask-free step, partial ones and
+//   the ragged last tile the masked step; the key range bounds the loads.
+// - epilogue: O / l (plan_out_scale), LSE (plan_lse), O staged through the
+//   group's own rows of the Q tile in the same swizzled layout (conflict
+//   free) and written with 16-byte stores; rows past M and columns past the
+//   launch's head dim are not written.
+// The compiled head dim D is a multiple of 16; a launch with a smaller head
+// dim (a multiple of 8) runs on it: the copy engine reads the columns past
+// the tensor's extent as zero, so they add nothing to Q.K and give O columns
+// that are not stored.
+
+// Tile configuration: D the compiled head dim, BN keys per tile, STAGES the
+// depth of the K/V ring.
+template <int D_, int BN_, int STAGES_>
+struct fh_cfg {
+  static constexpr int D = D_, BN = BN_, STAGES = STAGES_;
+  static constexpr int BM = 128;                 // query rows per CTA, 64 per consumer group
+  static constexpr int NT = 384;                 // the producer group and two consumer groups
+  static constexpr int ATOMS = (D + 63) / 64;    // blocks of 64 columns (128 bytes) per row
+  static constexpr int Q_BYTES = ATOMS * BM * 128;
+  static constexpr int KV_BYTES = ATOMS * BN * 128;  // one K or V tile
+  static constexpr int NS = BN / 2;              // S accumulators per consumer thread
+  static constexpr int NO = D / 2;               // O accumulators per consumer thread
+  static_assert(D % 16 == 0 && D <= 256 && BN % 16 == 0 && BN <= 256 && STAGES >= 2, "bad tile");
+  template <typename T>
+  static constexpr size_t smem_bytes() {
+    // 1024 for aligning the tiles to the swizzle atom, then the tiles and
+    // the mbarriers (Q full; K full, V full and empty per slot)
+    return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES + 8 * (1 + 3 * STAGES);
+  }
+};
+
+struct fh_args {
+  fh_tmap tq, tk, tv;  // Q [B,Hq,M,D], K and V [B,Hkv,N,D]: boxes of 64 columns
+  void* o;
+  float* lse;  // may be null
+  int64_t o_sb, o_sh, o_sm;
+  int B, Hq, Hkv, M, N;
+  int D;  // the launch's head dim (at most the compiled one)
+  plan_params p;
+};
+
+__device__ __forceinline__ void fh_st_shared_u32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint4 fh_ld_shared_v4(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+
+template <typename T, class C>
+__global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_constant__ fh_args a) {
+#if FH_SM90A
+  constexpr int D = C::D, BM = C::BM, BN = C::BN, STAGES = C::STAGES;
+  constexpr int NS = C::NS, NO = C::NO, NB = BN / 8, DB = D / 8;
+  using TT = fa_type<T>;
+  using MS = fh_mma<T, BN>;  // S = Q K^T: m64 x BN
+  using MO = fh_mma<T, D>;   // O += P V:  m64 x D
+
+  extern __shared__ unsigned char fh_smem[];
+  const uint32_t sQ = (fa_smem_u32(fh_smem) + 1023u) & ~1023u;  // tiles on 1024-byte atoms
+  const uint32_t sK = sQ + C::Q_BYTES;
+  const uint32_t sV = sK + STAGES * C::KV_BYTES;
+  const uint32_t bars = sV + STAGES * C::KV_BYTES;
+  const uint32_t q_full = bars;
+  auto k_full = [&](int s) { return bars + 8u * (1 + s); };
+  auto v_full = [&](int s) { return bars + 8u * (1 + STAGES + s); };
+  auto empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
+  int mblk, h, b;
+  if constexpr (plan_schedule == 1) {
+    h = blockIdx.x;                     // heads fastest,
+    b = blockIdx.y;                     // then batches,
+    mblk = gridDim.z - 1 - blockIdx.z;  // heaviest row blocks first
+  } else {
+    mblk = blockIdx.x;
+    h = blockIdx.y;
+    b = blockIdx.z;
+  }
+  const int hkv = h / (a.Hq / a.Hkv);
+  const int M = a.M, N = a.N;
+  const int m0 = mblk * BM;
+  const int m1 = min(m0 + BM, M);
+  plan_params p = a.p;
+  plan_head_setup(p, h);
+
+  int nbeg, nend;
+  plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes
+  nbeg = max(nbeg, 0);
+  nend = min(nend, N);
+  const int t_lo = nbeg / BN;
+  const int t_hi = nend > nbeg ? (nend + BN - 1) / BN : t_lo;
+
+  if (tid == 0) {
+    fh_bar_init(q_full, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      fh_bar_init(k_full(s), 1);
+      fh_bar_init(v_full(s), 1);
+      fh_bar_init(empty(s), 8);  // one arrival per consumer warp
+    }
+    fh_bar_init_fence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {
+    // ---------------------------------------------------------- producer
+    fh_regs_dec<24>();
+    if (warp == 0 && lane == 0) {
+      fh_tma_prefetch_map(&a.tq);
+      fh_tma_prefetch_map(&a.tk);
+      fh_tma_prefetch_map(&a.tv);
+      fh_bar_expect(q_full, C::Q_BYTES);
+#pragma unroll
+      for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(sQ + c * (BM * 128), &a.tq, c * 64, m0, h, b, q_full);
+      for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
+        const int s = it % STAGES;
+        if (it >= STAGES) fh_bar_wait(empty(s), (unsigned)((it / STAGES - 1) & 1));  // slot consumed
+        const uint32_t ks = sK + s * C::KV_BYTES, vs = sV + s * C::KV_BYTES;
+        fh_bar_expect(k_full(s), C::KV_BYTES);
+#pragma unroll
+        for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(ks + c * (BN * 128), &a.tk, c * 64, t * BN, hkv, b, k_full(s));
+        fh_bar_expect(v_full(s), C::KV_BYTES);
+#pragma unroll
+        for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(vs + c * (BN * 128), &a.tv, c * 64, t * BN, hkv, b, v_full(s));
+      }
+    }
+  } else {
+    // ---------------------------------------------------------- consumers
+    fh_regs_inc<240>();
+    const int cw = wg - 1;      // consumer group: rows 64 cw .. 64 cw + 63 of the tile
+    const int wq = warp & 3;    // warp within the group: 16 of those rows
+    const int g = lane >> 2, tq = lane & 3;
+    const int r0 = m0 + cw * 64;
+    const int r1 = min(r0 + 64, M);
+    const uint32_t q_rows = sQ + cw * (64 * 128);
+
+    float o[NO], sacc[NS];
+#pragma unroll
+    for (int i = 0; i < NO; ++i) o[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < NS; ++i) sacc[i] = 0.f;
+    float mrow[2] = {-INFINITY, -INFINITY}, lrow[2] = {0.f, 0.f};
+    constexpr bool FOLD = plan_score_is_scaled_qk;
+    const float sc = FOLD ? plan_score_scale(p) : 1.f;
+
+    // score/mask hooks, online softmax, P, then O += P V for the tile at n0
+    auto step = [&](auto masked_tag, int n0, uint32_t vs) {
+      constexpr bool MASKED = decltype(masked_tag)::value;
+      const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
+      const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int i = ibase + (e >> 1) * 8;
+          const int j = jbase + nb * 8 + (e & 1);
+          float x = FOLD ? sacc[nb * 4 + e] : plan_score(sacc[nb * 4 + e], i, j, h, p);
+          if constexpr (MASKED) {
+            if (!(j < N && plan_visible(i, j, p))) x = -INFINITY;
+          }
+          sacc[nb * 4 + e] = x;
+        }
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        float tm = fmaxf(sacc[2 * hr], sacc[2 * hr + 1]);
+#pragma unroll
+        for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(sacc[nb * 4 + 2 * hr], sacc[nb * 4 + 2 * hr + 1]));
+        tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
+        tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
+        const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : tm);
+        const float msafe = (mx == -INFINITY) ? 0.f : mx;
+        const float corr = plan_correction(mrow[hr], msafe);
+        mrow[hr] = mx;
+        float sum = 0.f;
+#pragma unroll
+        for (int nb = 0; nb < NB; ++nb) {
+          float* x = &sacc[nb * 4 + 2 * hr];
+          const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : x[0] - msafe);
+          const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : x[1] - msafe);
+          x[0] = p0;
+          x[1] = p1;
+          sum += p0 + p1;
+        }
+        lrow[hr] = lrow[hr] * corr + sum;
+#pragma unroll
+        for (int db = 0; db < DB; ++db) {
+          o[db * 4 + 2 * hr] *= corr;
+          o[db * 4 + 2 * hr + 1] *= corr;
+        }
+      }
+      uint32_t pa[BN / 16][4];
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        pa[kk][0] = TT::pack(sacc[8 * kk + 0], sacc[8 * kk + 1]);
+        pa[kk][1] = TT::pack(sacc[8 * kk + 2], sacc[8 * kk + 3]);
+        pa[kk][2] = TT::pack(sacc[8 * kk + 4], sacc[8 * kk + 5]);
+        pa[kk][3] = TT::pack(sacc[8 * kk + 6], sacc[8 * kk + 7]);
+      }
+      fh_pin<NO>(o);
+      fh_wg_fence();
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc(vs + kk * 2048, BN * 128, 1024), 1);
+      fh_wg_commit();
+      fh_wg_wait<0>();
+      fh_pin<NO>(o);
+    };
+
+    fh_bar_wait(q_full, 0);
+    for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
+      const int s = it % STAGES;
+      const unsigned ph = (unsigned)((it / STAGES) & 1);
+      const int n0 = t * BN;
+      int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
+      if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+      fh_bar_wait(k_full(s), ph);
+      if (cls != 0) {
+        const uint32_t ks = sK + s * C::KV_BYTES;
+        fh_pin<NS>(sacc);
+        fh_wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk)
+          MS::ss(sacc, fh_desc(q_rows + (kk >> 2) * (BM * 128) + (kk & 3) * 32, 16, 1024),
+                 fh_desc(ks + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
+        fh_wg_commit();
+        fh_wg_wait<0>();
+        fh_pin<NS>(sacc);
+      }
+      fh_bar_wait(v_full(s), ph);
+      if (cls == 2)
+        step(fa_bool<false>{}, n0, sV + s * C::KV_BYTES);
+      else if (cls == 1)
+        step(fa_bool<true>{}, n0, sV + s * C::KV_BYTES);
+      __syncwarp();
+      if (lane == 0) fh_bar_arrive(empty(s));  // this warp is done with the slot
+    }
+
+    // ---- epilogue: O / l, LSE; O through this group's rows of the Q tile
+    float* lse = a.lse;
+#pragma unroll
+    for (int hr = 0; hr < 2; ++hr) {
+      float l = lrow[hr];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = plan_out_scale(l);
+#pragma unroll
+      for (int db = 0; db < DB; ++db) {
+        o[db * 4 + 2 * hr] *= inv;
+        o[db * 4 + 2 * hr + 1] *= inv;
+      }
+      const int i = r0 + wq * 16 + g + hr * 8;
+      if (lse != nullptr && tq == 0 && i < M) lse[((int64_t)b * a.Hq + h) * M + i] = plan_lse(mrow[hr], l);
+    }
+    // Every product that read this group's Q rows has completed (waited);
+    // the other group never reads them.
+#pragma unroll
+    for (int db = 0; db < DB; ++db)
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        const int r = wq * 16 + g + hr * 8;  // row within the group (r % 8 == g)
+        const uint32_t at = q_rows + (db >> 3) * (BM * 128) + r * 128 + (((db & 7) ^ (r & 7)) << 4) + tq * 4;
+        fh_st_shared_u32(at, TT::pack(o[db * 4 + 2 * hr], o[db * 4 + 2 * hr + 1]));
+      }
+    fh_named_sync(1 + cw, 128);
+    T* og = reinterpret_cast<T*>(a.o) + b * a.o_sb + h * a.o_sh;
+    const int wtid = tid & 127;
+    const int dch = a.D / 8;  // 16-byte chunks of a row that are stored
+#pragma unroll
+    for (int c0 = 0; c0 < 64 * DB; c0 += 128) {
+      const int c = c0 + wtid;
+      const int r = c / DB, cc = c % DB;
+      const int i = r0 + r;
+      if (i < M && cc < dch) {
+        const uint4 v = fh_ld_shared_v4(q_rows + (cc >> 3) * (BM * 128) + r * 128 + (((cc & 7) ^ (r & 7)) << 4));
+        *reinterpret_cast<uint4*>(og + (int64_t)i * a.o_sm + cc * 8) = v;
+      }
+    }
+  }
+#else
+  (void)a;  // not this pass: the host launches this kernel only on sm_90a code
+#endif
+}

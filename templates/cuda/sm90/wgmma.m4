@@ -1,0 +1,60 @@
+m4_dnl cuda/sm90/wgmma.m4 - the warpgroup matrix products of the sm_90a
+m4_dnl family as inline PTX (wgmma.mma_async, m64 N k16, fp32 accumulators),
+m4_dnl one specialisation per element type and N.  Their operand lists run
+m4_dnl to 128 registers, so m4 writes them out here; the rest of the
+m4_dnl skeleton (sm90/common.cuh, sm90/rolling.cuh) is plain CUDA.
+m4_dnl
+m4_dnl fg_wg_list(I, N, BEFORE, AFTER): BEFORE I AFTER, ..., BEFORE N-1 AFTER.
+m4_define([[[fg_wg_list]]], [[[m4_ifelse(m4_eval([[[$1 < $2]]]), [[[1]]], [[[$3[[[]]]$1[[[]]]$4[[[]]]m4_ifelse(m4_eval([[[$1 + 1 < $2]]]), [[[1]]], [[[, ]]])[[[]]]fg_wg_list(m4_incr([[[$1]]]), [[[$2]]], [[[$3]]], [[[$4]]])]]])]]])m4_dnl
+m4_dnl fg_wg_regs(R): %0, ..., %R-1 (the R accumulators in the PTX text).
+m4_define([[[fg_wg_regs]]], [[[fg_wg_list(0, $1, [[[%]]], [[[]]])]]])m4_dnl
+m4_dnl fg_wg_outs(I, R): "+f"(d[I]), ..., "+f"(d[R-1]), eight to a line.
+m4_define([[[fg_wg_outs]]], [[[m4_ifelse(m4_eval([[[$1 + 8 < $2]]]), [[[1]]], [[[fg_wg_list($1, m4_eval([[[$1 + 8]]]), [[["+f"(d@{]]], [[[@})]]]),
+          fg_wg_outs(m4_eval([[[$1 + 8]]]), [[[$2]]])]]], [[[fg_wg_list($1, $2, [[["+f"(d@{]]], [[[@})]]])]]])]]])m4_dnl
+m4_dnl fg_wg_def(CTYPE, PTXTYPE, N): fh_mma<CTYPE, N>::ss (A and B in shared
+m4_dnl memory, both K-major) and ::rs (A in registers, B in shared memory,
+m4_dnl MN-major: the transposed-B form).
+m4_define([[[fg_wg_def]]], [[[m4_dnl
+template <>
+struct fh_mma<$1, $3> {
+  static constexpr int R = m4_eval([[[$3 / 2]]]);  // fp32 accumulators per thread
+  // d (+)= A.B; A and B from shared memory (descriptors a, b), both K-major
+  static __device__ __forceinline__ void ss(float* d, uint64_t a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 2]]]), 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
+        "%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), p, 1, 1, 0, 0;\n}\n"
+        : fg_wg_outs(0, m4_eval([[[$3 / 2]]]))
+        : "l"(a), "l"(b), "r"(accumulate));
+  }
+  // d (+)= A.B; A from registers (a[4] per thread, the m16n8k16 A layout of
+  // each warp's 16 rows), B from shared memory, MN-major (transposed)
+  static __device__ __forceinline__ void rs(float* d, const uint32_t* a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 5]]]), 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
+        "{%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), %m4_eval([[[$3 / 2 + 2]]]), %m4_eval([[[$3 / 2 + 3]]])}, "
+        "%m4_eval([[[$3 / 2 + 4]]]), p, 1, 1, 1;\n}\n"
+        : fg_wg_outs(0, m4_eval([[[$3 / 2]]]))
+        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"(accumulate));
+  }
+};
+]]])m4_dnl
+// ------------------------------------------------- warpgroup matrix products
+// fh_mma<T, N>: wgmma.mma_async m64nNk16 with fp32 accumulators, written out
+// by templates/cuda/sm90/wgmma.m4.  The accumulators of a warpgroup's 64 x N
+// tile: warp w of the group holds rows 16w .. 16w+15; in it, lane (g, t)
+// (g = lane / 4, t = lane % 4) holds, for each 8-column block j, d[4j], d[4j+1]
+// at row g, columns 8j+2t, 8j+2t+1, and d[4j+2], d[4j+3] at row g+8.
+template <typename T, int N>
+struct fh_mma;
+fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 64)m4_dnl
+fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 96)m4_dnl
+fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 128)m4_dnl
+fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 192)m4_dnl
+fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 256)m4_dnl
+fg_wg_def([[[__half]]], [[[f16]]], 64)m4_dnl
+fg_wg_def([[[__half]]], [[[f16]]], 96)m4_dnl
+fg_wg_def([[[__half]]], [[[f16]]], 128)m4_dnl
+fg_wg_def([[[__half]]], [[[f16]]], 192)m4_dnl
+fg_wg_def([[[__half]]], [[[f16]]], 256)m4_dnl
