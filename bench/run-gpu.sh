@@ -115,6 +115,11 @@ if has_step sass && test $built = 1; then
     for ins in HMMA HGMMA LDGSTS UTMALDG LDL STL; do
       note "sass: $ins `grep -c "\b$ins\b" /tmp/fg-sass.txt`"
     done
+    # per family: the sm_90a kernels (fh_attn_fwd_kernel) apart
+    awk '/Function :/ { f = ($0 ~ /fh_attn_fwd_kernel/) ? "sm90" : "other" }
+         { for (i = 1; i <= NF; i++) { w = $i; sub(/\..*/, "", w);
+             if (w == "HGMMA" || w == "UTMALDG" || w == "LDL" || w == "STL" || w == "HMMA") n[f " " w]++ } }
+         END { for (k in n) print "sass: " k " " n[k] }' /tmp/fg-sass.txt | sort | tee -a "$SUMMARY"
     step sass $rc
   else
     step sass "no cuobjdump"

@@ -26,7 +26,7 @@
  *     folded one);
  *   batch 2 (but the lengths' 5), bf16 and fp16 for all of them;
  *   per plan, bad arguments (NULL data, K and V of different lengths, head
- *   dim 44, a misaligned pointer) must return FG_ERR_NULL, FG_ERR_SHAPE,
+ *   dim 264, a misaligned pointer) must return FG_ERR_NULL, FG_ERR_SHAPE,
  *   FG_ERR_UNSUPPORTED, FG_ERR_ALIGN and leave the outputs untouched.
  * A head dim the entry answers FG_ERR_UNSUPPORTED for is skipped, except
  * 128, and on the sm_90a family (a device of compute capability 9.0 without
@@ -726,7 +726,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
     } kinds[] = {
         {"NULL K data", FG_ERR_NULL},
         {"V longer than K", FG_ERR_SHAPE},
-        {"head dim 44", FG_ERR_UNSUPPORTED},
+        {"head dim 264", FG_ERR_UNSUPPORTED},
         {"Q misaligned by one element", FG_ERR_ALIGN},
     };
     gc_case c;
@@ -744,7 +744,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         dev_set ds = {{0}, 0};
         fg_tensor din[MAX_IO], dout[MAX_IO];
-        c.d = kinds[k].want == FG_ERR_UNSUPPORTED ? 44 : 128;
+        c.d = kinds[k].want == FG_ERR_UNSUPPORTED ? 264 : 128;
         snprintf(c.label, sizeof c.label, "%s bad argument: %s", info->name, kinds[k].what);
         c.state = C_FAIL;
         snprintf(c.why, sizeof c.why, "device allocation failed");

@@ -81,6 +81,13 @@ __device__ __forceinline__ void fh_pin(float* d) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for registers an asynchronous product reads (A fragments): they
+// stay allocated, unchanged, until this point.
+template <int R>
+__device__ __forceinline__ void fh_pin_u32(uint32_t* r) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
 // Register budget of a warpgroup (setmaxnreg): the producer gives registers
 // back, the consumers take them.
 template <int R>
@@ -94,6 +101,11 @@ __device__ __forceinline__ void fh_regs_inc() {
 // A barrier of `threads` threads (one warpgroup, say) on hardware barrier id.
 __device__ __forceinline__ void fh_named_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Arrive at barrier id (counting toward `threads`) without waiting.
+__device__ __forceinline__ void fh_named_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // The shared-memory matrix descriptor of wgmma for a tile in the 128-byte

@@ -48,8 +48,8 @@ struct fh_cfg {
   template <typename T>
   static constexpr size_t smem_bytes() {
     // 1024 for aligning the tiles to the swizzle atom, then the tiles and
-    // the mbarriers (Q full; K full, V full and empty per slot)
-    return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES + 8 * (1 + 3 * STAGES);
+    // the mbarriers (Q full; K full, V full, K empty and V empty per slot)
+    return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES + 8 * (1 + 4 * STAGES);
   }
 };
 
@@ -92,7 +92,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   const uint32_t q_full = bars;
   auto k_full = [&](int s) { return bars + 8u * (1 + s); };
   auto v_full = [&](int s) { return bars + 8u * (1 + STAGES + s); };
-  auto empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
+  auto k_empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
+  auto v_empty = [&](int s) { return bars + 8u * (1 + 3 * STAGES + s); };
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
   int mblk, h, b;
@@ -124,7 +125,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     for (int s = 0; s < STAGES; ++s) {
       fh_bar_init(k_full(s), 1);
       fh_bar_init(v_full(s), 1);
-      fh_bar_init(empty(s), 8);  // one arrival per consumer warp
+      fh_bar_init(k_empty(s), 8);  // one arrival per consumer warp
+      fh_bar_init(v_empty(s), 8);
     }
     fh_bar_init_fence();
   }
@@ -142,11 +144,13 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(sQ + c * (BM * 128), &a.tq, c * 64, m0, h, b, q_full);
       for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
         const int s = it % STAGES;
-        if (it >= STAGES) fh_bar_wait(empty(s), (unsigned)((it / STAGES - 1) & 1));  // slot consumed
+        const unsigned used = (unsigned)((it / STAGES - 1) & 1);  // the slot's last use
         const uint32_t ks = sK + s * C::KV_BYTES, vs = sV + s * C::KV_BYTES;
+        if (it >= STAGES) fh_bar_wait(k_empty(s), used);
         fh_bar_expect(k_full(s), C::KV_BYTES);
 #pragma unroll
         for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(ks + c * (BN * 128), &a.tk, c * 64, t * BN, hkv, b, k_full(s));
+        if (it >= STAGES) fh_bar_wait(v_empty(s), used);
         fh_bar_expect(v_full(s), C::KV_BYTES);
 #pragma unroll
         for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(vs + c * (BN * 128), &a.tv, c * 64, t * BN, hkv, b, v_full(s));
@@ -162,17 +166,18 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     const int r1 = min(r0 + 64, M);
     const uint32_t q_rows = sQ + cw * (64 * 128);
 
-    float o[NO], sacc[NS];
+    float o[NO], sacc[NS];  // sacc: written by each tile's first product
 #pragma unroll
     for (int i = 0; i < NO; ++i) o[i] = 0.f;
-#pragma unroll
-    for (int i = 0; i < NS; ++i) sacc[i] = 0.f;
     float mrow[2] = {-INFINITY, -INFINITY}, lrow[2] = {0.f, 0.f};
     constexpr bool FOLD = plan_score_is_scaled_qk;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
 
-    // score/mask hooks, online softmax, P, then O += P V for the tile at n0
-    auto step = [&](auto masked_tag, int n0, uint32_t vs) {
+    // Score/mask hooks and the online softmax of the tile at n0 (S in
+    // sacc): sacc becomes P, l and m are updated; corr[] receives the
+    // correction of each of the thread's two rows, which O takes once the
+    // product that is still adding into it has completed.
+    auto softmax = [&](auto masked_tag, int n0, float* corr) {
       constexpr bool MASKED = decltype(masked_tag)::value;
       const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
       const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
@@ -197,7 +202,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
         const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : tm);
         const float msafe = (mx == -INFINITY) ? 0.f : mx;
-        const float corr = plan_correction(mrow[hr], msafe);
+        corr[hr] = plan_correction(mrow[hr], msafe);
         mrow[hr] = mx;
         float sum = 0.f;
 #pragma unroll
@@ -209,14 +214,65 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
           x[1] = p1;
           sum += p0 + p1;
         }
-        lrow[hr] = lrow[hr] * corr + sum;
-#pragma unroll
-        for (int db = 0; db < DB; ++db) {
-          o[db * 4 + 2 * hr] *= corr;
-          o[db * 4 + 2 * hr + 1] *= corr;
-        }
+        lrow[hr] = lrow[hr] * corr[hr] + sum;
       }
-      uint32_t pa[BN / 16][4];
+    };
+
+    // The tiles are pipelined inside the group (FlashAttention-3's
+    // intra-warpgroup overlap): S of tile t is issued, then O += P V of the
+    // previous tile, and the softmax of tile t runs while that product is
+    // still on the tensor cores; O takes the correction after it completes.
+    // The first tile is peeled off and a tile with nothing visible to this
+    // group runs the masked step (all of its P is 0): no product is issued
+    // under a condition, so that ptxas need not serialise them.
+    uint32_t pa[BN / 16][4];  // P of the previous tile as A fragments
+    auto release = [&](uint32_t bar) {
+      __syncwarp();
+      if (lane == 0) fh_bar_arrive(bar);  // this warp is done with the K or V tile
+    };
+    // The two consumer groups take turns on the tensor cores (ping-pong):
+    // a group issues its products between fh_named_sync on its own barrier
+    // and fh_named_arrive on the other's, then runs its softmax while the
+    // other group's products run.  Both groups take the same number of
+    // turns (one per key tile and one after the loop); group 0 starts, and
+    // consumes group 1's last arrival at the end.
+    const int my_turn = 3 + cw, their_turn = 4 - cw;
+    if (cw == 1) fh_named_arrive(3, 256);
+    auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
+      const uint32_t ks = sK + s * C::KV_BYTES;
+      MS::ss0(sacc, fh_desc(q_rows, 16, 1024), fh_desc(ks, 16, 1024));
+#pragma unroll
+      for (int kk = 1; kk < D / 16; ++kk)
+        MS::ss(sacc, fh_desc(q_rows + (kk >> 2) * (BM * 128) + (kk & 3) * 32, 16, 1024),
+               fh_desc(ks + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), 1);
+      fh_wg_commit();
+    };
+    auto issue_pv = [&](int s) {  // O += P V of the V tile in slot s
+      const uint32_t vs = sV + s * C::KV_BYTES;
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc(vs + kk * 2048, BN * 128, 1024), 1);
+      fh_wg_commit();
+    };
+    // softmax of tile t (S landed in sacc), O's correction, P into pa
+    auto tile_softmax = [&](int t) {
+      const int n0 = t * BN;
+      int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
+      if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+      float corr[2];
+      if (cls == 2)
+        softmax(fa_bool<false>{}, n0, corr);
+      else
+        softmax(fa_bool<true>{}, n0, corr);  // partial, or nothing visible here
+      return make_float2(corr[0], corr[1]);
+    };
+    auto rescale_pack = [&](float2 corr) {
+#pragma unroll
+      for (int db = 0; db < DB; ++db) {
+        o[db * 4 + 0] *= corr.x;
+        o[db * 4 + 1] *= corr.x;
+        o[db * 4 + 2] *= corr.y;
+        o[db * 4 + 3] *= corr.y;
+      }
 #pragma unroll
       for (int kk = 0; kk < BN / 16; ++kk) {
         pa[kk][0] = TT::pack(sacc[8 * kk + 0], sacc[8 * kk + 1]);
@@ -224,43 +280,58 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         pa[kk][2] = TT::pack(sacc[8 * kk + 4], sacc[8 * kk + 5]);
         pa[kk][3] = TT::pack(sacc[8 * kk + 6], sacc[8 * kk + 7]);
       }
-      fh_pin<NO>(o);
-      fh_wg_fence();
-#pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc(vs + kk * 2048, BN * 128, 1024), 1);
-      fh_wg_commit();
-      fh_wg_wait<0>();
-      fh_pin<NO>(o);
     };
 
     fh_bar_wait(q_full, 0);
-    for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
-      const int s = it % STAGES;
-      const unsigned ph = (unsigned)((it / STAGES) & 1);
-      const int n0 = t * BN;
-      int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
-      if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
-      fh_bar_wait(k_full(s), ph);
-      if (cls != 0) {
-        const uint32_t ks = sK + s * C::KV_BYTES;
-        fh_pin<NS>(sacc);
+    if (t_lo < t_hi) {
+      // the first tile: S, softmax, P
+      fh_bar_wait(k_full(0), 0);
+      fh_named_sync(my_turn, 256);
+      fh_wg_fence();
+      issue_s(0);
+      fh_named_arrive(their_turn, 256);
+      fh_wg_wait<0>();
+      fh_pin<NS>(sacc);
+      release(k_empty(0));
+      rescale_pack(tile_softmax(t_lo));
+      int s_prev = 0;
+      unsigned ph_prev = 0;
+      for (int t = t_lo + 1, it = 1; t < t_hi; ++t, ++it) {
+        const int s = it % STAGES;
+        const unsigned ph = (unsigned)((it / STAGES) & 1);
+        fh_bar_wait(k_full(s), ph);
+        fh_bar_wait(v_full(s_prev), ph_prev);
+        fh_pin<NO>(o);
+        fh_named_sync(my_turn, 256);
         fh_wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk)
-          MS::ss(sacc, fh_desc(q_rows + (kk >> 2) * (BM * 128) + (kk & 3) * 32, 16, 1024),
-                 fh_desc(ks + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), kk > 0);
-        fh_wg_commit();
-        fh_wg_wait<0>();
+        issue_s(s);
+        issue_pv(s_prev);
+        fh_named_arrive(their_turn, 256);
+        fh_wg_wait<1>();  // S has landed; P V may still run
         fh_pin<NS>(sacc);
+        release(k_empty(s));
+        const float2 corr = tile_softmax(t);
+        fh_wg_wait<0>();
+        fh_pin<NO>(o);
+        fh_pin_u32<BN / 4>(&pa[0][0]);  // the product read pa until here
+        release(v_empty(s_prev));
+        rescale_pack(corr);
+        s_prev = s;
+        ph_prev = ph;
       }
-      fh_bar_wait(v_full(s), ph);
-      if (cls == 2)
-        step(fa_bool<false>{}, n0, sV + s * C::KV_BYTES);
-      else if (cls == 1)
-        step(fa_bool<true>{}, n0, sV + s * C::KV_BYTES);
-      __syncwarp();
-      if (lane == 0) fh_bar_arrive(empty(s));  // this warp is done with the slot
+      // the last tile's P V
+      fh_bar_wait(v_full(s_prev), ph_prev);
+      fh_pin<NO>(o);
+      fh_named_sync(my_turn, 256);
+      fh_wg_fence();
+      issue_pv(s_prev);
+      fh_named_arrive(their_turn, 256);
+      fh_wg_wait<0>();
+      fh_pin<NO>(o);
+      fh_pin_u32<BN / 4>(&pa[0][0]);
+      release(v_empty(s_prev));
     }
+    if (cw == 0) fh_named_sync(3, 256);  // group 1's last arrival
 
     // ---- epilogue: O / l, LSE; O through this group's rows of the Q tile
     float* lse = a.lse;
