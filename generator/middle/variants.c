@@ -60,6 +60,12 @@ const fg_cuda_config fg_cuda_configs[] = {
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",
      .origin = "the D 128 shape; bench/NOTES.md, Hopper family"},
+    {.family = ROLLING, .arch = "sm90", .name = "H128W", .d = 128, .bm = 128, .bn = 176,
+     .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.masked = CUDA_UNMASKED}},
+     .note = "wgmma 64x176 tiles, two K/V stages: unmasked rows",
+     .origin = "FlashAttention-3's tile for unmasked rows at this head dim; bench/NOTES.md, "
+               "Hopper family"},
     {.family = ROLLING, .arch = "sm90", .name = "H128", .d = 128, .bm = 128, .bn = 128,
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",

@@ -33,10 +33,12 @@
 // that are not stored.
 
 // Tile configuration: D the compiled head dim, BN keys per tile, STAGES the
-// depth of the K/V ring.
-template <int D_, int BN_, int STAGES_>
+// depth of the K/V ring, PP whether the consumer groups take turns issuing
+// their products (ping-pong).
+template <int D_, int BN_, int STAGES_, bool PP_ = true>
 struct fh_cfg {
   static constexpr int D = D_, BN = BN_, STAGES = STAGES_;
+  static constexpr bool PP = PP_;
   static constexpr int BM = 128;                 // query rows per CTA, 64 per consumer group
   static constexpr int NT = 384;                 // the producer group and two consumer groups
   static constexpr int ATOMS = (D + 63) / 64;    // blocks of 64 columns (128 bytes) per row
@@ -237,7 +239,13 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // turns (one per key tile and one after the loop); group 0 starts, and
     // consumes group 1's last arrival at the end.
     const int my_turn = 3 + cw, their_turn = 4 - cw;
-    if (cw == 1) fh_named_arrive(3, 256);
+    auto take_turn = [&]() {
+      if constexpr (C::PP) fh_named_sync(my_turn, 256);
+    };
+    auto give_turn = [&]() {
+      if constexpr (C::PP) fh_named_arrive(their_turn, 256);
+    };
+    if (C::PP && cw == 1) fh_named_arrive(3, 256);
     auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
       const uint32_t ks = sK + s * C::KV_BYTES;
       MS::ss0(sacc, fh_desc(q_rows, 16, 1024), fh_desc(ks, 16, 1024));
@@ -286,10 +294,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     if (t_lo < t_hi) {
       // the first tile: S, softmax, P
       fh_bar_wait(k_full(0), 0);
-      fh_named_sync(my_turn, 256);
+      take_turn();
       fh_wg_fence();
       issue_s(0);
-      fh_named_arrive(their_turn, 256);
+      give_turn();
       fh_wg_wait<0>();
       fh_pin<NS>(sacc);
       release(k_empty(0));
@@ -302,11 +310,11 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         fh_bar_wait(k_full(s), ph);
         fh_bar_wait(v_full(s_prev), ph_prev);
         fh_pin<NO>(o);
-        fh_named_sync(my_turn, 256);
+        take_turn();
         fh_wg_fence();
         issue_s(s);
         issue_pv(s_prev);
-        fh_named_arrive(their_turn, 256);
+        give_turn();
         fh_wg_wait<1>();  // S has landed; P V may still run
         fh_pin<NS>(sacc);
         release(k_empty(s));
@@ -322,16 +330,16 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       // the last tile's P V
       fh_bar_wait(v_full(s_prev), ph_prev);
       fh_pin<NO>(o);
-      fh_named_sync(my_turn, 256);
+      take_turn();
       fh_wg_fence();
       issue_pv(s_prev);
-      fh_named_arrive(their_turn, 256);
+      give_turn();
       fh_wg_wait<0>();
       fh_pin<NO>(o);
       fh_pin_u32<BN / 4>(&pa[0][0]);
       release(v_empty(s_prev));
     }
-    if (cw == 0) fh_named_sync(3, 256);  // group 1's last arrival
+    if (C::PP && cw == 0) fh_named_sync(3, 256);  // group 1's last arrival
 
     // ---- epilogue: O / l, LSE; O through this group's rows of the Q tile
     float* lse = a.lse;

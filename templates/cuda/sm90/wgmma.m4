@@ -63,10 +63,12 @@ struct fh_mma;
 fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 64)m4_dnl
 fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 96)m4_dnl
 fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 128)m4_dnl
+fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 176)m4_dnl
 fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 192)m4_dnl
 fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 256)m4_dnl
 fg_wg_def([[[__half]]], [[[f16]]], 64)m4_dnl
 fg_wg_def([[[__half]]], [[[f16]]], 96)m4_dnl
 fg_wg_def([[[__half]]], [[[f16]]], 128)m4_dnl
+fg_wg_def([[[__half]]], [[[f16]]], 176)m4_dnl
 fg_wg_def([[[__half]]], [[[f16]]], 192)m4_dnl
 fg_wg_def([[[__half]]], [[[f16]]], 256)m4_dnl
