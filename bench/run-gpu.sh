@@ -138,7 +138,7 @@ fi
 
 if has_step check-gpu; then
   if test $built = 1; then
-    (cd "$BUILD" && timeout `left 330` make check-gpu) > "$OUT/check-gpu.log" 2>&1
+    (cd "$BUILD" && timeout `left 560` make check-gpu) > "$OUT/check-gpu.log" 2>&1
     rc=$?
     grep -E '^(FAIL|SKIP|no usable|seed|device|ok:|== )' "$OUT/check-gpu.log" | head -40
     grep -E 'passed, .* failed' "$OUT/check-gpu.log" | tee -a "$SUMMARY"

@@ -961,7 +961,8 @@ typedef struct fg_cuda_config {
     int bm, bn;        /* rolling: query rows per CTA, keys per tile */
     int mt, bnw, minb; /* split: m16 row tiles, keys per warp tile, CTAs per SM hint */
     int warps, stages;
-    bool qreg;         /* Q fragments kept in registers */
+    bool qreg;         /* Q fragments kept in registers (sm80) */
+    bool pingpong;     /* sm90: the consumer warpgroups take turns on the tensor cores */
     unsigned dtypes;   /* CUDA_CFG_* bits it serves */
     int nwhen;
     fg_cuda_when when[2];

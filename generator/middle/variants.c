@@ -48,7 +48,7 @@ const fg_cuda_config fg_cuda_configs[] = {
      .origin = "the prototype's only D 256 variant (attn_inst.cu C256), checked in "
                "bench/results/proto/check_call5.txt, not timed"},
 
-    /* ---- rolling form on Hopper (templates/cuda/sm90/), fh_cfg<D, BN, STAGES>:
+    /* ---- rolling form on Hopper (templates/cuda/sm90/), fh_cfg<D, BN, STAGES, PINGPONG>:
      * 128 query rows per CTA (two consumer warpgroups of 64 rows and a
      * producer warpgroup: 12 warps); a launch whose head dim is a multiple of
      * 8 runs on the first row of a larger or equal compiled dim. */
@@ -63,13 +63,14 @@ const fg_cuda_config fg_cuda_configs[] = {
     {.family = ROLLING, .arch = "sm90", .name = "H128W", .d = 128, .bm = 128, .bn = 176,
      .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 1,
      .when = {{.masked = CUDA_UNMASKED}},
-     .note = "wgmma 64x176 tiles, two K/V stages: unmasked rows",
-     .origin = "FlashAttention-3's tile for unmasked rows at this head dim; bench/NOTES.md, "
-               "Hopper family"},
+     .pingpong = true, .note = "wgmma 64x176 tiles, two K/V stages, ping-pong: unmasked rows",
+     .origin = "bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z): 661 TFLOP/s on "
+               "global-pf-8k against 609 with 128-key tiles; ping-pong equal or better there"},
     {.family = ROLLING, .arch = "sm90", .name = "H128", .d = 128, .bm = 128, .bn = 128,
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",
-     .origin = "the FlashAttention-3 tile shape for this head dim; bench/NOTES.md, Hopper family"},
+     .origin = "bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z): without ping-pong "
+               "causal-pf-8k 524 TFLOP/s against 499, gqa-pf-32k 557 against 529"},
     {.family = ROLLING, .arch = "sm90", .name = "H192", .d = 192, .bm = 128, .bn = 64,
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x64 tiles, three K/V stages",

@@ -172,8 +172,8 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
     /* the alias and the header line */
     const bool hopper = !strcmp(k->arch, "sm90");
     if (hopper)
-        strbuf_printf(use, "using %s = fh_cfg<%d, %d, %d>;  // %s\n", k->name, k->d, k->bn,
-                      k->stages, k->note);
+        strbuf_printf(use, "using %s = fh_cfg<%d, %d, %d, %s>;  // %s\n", k->name, k->d,
+                      k->bn, k->stages, k->pingpong ? "true" : "false", k->note);
     else if (split)
         strbuf_printf(use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n",
                       k->name, k->d, k->mt, k->warps, k->bnw, k->stages,
@@ -323,7 +323,8 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
         nhd++;
     }
     if (nhd) {
-        strbuf_puts(&huse, "// Hopper configurations (generator/middle/variants.c):  D BN STAGES\n");
+        strbuf_puts(&huse, "// Hopper configurations (generator/middle/variants.c):  D BN STAGES "
+                           "PINGPONG\n");
         strbuf_puts(&hbody, "  if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family\n");
         for (int di = 0; di < nhd; di++) {
             const int d = hd[di];

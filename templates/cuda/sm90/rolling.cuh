@@ -35,7 +35,7 @@
 // Tile configuration: D the compiled head dim, BN keys per tile, STAGES the
 // depth of the K/V ring, PP whether the consumer groups take turns issuing
 // their products (ping-pong).
-template <int D_, int BN_, int STAGES_, bool PP_ = true>
+template <int D_, int BN_, int STAGES_, bool PP_>
 struct fh_cfg {
   static constexpr int D = D_, BN = BN_, STAGES = STAGES_;
   static constexpr bool PP = PP_;
