@@ -10,3 +10,4 @@ include tests/fuzz.mk
 include tests/interp.mk
 include tests/cuda.mk
 include tests/gpu.mk
+include tests/install.mk
