@@ -11,3 +11,4 @@ include tests/interp.mk
 include tests/cuda.mk
 include tests/gpu.mk
 include tests/install.mk
+include tests/vectors.mk
