@@ -20,3 +20,8 @@ endif
 TESTS += bench/dry-run-check.sh
 EXTRA_DIST += bench/dry-run-check.sh bench/dry-run-cases.tsv bench/cases.tsv \
 	bench/run-gpu.sh bench/RESULTS.md
+
+# bench/plot: the committed results as a bar chart (bench/results.svg, with
+# gnuplot); plot-check.sh runs it on a made-up run and measures the bars.
+TESTS += bench/plot-check.sh
+EXTRA_DIST += bench/plot bench/plot-check.sh

@@ -5,3 +5,8 @@ EXTRA_DIST += \
 	docs/building.md \
 	docs/plan-language.md \
 	$(NULL)
+
+# fusegen(1); tests/manpage.sh checks it against `fusegen --help`.
+dist_man_MANS = docs/fusegen.1
+TESTS += tests/manpage.sh
+EXTRA_DIST += tests/manpage.sh

@@ -922,6 +922,8 @@ void strbuf_indented(fg_strbuf *b, const char *text, int ind);
 char *text_indented(fg_arena *a, const char *text, int ind);
 int plan_position_dim(const fg_plan *p, const fg_ir_tensor *t, int k); /* dim at position k */
 int plan_tensor_rank(const fg_ir_tensor *t);
+/* An output after the first, which the entries take with NULL data (not computed). */
+bool plan_output_optional(const fg_plan *p, int ti);
 
 /* lower_c.c: the C backend (templates/c/) */
 int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,

@@ -218,10 +218,12 @@ fg_status fg_check_tensor(const fg_tensor *t, const char *name, int rank,
     if ((dtype_mask & FG_CHECK_UNIT_INNER) && t->stride[rank - 1] != 1 && t->shape[rank - 1] > 1)
         return fg_set_error(FG_ERR_STRIDE, "%s: innermost stride is %lld, must be 1", name,
                             (long long)t->stride[rank - 1]);
-    if (align_bytes > 0) {
-        if (align_bytes & (align_bytes - 1))
-            return fg_set_error(FG_ERR_PARAM, "%s: alignment %lld is not a power of two", name,
-                                (long long)align_bytes);
+    if (align_bytes > 0 && (align_bytes & (align_bytes - 1)))
+        return fg_set_error(FG_ERR_PARAM, "%s: alignment %lld is not a power of two", name,
+                            (long long)align_bytes);
+    /* an empty tensor reads nothing: its pointer and strides may be anything
+     * (the entries refuse an empty extent as a shape, naming the dim) */
+    if (align_bytes > 0 && count != 0) {
         if ((uintptr_t)t->data % (uintptr_t)align_bytes)
             return fg_set_error(FG_ERR_ALIGN, "%s: data pointer %p is not %lld-byte aligned",
                                 name, t->data, (long long)align_bytes);

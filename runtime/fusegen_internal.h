@@ -35,7 +35,8 @@ fg_status fg_set_error(fg_status s, const char *fmt, ...) FG_PRINTF_LIKE(2, 3);
  * dtype_mask, stride 1 innermost when FG_CHECK_UNIT_INNER is set, and, when
  * align_bytes > 0 (a power of two), the data pointer and every stride in
  * bytes multiples of align_bytes (a unit innermost stride and the strides
- * of extent-1 dimensions are exempt).  Returns FG_OK, or the status after
+ * of extent-1 dimensions are exempt; a tensor with no elements is not
+ * checked for alignment: it reads nothing).  Returns FG_OK, or the status after
  * fg_set_error with a message that names the argument `name`. */
 fg_status fg_check_tensor(const fg_tensor *t, const char *name, int rank,
                           unsigned dtype_mask, int64_t align_bytes);

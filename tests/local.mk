@@ -10,3 +10,5 @@ include tests/fuzz.mk
 include tests/interp.mk
 include tests/cuda.mk
 include tests/gpu.mk
+include tests/install.mk
+include tests/vectors.mk

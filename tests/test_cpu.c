@@ -53,6 +53,7 @@ typedef struct harness {
     const fg_plan_info *info;
     ref_plan *plan;
     long runs, skipped_large;
+    bool omit_optional; /* outputs after the first passed with NULL data */
 } harness;
 
 static const char *srcdir(void)
@@ -154,6 +155,8 @@ static int run_case_lens(harness *h, const long *dims, long **lens, int splits, 
         for (size_t i = 0; i < n; i++)
             out_data[k][i] = NAN; /* poison */
         out[k] = fg_tensor_dense(out_data[k], FG_F32, ti->rank, shape);
+        if (h->omit_optional && k > 0)
+            out[k].data = NULL; /* not computed; its shape stays */
     }
 
     int32_t *lens32[16] = {0};
@@ -185,6 +188,16 @@ static int run_case_lens(harness *h, const long *dims, long **lens, int splits, 
     }
 
     for (int k = 0; k < nout && !fails; k++) {
+        if (h->omit_optional && k > 0) {
+            /* not computed: the buffer keeps its poison */
+            for (size_t i = 0; i < out_n[k] && !fails; i++)
+                if (!isnan(out_data[k][i])) {
+                    print_error("%s: %s[%zu] written, though passed with NULL data\n",
+                                info->name, info->outputs[k].name, i);
+                    fails++;
+                }
+            continue;
+        }
         const double *r = ref_out[out_tensor[k]];
         const float *o = out_data[k];
         double num = 0, den = 0;
@@ -815,6 +828,114 @@ static void empty_contraction_dim_is_refused(void **state)
     }
 }
 
+/* An output after the first (LSE) with NULL data is not computed, as the
+ * CUDA entry treats it: the call succeeds, the first output still matches
+ * the reference (rolling and split, f32 and bf16, masked rows included),
+ * and nothing is written through the omitted one. */
+static void null_optional_outputs_are_not_computed(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    assert_true(info->noutputs >= 2);
+    h->omit_optional = true;
+    static const long rows[] = {7, 67}, keys[] = {131, 13};
+    for (int c = 0; c < 2; c++) {
+        long dims[16];
+        for (int i = 0; i < info->ndims && i < 16; i++)
+            dims[i] = dim_value(info->dim_role[i], rows[c], keys[c], 32, 4);
+        assert_int_equal(run_case(h, dims, 0, c), 0);
+        assert_int_equal(run_case(h, dims, 3, !c), 0);
+    }
+    h->omit_optional = false;
+}
+
+/* gqa's own struct: LSE with NULL data gives the same O, bit for bit, as
+ * with LSE given; its shape is then not checked (as on the CUDA entry); O,
+ * the first output, is not optional. */
+static void null_lse_through_the_args_struct(void **state)
+{
+    (void)state;
+    gqa_case with, without;
+    gqa_case_init(&with, 8, FG_F32);
+    gqa_case_init(&without, 8, FG_F32);
+    assert_int_equal(fg_gqa_cpu(&with.a), FG_OK);
+    without.a.LSE.data = NULL;
+    without.a.LSE.shape[2] = 99; /* not read */
+    assert_int_equal(fg_gqa_cpu(&without.a), FG_OK);
+    assert_memory_equal(with.buf[3], without.buf[3], sizeof(float) * (size_t)with.count[3]);
+    for (int64_t k = 0; k < without.count[4] + 4; k++)
+        assert_true(without.buf[4][k] == 12345.0f);
+    /* given, the same wrong shape is refused */
+    without.a.LSE.data = without.buf[4];
+    assert_int_equal(fg_gqa_cpu(&without.a), FG_ERR_SHAPE);
+    assert_non_null(strstr(fg_last_error(), "LSE.shape[2] is 99"));
+    without.a.LSE.shape[2] = 3;
+    without.a.O.data = NULL;
+    assert_int_equal(fg_gqa_cpu(&without.a), FG_ERR_NULL);
+    assert_non_null(strstr(fg_last_error(), "O: data pointer is NULL"));
+    gqa_case_free(&with);
+    gqa_case_free(&without);
+}
+
+/* Every extent of every plan in the registry, one at a time 0 (the others
+ * valid): refused as FG_ERR_SHAPE naming that dim, before any param is
+ * computed from it (G = Hq / Hkv) and with the outputs untouched, as the
+ * CUDA entry refuses it. */
+static void empty_extents_are_refused(void **state)
+{
+    (void)state;
+    enum { CAP = 1 << 15 };
+    static float pool[16][CAP];
+    int checked = 0;
+    for (int pi = 0; fg_plan_list[pi]; pi++) {
+        const fg_plan_info *info = fg_plan_list[pi];
+        assert_true(info->ninputs + info->noutputs <= 16 && info->ndims <= 16);
+        for (int z = 0; z < info->ndims; z++) {
+            long dims[16];
+            for (int i = 0; i < info->ndims; i++)
+                dims[i] = dim_value(info->dim_role[i], 7, 13, 32, 4);
+            dims[z] = 0;
+            fg_tensor in[8], out[8];
+            for (int k = 0; k < info->ninputs + info->noutputs; k++) {
+                bool is_in = k < info->ninputs;
+                const fg_plan_tensor_info *ti =
+                    is_in ? &info->inputs[k] : &info->outputs[k - info->ninputs];
+                int64_t shape[FG_MAX_RANK];
+                size_t n = 1;
+                for (int q = 0; q < ti->rank; q++) {
+                    shape[q] = dims[ti->dims[q]];
+                    n *= (size_t)dims[ti->dims[q]] + (ti->dims[q] == z); /* as if not empty */
+                }
+                assert_true(n <= CAP);
+                for (size_t i = 0; i < CAP; i++)
+                    pool[k][i] = is_in ? 0.5f : 12345.0f;
+                fg_tensor t = fg_tensor_dense(pool[k], FG_F32, ti->rank, shape);
+                if (is_in)
+                    in[k] = t;
+                else
+                    out[k - info->ninputs] = t;
+            }
+            fg_status st = info->cpu(in, out, NULL, NULL, NULL, NULL, 0);
+            if (st != FG_ERR_SHAPE)
+                fail_msg("%s with %s = 0: status %s (%s), expected a shape error", info->name,
+                         info->dims[z], fg_strerror(st), fg_last_error());
+            char want[64];
+            snprintf(want, sizeof want, ": %s is 0", info->dims[z]);
+            if (!strstr(fg_last_error(), want))
+                fail_msg("%s with %s = 0: message '%s' lacks '%s'", info->name, info->dims[z],
+                         fg_last_error(), want);
+            for (int k = info->ninputs; k < info->ninputs + info->noutputs; k++)
+                for (size_t i = 0; i < CAP; i++)
+                    if (pool[k][i] != 12345.0f)
+                        fail_msg("%s with %s = 0: output %d written", info->name,
+                                 info->dims[z], k - info->ninputs);
+            checked++;
+        }
+    }
+    print_message("empty extents: %d refused\n", checked);
+    assert_true(checked >= 13 * 2);
+}
+
 int main(void)
 {
     const char *env = getenv("FG_TEST_SEED");
@@ -835,6 +956,14 @@ int main(void)
         cmocka_unit_test(misaligned_pointers_are_refused),
         cmocka_unit_test(group_must_cover_every_kv_head),
         cmocka_unit_test(empty_contraction_dim_is_refused),
+        cmocka_unit_test(empty_extents_are_refused),
+        cmocka_unit_test(null_lse_through_the_args_struct),
+#define NULL_LSE(name)                                                              \
+    cmocka_unit_test_setup_teardown(null_optional_outputs_are_not_computed, setup_##name, \
+                                    teardown_plan)
+        NULL_LSE(global), NULL_LSE(causal), NULL_LSE(gqa), NULL_LSE(alibi), NULL_LSE(softcap),
+        NULL_LSE(window), NULL_LSE(causal_decode), NULL_LSE(gqa_decode), NULL_LSE(alibi_decode),
+        NULL_LSE(softcap_decode),
         cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_causal_decode, teardown_plan),
         cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_gqa_decode, teardown_plan),
         cmocka_unit_test_setup_teardown(per_sequence_lengths, setup_alibi_decode, teardown_plan),

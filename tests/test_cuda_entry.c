@@ -1,7 +1,7 @@
 /* test_cuda_entry.c - the validation of the generated CUDA entry points
  * (libfusegen_cuda.a), without a GPU: every argument the kernels cannot
  * take is refused with its status and a message naming it, before any
- * device call; an empty problem succeeds without a device; the generic
+ * device call (an empty extent as on the CPU entry); the generic
  * registry lists the plans with CUDA kernels.  The tensors point at
  * addresses that are never dereferenced: validation fails first. */
 #include <setjmp.h>
@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -161,23 +163,64 @@ static void params_out_of_range_are_refused(void **state)
     expect(fg_gqa(&g, NULL), FG_ERR_SHAPE, "Hq = 8 query heads is not a multiple of Hkv = 3 kv heads");
 }
 
-static void empty_problem_needs_no_device(void **state)
+/* Every extent of every CUDA entry, one at a time 0 (the others valid for
+ * the kernels): refused as FG_ERR_SHAPE before any device call, as the CPU
+ * entry refuses it (test_cpu: empty_extents_are_refused); an empty tensor
+ * may have a NULL pointer and any strides. */
+static void empty_extents_are_refused(void **state)
 {
     (void)state;
-    fg_causal_args a = causal_args(128);
-    a.Q = dense4(1, FG_BF16, 2, 4, 0, 128);
-    a.O = dense4(4, FG_BF16, 2, 4, 0, 128);
-    a.LSE = dense3(5, FG_F32, 2, 4, 0);
-    a.Q.data = a.O.data = a.LSE.data = NULL;
-    assert_int_equal(fg_causal(&a, NULL), FG_OK);
-    fg_gqa_decode_args d;
-    memset(&d, 0, sizeof d);
-    d.Q = dense4(1, FG_BF16, 0, 8, 1, 128);
-    d.K = dense4(2, FG_BF16, 0, 2, 50, 128);
-    d.V = dense4(3, FG_BF16, 0, 2, 50, 128);
-    d.O = dense4(4, FG_BF16, 0, 8, 1, 128);
-    d.Q.data = d.K.data = d.V.data = d.O.data = NULL;
-    assert_int_equal(fg_gqa_decode(&d, NULL), FG_OK);
+    int checked = 0;
+    for (int e = 0; fg_plan_cuda_list[e].name; e++) {
+        const fg_plan_info *info = NULL;
+        for (int i = 0; fg_plan_list[i]; i++)
+            if (!strcmp(fg_plan_list[i]->name, fg_plan_cuda_list[e].name))
+                info = fg_plan_list[i];
+        assert_non_null(info);
+        bool grouped = false;
+        for (int i = 0; i < info->ndims; i++)
+            grouped = grouped || info->dim_role[i] == FG_ROLE_KV_HEADS;
+        for (int z = 0; z < info->ndims; z++) {
+            int64_t dims[16];
+            for (int i = 0; i < info->ndims && i < 16; i++)
+                switch (info->dim_role[i]) {
+                case FG_ROLE_BATCH: dims[i] = 2; break;
+                case FG_ROLE_HEADS: dims[i] = grouped ? 8 : 4; break;
+                case FG_ROLE_KV_HEADS: dims[i] = 2; break;
+                case FG_ROLE_ROWS: dims[i] = 33; break;
+                case FG_ROLE_KEYS: dims[i] = 70; break;
+                case FG_ROLE_HEAD_DIM: dims[i] = 128; break;
+                default: dims[i] = 3; break;
+                }
+            dims[z] = 0;
+            fg_tensor in[8], out[8];
+            assert_true(info->ninputs <= 8 && info->noutputs <= 8);
+            for (int k = 0; k < info->ninputs + info->noutputs; k++) {
+                bool is_in = k < info->ninputs;
+                const fg_plan_tensor_info *ti =
+                    is_in ? &info->inputs[k] : &info->outputs[k - info->ninputs];
+                int64_t shape[FG_MAX_RANK];
+                for (int q = 0; q < ti->rank; q++)
+                    shape[q] = dims[ti->dims[q]];
+                fg_dtype dt = !is_in && k > info->ninputs ? FG_F32 : FG_BF16; /* LSE f32 */
+                fg_tensor t = fg_tensor_dense(FAKE(k + 1), dt, ti->rank, shape);
+                if (is_in)
+                    in[k] = t;
+                else
+                    out[k - info->ninputs] = t;
+            }
+            fg_status st = fg_plan_cuda_list[e].fn(in, out, NULL, NULL, NULL, NULL, 0, NULL);
+            char what[96];
+            snprintf(what, sizeof what, "%s with %s = 0", info->name, info->dims[z]);
+            if (st != FG_ERR_SHAPE)
+                fail_msg("%s: status %s (%s), expected a shape error", what, fg_strerror(st),
+                         fg_last_error());
+            if (!strstr(fg_last_error(), "an empty extent is refused"))
+                fail_msg("%s: message '%s'", what, fg_last_error());
+            checked++;
+        }
+    }
+    assert_true(checked >= 10 * 5);
 }
 
 static void valid_arguments_reach_the_device(void **state)
@@ -236,7 +279,7 @@ int main(void)
         cmocka_unit_test(head_dims_without_kernels_are_unsupported),
         cmocka_unit_test(layouts_the_kernels_cannot_read_are_refused),
         cmocka_unit_test(params_out_of_range_are_refused),
-        cmocka_unit_test(empty_problem_needs_no_device),
+        cmocka_unit_test(empty_extents_are_refused),
         cmocka_unit_test(valid_arguments_reach_the_device),
         cmocka_unit_test(registry_lists_the_cuda_plans),
     };

@@ -355,6 +355,14 @@ static void test_check_tensor_accepts_a_valid_tensor(void **state)
     fx->t.data = NULL;
     fx->t.shape[2] = 0;
     assert_int_equal(fg_check_tensor(&fx->t, "Q", 4, BF16_ONLY, 0), FG_OK);
+    /* and so are any pointer and strides: an empty tensor reads nothing
+     * (the entries refuse the empty extent as a shape, naming the dim) */
+    fx->t.data = fx->buf + 1; /* 2 bytes off */
+    fx->t.stride[1] = 3;
+    assert_int_equal(fg_check_tensor(&fx->t, "Q", 4, BF16_ONLY | FG_CHECK_UNIT_INNER, 16), FG_OK);
+    fx->t.shape[2] = 1; /* not empty: the same pointer is refused */
+    assert_int_equal(fg_check_tensor(&fx->t, "Q", 4, BF16_ONLY | FG_CHECK_UNIT_INNER, 16),
+                     FG_ERR_ALIGN);
 }
 
 static void test_check_tensor_rejects_null_descriptor(void **state)

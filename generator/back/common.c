@@ -94,6 +94,35 @@ int plan_tensor_rank(const fg_ir_tensor *t)
 {
     return t->kind == TENSOR_INPUT ? t->nindex : t->naxes;
 }
+
+/* An output after the plan's first may be passed with NULL data: it is then
+ * neither checked nor computed, as the CUDA entry treats LSE. Not when one
+ * of its dims is found in no input and not in the first output: the entry
+ * binds dims from the shapes, and would have nowhere else to read it. */
+bool plan_output_optional(const fg_plan *p, int ti)
+{
+    const fg_ir_tensor *t = &p->tensors[ti];
+    int first = -1;
+    for (int i = 0; i < p->ntensors && first < 0; i++)
+        if (p->tensors[i].is_output)
+            first = i;
+    if (!t->is_output || ti == first)
+        return false;
+    for (int k = 0; k < plan_tensor_rank(t); k++) {
+        int dm = plan_position_dim(p, t, k);
+        bool found = dm < 0;
+        for (int i = 0; i < p->ntensors && !found; i++) {
+            const fg_ir_tensor *u = &p->tensors[i];
+            if (u->kind != TENSOR_INPUT && i != first)
+                continue;
+            for (int q = 0; q < plan_tensor_rank(u) && !found; q++)
+                found = plan_position_dim(p, u, q) == dm;
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
 /* ------------------------------------------------------------------ */
 /* Summary: operations and bytes per output row                        */
 /* ------------------------------------------------------------------ */
@@ -288,9 +317,10 @@ static char *args_fields(fg_arena *a, const fg_kernel *km)
             else
                 sb_printf(&f,
                           "    fg_tensor %s; /* output %s[%s]: shape [%s], plan dtype %s "
-                          "(f32, bf16 or fp16 accepted) */\n",
+                          "(f32, bf16 or fp16 accepted)%s */\n",
                           t->name, t->name, index_text(a, km, t), shape_text(a, km, t),
-                          fg_dtype_names[t->out_dtype]);
+                          fg_dtype_names[t->out_dtype],
+                          plan_output_optional(p, i) ? "; NULL data: not computed" : "");
         }
     if (p->nparams)
         sb_puts(&f, "    /* params: */\n");

@@ -184,6 +184,11 @@ extern "C" fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstrea
     if (to.shape[k] != tq.shape[k])
       return fg_set_error(FG_ERR_SHAPE, "fg_gpu_entry: fg_cuda_O's extent %d is %lld, fg_cuda_Q's %lld: they must agree", k,
                           (long long)to.shape[k], (long long)tq.shape[k]);
+  // every extent must be positive, as on the CPU entry (FG_ERR_SHAPE)
+  if (B == 0 || Hq == 0 || Hkv == 0 || M == 0 || N == 0 || D == 0)
+    return fg_set_error(FG_ERR_SHAPE, "fg_gpu_entry: fg_cuda_Q is [%lld, %lld, %lld, %lld] and fg_cuda_K [%lld, %lld, %lld, %lld]: an empty extent is refused",
+                        (long long)B, (long long)Hq, (long long)M, (long long)D, (long long)B, (long long)Hkv,
+                        (long long)N, (long long)D);
 fg_cuda_lse_if([[[m4_dnl
   const bool want_lse = args->fg_cuda_LSE.data != NULL;  // NULL data: LSE not computed
   if (want_lse) {
@@ -210,12 +215,9 @@ fg_cuda_lse_if([[[m4_dnl
     return fg_set_error(FG_ERR_PARAM, "fg_gpu_entry: splits is %d, must be 0 (the plan's) or more", args->splits);
   // 0 asks for the schedule's split count: splits = fg_cuda_plan_splits_text
   const int splits = args->splits ? args->splits : fg_cuda_plan_splits;
-  if (Hq > 0 && Hkv <= 0)
-    return fg_set_error(FG_ERR_SHAPE, "fg_gpu_entry: fg_cuda_K has no kv heads");
-  if (Hkv > 0 && Hq % Hkv != 0)
+  if (Hq % Hkv != 0)
     return fg_set_error(FG_ERR_SHAPE, "fg_gpu_entry: fg_cuda_dim_H = %lld query heads is not a multiple of fg_cuda_dim_Hkv = %lld kv heads",
                         (long long)Hq, (long long)Hkv);
-  if (B == 0 || Hq == 0 || M == 0) return FG_OK;  // nothing to compute
   plan_params p;
   memset(&p, 0, sizeof p);
   p.M = (int)M;

@@ -467,11 +467,21 @@ static char *stmt_code(lc *L, int ti)
     }
     if (L->needs_buf[ti])
         sb_printf(&body, "%s[%s] = %s;\n", L->tname[ti], buf_index(&c, t), val);
+    /* an optional output with NULL data is not stored; nor computed, when
+     * no other statement reads it */
+    bool opt = t->is_output && plan_output_optional(p, ti);
     if (t->is_output)
-        sb_printf(&body, "st_(&args->%s, %s, %s);\n", L->tname[ti], output_offset(L, t, &used),
-                  val);
+        sb_printf(&body, "%sst_(&args->%s, %s, %s);\n",
+                  opt && L->needs_buf[ti] ? arena_printf(L->a, "if (args->%s.data)\n    ",
+                                                         L->tname[ti])
+                                          : "",
+                  L->tname[ti], output_offset(L, t, &used), val);
     used |= c.used;
-    return loop_nest(L, t, -1, used, sb_str(&body));
+    char *code = loop_nest(L, t, -1, used, sb_str(&body));
+    if (opt && !L->needs_buf[ti])
+        return arena_printf(L->a, "if (args->%s.data) { /* NULL data: not computed */\n%s}\n",
+                            L->tname[ti], text_indented(L->a, code, 4));
+    return code;
 }
 
 /* A short description of the producers a correction reads. */
@@ -607,13 +617,22 @@ static void validate_shapes(lc *L, sb *bp)
             const fg_ir_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
-            sb_printf(&b,
+            /* an optional output with NULL data is not computed (as the
+             * CUDA entry treats LSE): checked only when given */
+            bool opt = plan_output_optional(p, i);
+            sb chk = {a, NULL, 0, 0};
+            sb_printf(&chk,
                       "status_ = fg_check_tensor(&args->%s, \"%s: %s\", %d,\n"
                           "                          FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16) | "
                       "FG_DTYPE_BIT(FG_F32),\n"
                       "                          (int64_t)fg_dtype_size(args->%s.dtype));\n"
                       "if (status_ != FG_OK)\n    return status_;\n",
                       L->tname[i], E, t->name, plan_tensor_rank(t), L->tname[i]);
+            if (opt)
+                sb_printf(&b, "if (args->%s.data) { /* NULL data: %s is not computed */\n%s}\n",
+                          L->tname[i], t->name, text_indented(a, sb_str(&chk), 4));
+            else
+                sb_puts(&b, sb_str(&chk));
         }
     /* dims: from the first position whose extent they are */
     int *from_t = ARENA_ARRAY(a, int, p->ndims + 1), *from_k = ARENA_ARRAY(a, int, p->ndims + 1);
@@ -624,6 +643,10 @@ static void validate_shapes(lc *L, sb *bp)
             const fg_ir_tensor *t = &p->tensors[i];
             if (pass == 0 ? t->kind != TENSOR_INPUT : !t->is_output)
                 continue;
+            /* an optional output binds no dim (plan_output_optional): its
+             * shape is compared only when it is given */
+            bool opt = plan_output_optional(p, i);
+            sb cmp = {a, NULL, 0, 0};
             for (int k = 0; k < plan_tensor_rank(t); k++) {
                 int dm = plan_position_dim(p, t, k);
                 if (dm < 0)
@@ -634,7 +657,7 @@ static void validate_shapes(lc *L, sb *bp)
                     sb_printf(&b, "const long %s = (long)args->%s.shape[%d];\n", L->dname[dm],
                               L->tname[i], k);
                 } else {
-                    sb_printf(&b,
+                    sb_printf(&cmp,
                               "if (args->%s.shape[%d] != %s)\n"
                               "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s.shape[%d] is %%lld, "
                               "but %s is %%ld (from %s.shape[%d])\",\n"
@@ -644,6 +667,11 @@ static void validate_shapes(lc *L, sb *bp)
                               L->dname[dm]);
                 }
             }
+            if (opt && cmp.len)
+                sb_printf(&b, "if (args->%s.data) {\n%s}\n", L->tname[i],
+                          text_indented(a, sb_str(&cmp), 4));
+            else if (cmp.len)
+                sb_puts(&b, sb_str(&cmp));
         }
     for (int k = 0; k < p->ndims; k++)
         if (from_t[k] < 0) {
@@ -653,29 +681,36 @@ static void validate_shapes(lc *L, sb *bp)
                        p->dims[k].name);
             L->errors++;
         }
-    /* a contraction over an empty dim (other than the fused axis, whose
-     * empty rows the masked-row rules define) would reduce over nothing and
-     * divide by it (rsqrt(D)): refuse it, naming the dim */
-    {
-        uint64_t done = 0;
-        for (int i = 0; i < p->ntensors; i++) {
+    /* every extent must be positive, as on the CUDA entry: an empty dim is
+     * a shape error (FG_ERR_SHAPE) before any param is computed from it
+     * (G = Hq / Hkv). A contraction's dim (other than the fused axis) gets
+     * the reason: it would reduce over nothing and divide by it (rsqrt(D)).
+     * An empty sequence is a length (N_len[b] = 0), not an extent. */
+    for (int k = 0; k < p->ndims; k++) {
+        if (from_t[k] < 0)
+            continue;
+        const fg_ir_tensor *red = NULL;
+        for (int i = 0; i < p->ntensors && !red; i++) {
             const fg_ir_tensor *t = &p->tensors[i];
-            if (t->kind == TENSOR_INPUT || t->cls != CLASS_CONTRACTION || t->red_axis < 0 ||
-                t->red_axis == L->fused)
-                continue;
-            int dm = p->axes[t->red_axis].dim;
-            if (dm < 0 || dm >= 64 || (done & (1ull << dm)) || from_t[dm] < 0)
-                continue;
-            done |= 1ull << dm;
+            if (t->kind != TENSOR_INPUT && t->cls == CLASS_CONTRACTION && t->red_axis >= 0 &&
+                t->red_axis != L->fused && p->axes[t->red_axis].dim == k)
+                red = t;
+        }
+        if (red)
             sb_printf(&b,
                       "if (%s == 0)\n"
                       "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s is 0, but %s (plan line %d) "
                       "reduces over it\");\n",
-                      L->dname[dm], E, p->dims[dm].name,
-                      t->hoisted && t->hoisted_from >= 0 ? p->tensors[t->hoisted_from].name
-                                                         : t->name,
-                      t->loc.line);
-        }
+                      L->dname[k], E, p->dims[k].name,
+                      red->hoisted && red->hoisted_from >= 0 ? p->tensors[red->hoisted_from].name
+                                                             : red->name,
+                      red->loc.line);
+        else
+            sb_printf(&b,
+                      "if (%s == 0)\n"
+                      "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s is 0 (%s.shape[%d]): an "
+                      "empty extent is refused\");\n",
+                      L->dname[k], E, p->dims[k].name, p->tensors[from_t[k]].name, from_k[k]);
     }
     /* per-sequence lengths: each within the stored extent */
     for (int k = 0; k < p->ndims; k++) {
@@ -1109,7 +1144,12 @@ static void c_epilogue_defs(lc *L, fg_defs *defs)
                                      "st_(&args->%s, %s, %s[%s]);\n",
                                   t->name, L->tname[ti], output_offset(L, t, &used), L->tname[ti],
                                   buf_index(&c, t));
-        sb_puts(&epi, loop_nest(L, t, L->fused, used | c.used, body));
+        char *code = loop_nest(L, t, L->fused, used | c.used, body);
+        if (plan_output_optional(p, ti))
+            sb_printf(&epi, "if (args->%s.data) { /* NULL data: not stored */\n%s}\n",
+                      L->tname[ti], text_indented(a, code, 4));
+        else
+            sb_puts(&epi, code);
     }
     bool pass2 = false;
     for (int i = 0; i < fz->nepilogue; i++) {
