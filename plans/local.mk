@@ -12,6 +12,8 @@ dist_plans_DATA = \
 	plans/gqa_decode.fp \
 	plans/logsoftmax.fp \
 	plans/logsumexp.fp \
+	plans/rmsnorm.fp \
+	plans/sigmoid.fp \
 	plans/softcap.fp \
 	plans/softcap_decode.fp \
 	plans/softmax.fp \

@@ -20,6 +20,8 @@ EXTRA_DIST += \
 	tests/golden/ir/gqa_decode.ir \
 	tests/golden/ir/logsoftmax.ir \
 	tests/golden/ir/logsumexp.ir \
+	tests/golden/ir/rmsnorm.ir \
+	tests/golden/ir/sigmoid.ir \
 	tests/golden/ir/softcap.ir \
 	tests/golden/ir/softcap_decode.ir \
 	tests/golden/ir/softmax.ir \

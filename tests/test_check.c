@@ -309,9 +309,42 @@ static void test_resolution_types_and_axes_of_reads(void **state)
     assert_int_equal(body->args[0]->kind, E_TENSOR);
     assert_int_equal(body->args[0]->axes, 0x17);  /* Q: b, h, m, d */
     assert_int_equal(body->args[1]->axes, 0x1b);  /* K: b, h, n, d */
-    assert_int_equal(p->tensors[find_tensor(fx, "S_sum")].cls, CLASS_CONTRACTION);
+    /* with no schedule the plan fuses over d, S_sum's axis: there a product
+     * of two inputs is a row reduction (a contraction over the fused axis is
+     * a per-key statement times an input) */
+    assert_int_equal(p->sched.reduce_axis, plan_find_axis(p, "d"));
+    assert_int_equal(p->tensors[find_tensor(fx, "S_sum")].cls, CLASS_REDUCTION);
     /* FNV-1a 64 of the text above, computed independently (Python) */
     assert_string_equal(p->hash, "70a3772a4dc43d8b");
+}
+
+/* A tensor times itself is a square, not a contraction (issue 13: sum(c:
+ * X * X) was refused as a contraction of two inputs while sum(c: X ^ 2)
+ * was accepted); over the fused axis only (a per-key statement) * (an
+ * input) is a contraction, any other product a row reduction. */
+static void test_products_that_are_not_contractions(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "Qn[b, h, m] = sum(d: Q * Q)\n"
+                                        "S[b, h, m, n] = sum(d: Q * K)\n"
+                                        "Mx[b, h, m] = max(n: S)\n"
+                                        "P[b, h, m, n] = exp(S - Mx)\n"
+                                        "O[b, h, m, d] = sum(n: P * V)\n"
+                                        "KV[b, h, d] = sum(n: K * V)\n"
+                                        "KK[b, h, d] = sum(n: 2 * K * K)\n"
+                                        "PP[b, h, m] = sum(n: P * P)\n"
+                                        "output Qn: f32, O: f32, KV: f32, KK: f32, PP: f32\n"
+                                        "schedule {\n  reduce n: rolling\n}\n"),
+                     0);
+    fg_plan *p = fx->p;
+    assert_int_equal(p->tensors[find_tensor(fx, "Qn")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "S")].cls, CLASS_CONTRACTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "O")].cls, CLASS_CONTRACTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "KV")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "KK")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "PP")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "KV")].op, R_SUM);
+    assert_string_equal(p->axes[p->tensors[find_tensor(fx, "KV")].red_axis].name, "n");
 }
 
 static void test_reads_of_an_input_indexed_by_an_expression(void **state)
@@ -639,9 +672,9 @@ static void test_hoisted_statements_are_checked_for_per_sequence_extents(void **
     strbuf_puts(&b, "X[b, m] = sum(n: n * 1.0) * 2 + sum(n: n * 2.0)\n"
                     "output X: f32\n");
     assert_int_equal(check_text(fx, strbuf_str(&b)), -1);
-    assert_string_equal(message(fx, 0), "t.fp:18:11: error: 'X_sum' reduces over 'n', whose "
+    assert_string_equal(message(fx, 0), "t.fp:18:11: error: 'X' reduces over 'n', whose "
                                         "extent N varies per 'b', so it must carry 'b' too");
-    assert_string_equal(message(fx, 1), "t.fp:18:33: error: 'X_sum_2' reduces over 'n', whose "
+    assert_string_equal(message(fx, 1), "t.fp:18:33: error: 'X' reduces over 'n', whose "
                                         "extent N varies per 'b', so it must carry 'b' too");
     assert_int_equal(fx->d.errors, 2);
 }
@@ -762,6 +795,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_causal_statements_are_classified, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolution_types_and_axes_of_reads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_products_that_are_not_contractions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_of_an_input_indexed_by_an_expression, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

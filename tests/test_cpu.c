@@ -418,6 +418,8 @@ PLAN_SETUP(gqa)
 PLAN_SETUP(alibi)
 PLAN_SETUP(softcap)
 PLAN_SETUP(window)
+PLAN_SETUP(rmsnorm)
+PLAN_SETUP(sigmoid)
 PLAN_SETUP(causal_decode)
 PLAN_SETUP(gqa_decode)
 PLAN_SETUP(alibi_decode)
@@ -650,6 +652,7 @@ static void registry_lists_every_tested_plan(void **state)
     static const char *const tested[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
         "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
+        "rmsnorm", "sigmoid",
     };
     int n = 0;
     for (int i = 0; fg_plan_list[i]; i++) {
@@ -826,7 +829,7 @@ int main(void)
         cmocka_unit_test(registry_lists_every_tested_plan),
         T(global), T(causal), T(gqa), T(alibi), T(softcap), T(window),
         T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
-        T(softmax), T(logsoftmax), T(logsumexp),
+        T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_causal,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,

@@ -52,6 +52,51 @@ int plan_find_tensor(const fg_plan *p, const char *name)
     return -1;
 }
 
+/* Messages name the user's statements: a reduction the checker hoisted out
+ * of a statement (O_sum out of O) is named by that statement. */
+const char *plan_user_name(const fg_plan *p, int t)
+{
+    for (int hops = 0; t >= 0 && t < p->ntensors && hops < p->ntensors; hops++) {
+        const fg_ir_tensor *ts = &p->tensors[t];
+        if (!ts->hoisted || ts->hoisted_from < 0)
+            return ts->name;
+        t = ts->hoisted_from;
+    }
+    return "?";
+}
+
+/* A copy of e with every read of a hoisted statement written out as the
+ * reduction it stands for, as the user wrote it. */
+static fg_expr *user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e, int depth)
+{
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors &&
+        p->tensors[e->ref].hoisted && p->tensors[e->ref].rhs && depth < FG_MAX_EXPR_DEPTH)
+        return user_expr(a, p, p->tensors[e->ref].rhs, depth + 1);
+    fg_expr *c = ARENA_NEW(a, fg_expr);
+    *c = *e;
+    c->args = c->nargs ? ARENA_ARRAY(a, fg_expr *, c->nargs) : NULL;
+    for (int i = 0; i < c->nargs; i++)
+        c->args[i] = depth < FG_MAX_EXPR_DEPTH ? user_expr(a, p, e->args[i], depth + 1)
+                                               : e->args[i];
+    return c;
+}
+
+char *plan_user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e)
+{
+    return expr_to_string(a, p, user_expr(a, p, e, 0));
+}
+
+/* "'Mx'", or for a hoisted reduction "'sum(c: X)' in 'Mean'". */
+char *plan_user_ref(fg_arena *a, const fg_plan *p, int t)
+{
+    if (t < 0 || t >= p->ntensors)
+        return arena_strdup(a, "'?'");
+    const fg_ir_tensor *ts = &p->tensors[t];
+    if (!ts->hoisted || !ts->rhs)
+        return arena_printf(a, "'%s'", ts->name);
+    return arena_printf(a, "'%s' in '%s'", plan_user_expr(a, p, ts->rhs), plan_user_name(p, t));
+}
+
 static uint64_t name_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -1173,6 +1218,7 @@ int check_plan(fg_plan *p, fg_diag *d)
     check_order_statements(&ck);
     check_outputs(&ck);
     check_schedule(&ck);
+    check_fused_contractions(&ck);
     check_ragged(&ck);
     return d->errors > errors ? -1 : 0;
 }

@@ -179,7 +179,7 @@ static int match_running(kb *c)
                                               "online-softmax rescale exp(%s_prev - %s): the "
                                               "attention kernel keeps its sums unnormalised and "
                                               "divides once after the last tile",
-                                        p->tensors[r->tensor].name,
+                                        plan_user_name(p, r->tensor),
                                         expr_to_string(c->a, p, r->corr.factor),
                                         p->tensors[c->mx].name, p->tensors[c->mx].name));
     }
@@ -197,7 +197,7 @@ static int match_running(kb *c)
             return kb_fail(c, ts->loc,
                            arena_printf(c->a, "running reduction '%s' is not one of the "
                                               "attention kernel's max, sum and P.V contraction",
-                                        ts->name));
+                                        plan_user_name(p, t)));
     }
     if (c->mx < 0 || c->l < 0 || c->osum < 0)
         return kb_fail(c, at, "the attention kernel needs a running max, a running sum and a "
@@ -422,13 +422,13 @@ static int match_softmax(kb *c)
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is not the online-softmax "
                                               "rescale exp(%s_prev - %s)",
-                                        p->tensors[r->tensor].name, MX->name, MX->name));
+                                        plan_user_name(p, r->tensor), MX->name, MX->name));
         }
         if (p->tensors[r->tensor].is_output)
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
                                               "attention kernel writes only O and LSE",
-                                        p->tensors[r->tensor].name));
+                                        plan_user_name(p, r->tensor)));
     }
     return 0;
 }
@@ -889,7 +889,7 @@ static int check_placement(fg_kernel *k, fg_diag *d)
             diag_error(d, t->loc,
                        "'%s' reduces over row axis '%s', which the fused schedule keeps "
                        "fixed per row",
-                       t->name, p->axes[t->red_axis].name);
+                       plan_user_name(p, i), p->axes[t->red_axis].name);
             return -1;
         }
     }
