@@ -23,6 +23,7 @@ EXTRA_DIST += \
 	tests/plans/prefix_lm.fp tests/plans/kvsum.fp \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
+	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
 	tests/golden/fused/kvsum.txt \
@@ -50,6 +51,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/alibi_decode.txt \
 	tests/golden/kernel/causal.txt \
 	tests/golden/kernel/causal_decode.txt \
+	tests/golden/kernel/docmask.txt \
 	tests/golden/kernel/fa1.txt \
 	tests/golden/kernel/global.txt \
 	tests/golden/kernel/gqa.txt \
@@ -60,6 +62,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/masked_rowsum.txt \
 	tests/golden/kernel/maxshift.txt \
 	tests/golden/kernel/prefix_lm.txt \
+	tests/golden/kernel/relbias.txt \
 	tests/golden/kernel/rmsnorm.txt \
 	tests/golden/kernel/sigmoid.txt \
 	tests/golden/kernel/softcap.txt \

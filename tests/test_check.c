@@ -358,18 +358,68 @@ static void test_reads_of_an_input_indexed_by_an_expression(void **state)
                                     "X[b, h, n, d] = K[b, h, n, d] + K[b, h / G, n, d] + K\n"
                                     "Y[b, h, n, d] = K[b, h + 1, n, d]\n"
                                     "output X: f32, Y: f32\n"),
-                     -1);
-    assert_string_equal(message(fx, 0), "t.fp:7:22: error: index 'h + 1' used where 'K' was "
-                                        "defined with 'h / G' (position 2)");
-    assert_int_equal(fx->d.errors, 1);
-    /* every read of K carries the declared index h / G */
+                     0);
+    /* a read without an index list carries the declared index h / G; a
+     * written list is the read's own (a gather: issue 13) */
     const fg_expr *x = fx->p->tensors[find_tensor(fx, "X")].rhs;
-    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[0]->args[1]), "h / G");
+    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[0]->args[1]), "h");
     assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[1]->args[1]), "h / G");
     assert_string_equal(expr_to_string(fx->a, fx->p, x->args[1]->args[1]), "h / G");
     assert_int_equal(x->args[1]->args[1]->type, T_INT);
     assert_int_equal(x->args[1]->axes, 0xf);
+    const fg_expr *y = fx->p->tensors[find_tensor(fx, "Y")].rhs;
+    assert_string_equal(expr_to_string(fx->a, fx->p, y->args[1]), "h + 1");
     assert_int_equal(fx->p->tensors[find_tensor(fx, "K")].index[1]->args[1]->kind, E_PARAM);
+}
+
+/* Issue 13's language: i32 inputs compared in a mask, one input read at
+ * two axes, gathers through clamp over several axes; indices must be ints
+ * and the count must match the declaration. */
+static void test_i32_inputs_gathers_and_clamp(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan g\n"
+                                    "dim M, N, R\n"
+                                    "axis m: M, n: N, r: R\n"
+                                    "param c: int = 2\n"
+                                    "input X[m, n]: f32\n"
+                                    "input seg[n]: i32\n"
+                                    "input T[r]: f32\n"
+                                    "Y[m, n] = where(seg == seg[m], X + T[clamp(n - m + c, 0, R - 1)], -inf)\n"
+                                    "Z[m] = max(n: Y)\n"
+                                    "output Z: f32\n"),
+                     0);
+    fg_plan *p = fx->p;
+    const fg_ir_tensor *seg = &p->tensors[find_tensor(fx, "seg")];
+    assert_int_equal(seg->dtype, DT_INT);
+    const fg_expr *y = p->tensors[find_tensor(fx, "Y")].rhs;
+    const fg_expr *eq = y->args[0];
+    assert_int_equal(eq->kind, E_EQ);
+    assert_int_equal(eq->args[0]->type, T_INT);
+    assert_int_equal(eq->args[0]->axes, 1u << plan_find_axis(p, "n"));
+    assert_int_equal(eq->args[1]->axes, 1u << plan_find_axis(p, "m"));
+    /* clamp(x, lo, hi) is min(max(x, lo), hi), printed back as clamp */
+    const fg_expr *t = y->args[1]->args[1];
+    assert_int_equal(t->kind, E_TENSOR);
+    assert_int_equal(t->args[0]->kind, E_CALL);
+    assert_int_equal(t->args[0]->fn, F_MIN);
+    assert_int_equal(t->args[0]->args[0]->fn, F_MAX);
+    assert_int_equal(t->args[0]->type, T_INT);
+    assert_string_equal(expr_to_string(fx->a, p, t), "T[clamp(n - m + c, 0, R - 1)]");
+    assert_int_equal(t->axes, (1u << plan_find_axis(p, "m")) | (1u << plan_find_axis(p, "n")));
+
+    fx->d.errors = 0;
+    assert_int_equal(check_text(fx, "plan g\n"
+                                    "dim M, N\n"
+                                    "axis m: M, n: N\n"
+                                    "input X[m, n]: f32\n"
+                                    "input T[n]: f32\n"
+                                    "Y[m, n] = X + T[X] + T[m, n]\n"
+                                    "output Y: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:6:17: error: expected an int as index 1 of 'T', but found a float");
+    assert_string_equal(message(fx, 1), "t.fp:6:22: error: 'T' has 1 index, but 2 were given");
 }
 
 static void test_hoisted_name_collision_gets_a_suffix_and_inner_is_first(void **state)
@@ -796,6 +846,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_causal_statements_are_classified, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolution_types_and_axes_of_reads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_products_that_are_not_contractions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_i32_inputs_gathers_and_clamp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_of_an_input_indexed_by_an_expression, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

@@ -538,6 +538,41 @@ static fg_expr *untyped(fg_expr *e)
     return e;
 }
 
+/* An input read with an index list: any int expression per stored
+ * position, of any axes, dims and int params (a vector read at m here and
+ * at n there, a table read at clamp(n - m + c, 0, R - 1)).  The generated
+ * code checks every read's range before it runs (lower_c.c). */
+static fg_expr *check_input_gather(checker *ck, fg_expr *e, int ti, int rank)
+{
+    fg_ir_tensor *t = &ck->p->tensors[ti];
+    if (e->nargs != rank) {
+        diag_error(ck->d, e->loc, "'%s' has %d %s, but %d %s given", e->name, rank,
+                   plural_indices(rank), e->nargs, e->nargs == 1 ? "was" : "were");
+        return untyped(e);
+    }
+    bool ok = true;
+    e->axes = 0;
+    for (int i = 0; i < rank; i++) {
+        fg_expr *w = e->args[i] = check_expr(ck, e->args[i], false);
+        if (w->type == T_NONE) {
+            ok = false;
+            continue;
+        }
+        if (w->type != T_INT) {
+            diag_error(ck->d, start_loc(w), "expected an int as index %d of '%s', but found %s",
+                       i + 1, t->name, type_phrase(w->type));
+            ok = false;
+        }
+        e->axes |= w->axes;
+    }
+    if (!ok)
+        return untyped(e);
+    e->kind = E_TENSOR;
+    e->ref = ti;
+    e->type = t->dtype == DT_INT ? T_INT : T_FLOAT;
+    return e;
+}
+
 static fg_expr *check_tensor_read(checker *ck, fg_expr *e, int ti)
 {
     fg_plan *p = ck->p;
@@ -552,9 +587,9 @@ static fg_expr *check_tensor_read(checker *ck, fg_expr *e, int ti)
     int *decl_axes = ARENA_ARRAY(ck->a, int, rank > 0 ? rank : 1);
     for (int i = 0; i < rank; i++)
         decl_axes[i] = declared_axis(t, i);
-    if (e->bracketed &&
-        !check_written_indices(ck, e, e->name, rank, decl_axes,
-                               t->kind == TENSOR_INPUT ? t->index : NULL))
+    if (e->bracketed && t->kind == TENSOR_INPUT)
+        return check_input_gather(ck, e, ti, rank);
+    if (e->bracketed && !check_written_indices(ck, e, e->name, rank, decl_axes, NULL))
         return untyped(e);
     /* The read's indices are the declaration's, located at the read. */
     e->kind = E_TENSOR;
@@ -1054,7 +1089,7 @@ static void check_input(checker *ck, int ti)
                 diag_error(ck->d, start_loc(t->index[i]),
                            "index %d of '%s' is not a plain axis, so its stored extents are "
                            "needed: write '%s[...]: %s[DIM, ...]'",
-                           i + 1, t->name, t->name, fg_dtype_names[t->dtype]);
+                           i + 1, t->name, t->name, t->dtype == DT_INT ? "i32" : fg_dtype_names[t->dtype]);
                 break;
             }
         ok = false;
