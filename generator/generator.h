@@ -483,6 +483,13 @@ char *expr_to_string(fg_arena *a, const fg_plan *p, const fg_expr *e);
 int check_plan(fg_plan *p, fg_diag *d);
 
 int plan_find_tensor(const fg_plan *p, const char *name); /* -1 if none */
+/* Names for messages, which speak of the user's statements: the statement a
+ * hoisted reduction came from (O for O_sum); an expression with hoisted
+ * reads written out as their reductions; a quoted reference to t ("'Mx'",
+ * or "'sum(c: X)' in 'Mean'" for a hoisted one).  Arena strings. */
+const char *plan_user_name(const fg_plan *p, int t);
+char *plan_user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e);
+char *plan_user_ref(fg_arena *a, const fg_plan *p, int t);
 int plan_find_axis(const fg_plan *p, const char *name);
 int plan_find_dim(const fg_plan *p, const char *name);
 int plan_find_param(const fg_plan *p, const char *name);
@@ -1004,5 +1011,10 @@ int emit_run_plan(fg_emit_run *r, const fg_kernel *k, fg_diag *d);
 void emit_run_mark_failed(fg_emit_run *r);
 int emit_run_finish(fg_emit_run *r, fg_diag *d); /* writes, and frees r */
 void emit_run_free(fg_emit_run *r);              /* frees r, writes nothing */
+/* --check: what a run would report for plan k (a backend asked for that
+ * cannot serve it: a located warning, or an error when --target named it
+ * or the plan's targets leave it out) and the lowering of every backend
+ * that serves it, rendering and writing nothing.  0, or -1 after errors. */
+int emit_check_plan(const fg_emit_options *o, const fg_kernel *k, fg_diag *d);
 
 #endif /* FUSEGEN_GENERATOR_H */

@@ -281,6 +281,13 @@ static int analyse_plan(plan_job *job, const options *o)
         return -1;
     if (o->dump == DUMP_KERNEL)
         dump_kernel(stdout, job->kernel);
+    if (o->check) {
+        /* what the backends would say: a plan that --check passes generates */
+        fg_emit_options eo = {.outdir = o->outdir, .templates_dir = o->templates,
+                              .m4 = o->m4, .targets = o->targets,
+                              .version = PACKAGE_VERSION};
+        return emit_check_plan(&eo, job->kernel, d);
+    }
     return 0;
 }
 

@@ -7,11 +7,15 @@ dist_plans_DATA = \
 	plans/alibi_decode.fp \
 	plans/causal.fp \
 	plans/causal_decode.fp \
+	plans/docmask.fp \
 	plans/global.fp \
 	plans/gqa.fp \
 	plans/gqa_decode.fp \
 	plans/logsoftmax.fp \
 	plans/logsumexp.fp \
+	plans/relbias.fp \
+	plans/rmsnorm.fp \
+	plans/sigmoid.fp \
 	plans/softcap.fp \
 	plans/softcap_decode.fp \
 	plans/softmax.fp \

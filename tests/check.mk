@@ -15,11 +15,15 @@ EXTRA_DIST += \
 	tests/golden/ir/alibi_decode.ir \
 	tests/golden/ir/causal.ir \
 	tests/golden/ir/causal_decode.ir \
+	tests/golden/ir/docmask.ir \
 	tests/golden/ir/global.ir \
 	tests/golden/ir/gqa.ir \
 	tests/golden/ir/gqa_decode.ir \
 	tests/golden/ir/logsoftmax.ir \
 	tests/golden/ir/logsumexp.ir \
+	tests/golden/ir/relbias.ir \
+	tests/golden/ir/rmsnorm.ir \
+	tests/golden/ir/sigmoid.ir \
 	tests/golden/ir/softcap.ir \
 	tests/golden/ir/softcap_decode.ir \
 	tests/golden/ir/softmax.ir \

@@ -20,17 +20,19 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # runs the latter).
 EXTRA_DIST += \
 	tests/plans/fa1.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
-	tests/plans/prefix_lm.fp \
+	tests/plans/prefix_lm.fp tests/plans/kvsum.fp \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
+	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
+	tests/golden/fused/kvsum.txt \
+	tests/golden/fused/rmsnorm.txt tests/golden/fused/sigmoid.txt \
 	tests/golden/fused/logsoftmax.txt tests/golden/fused/logsumexp.txt \
 	tests/golden/fused/masked_rowsum.txt \
 	tests/golden/fused/maxshift.txt tests/golden/fused/prefix_lm.txt \
 	tests/golden/fused/softcap.txt tests/golden/fused/softcap_decode.txt \
 	tests/golden/fused/softmax.txt tests/golden/fused/window.txt \
-	tests/bad/fuse-contraction-inputs.fp tests/bad/fuse-contraction-inputs.err \
 	tests/bad/fuse-max-product.fp tests/bad/fuse-max-product.err \
 	tests/bad/fuse-several.fp tests/bad/fuse-several.err \
 	tests/bad/fuse-shift-sum.fp tests/bad/fuse-shift-sum.err \
@@ -49,15 +51,20 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/alibi_decode.txt \
 	tests/golden/kernel/causal.txt \
 	tests/golden/kernel/causal_decode.txt \
+	tests/golden/kernel/docmask.txt \
 	tests/golden/kernel/fa1.txt \
 	tests/golden/kernel/global.txt \
 	tests/golden/kernel/gqa.txt \
 	tests/golden/kernel/gqa_decode.txt \
+	tests/golden/kernel/kvsum.txt \
 	tests/golden/kernel/logsoftmax.txt \
 	tests/golden/kernel/logsumexp.txt \
 	tests/golden/kernel/masked_rowsum.txt \
 	tests/golden/kernel/maxshift.txt \
 	tests/golden/kernel/prefix_lm.txt \
+	tests/golden/kernel/relbias.txt \
+	tests/golden/kernel/rmsnorm.txt \
+	tests/golden/kernel/sigmoid.txt \
 	tests/golden/kernel/softcap.txt \
 	tests/golden/kernel/softcap_decode.txt \
 	tests/golden/kernel/softmax.txt \

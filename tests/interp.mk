@@ -46,4 +46,5 @@ EXTRA_DIST += \
 	plans/global.fp plans/causal.fp plans/gqa.fp plans/alibi.fp \
 	plans/softcap.fp plans/window.fp plans/softmax.fp \
 	plans/logsoftmax.fp plans/logsumexp.fp \
+	plans/docmask.fp plans/relbias.fp plans/sigmoid.fp \
 	$(NULL)

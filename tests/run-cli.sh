@@ -112,12 +112,33 @@ run dump-ast 0 --dump=ast plans/softmax.fp && {
     expect_empty dump-ast "$tmp/err"
 }
 
-# Every bundled plan checks cleanly, and --check writes nothing.
+# Every bundled plan checks cleanly, and --check writes nothing.  A plan
+# that asks for a CUDA kernel the backend cannot give gets a located reason
+# (a warning, as in a run that generates), and nothing else is said.
 run check-all 0 -o "$tmp/generated" --check plans/*.fp && {
     expect_empty check-all "$tmp/out"
-    expect_empty check-all "$tmp/err"
+    grep '^plans/' "$tmp/err" >"$tmp/err-lines"
+    if grep -v "^plans/[a-z_0-9]*\.fp:[0-9]*:[0-9]*: warning: plan '[a-z_0-9]*' gets no CUDA kernel: " \
+            "$tmp/err-lines"; then
+        fail "check-all: --check said more than why a plan gets no CUDA kernel"
+    fi
+    expect_line check-all "$tmp/err" \
+        "plans/sigmoid.fp:25:1: warning: plan 'sigmoid' gets no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'sigmoid' has 1"
     if test -e "$tmp/generated"; then fail "check-all: --check wrote $tmp/generated"; fi
 }
+
+# --target=cuda on a plan the CUDA backend cannot serve is an error, in
+# --check as in a run, and the run writes nothing (issue 13: it exited 0
+# having written only a header when the plan's targets left cuda out).
+run check-cuda-named 1 --check --target=cuda plans/softmax.fp &&
+    expect_line check-cuda-named "$tmp/err" \
+        "plans/softmax.fp:17:1: error: plan 'softmax' has no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'softmax' has 2"
+run cuda-named 1 --templates=templates --target=cuda -o "$tmp/gen-cuda" plans/softmax.fp && {
+    expect_line cuda-named "$tmp/err" \
+        "plans/softmax.fp:17:1: error: plan 'softmax' has no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'softmax' has 2"
+    if test -e "$tmp/gen-cuda"; then fail "cuda-named: a failing run wrote $tmp/gen-cuda"; fi
+}
+run cuda-named-sigmoid 1 --templates=templates --target=cuda -o "$tmp/gen-cuda" plans/sigmoid.fp
 
 # One bad plan fails the run (status 1) and nothing is written.
 run one-bad-plan 1 -o "$tmp/generated" plans/softmax.fp tests/bad/syn-missing-assign.fp && {

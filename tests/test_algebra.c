@@ -985,10 +985,12 @@ static void test_plan_with_variance_is_rejected_with_its_line(void **state)
                                &f->d);
     assert_int_equal(rc, -1);
     assert_int_equal(f->d.errors, 1);
-    /* Mean = Mean_sum / C reads the running sum, so fusion inlines it. */
+    /* Mean = Mean_sum / C reads the running sum, so fusion inlines it; the
+     * message names the user's statements, Var and Mean, and writes the
+     * hoisted Mean_sum out as the user's sum(c: X) (issue 13). */
     assert_string_equal(diag_text(f),
-                        "v.fp:6:10: error: cannot fuse 'Var_sum' over 'c': its body reads the "
-                        "running sum 'Mean_sum' inside '(X - Mean_sum / C) ^ 2'; mean/variance "
+                        "v.fp:6:10: error: cannot fuse 'Var' over 'c': its body reads the "
+                        "running sum 'Mean' inside '(X - sum(c: X) / C) ^ 2'; mean/variance "
                         "corrections (Welford) are not supported yet\n"
                         "Var[r] = sum(c: (X - Mean) ^ 2) / C\n"
                         "         ^\n");

@@ -309,9 +309,42 @@ static void test_resolution_types_and_axes_of_reads(void **state)
     assert_int_equal(body->args[0]->kind, E_TENSOR);
     assert_int_equal(body->args[0]->axes, 0x17);  /* Q: b, h, m, d */
     assert_int_equal(body->args[1]->axes, 0x1b);  /* K: b, h, n, d */
-    assert_int_equal(p->tensors[find_tensor(fx, "S_sum")].cls, CLASS_CONTRACTION);
+    /* with no schedule the plan fuses over d, S_sum's axis: there a product
+     * of two inputs is a row reduction (a contraction over the fused axis is
+     * a per-key statement times an input) */
+    assert_int_equal(p->sched.reduce_axis, plan_find_axis(p, "d"));
+    assert_int_equal(p->tensors[find_tensor(fx, "S_sum")].cls, CLASS_REDUCTION);
     /* FNV-1a 64 of the text above, computed independently (Python) */
     assert_string_equal(p->hash, "70a3772a4dc43d8b");
+}
+
+/* A tensor times itself is a square, not a contraction (issue 13: sum(c:
+ * X * X) was refused as a contraction of two inputs while sum(c: X ^ 2)
+ * was accepted); over the fused axis only (a per-key statement) * (an
+ * input) is a contraction, any other product a row reduction. */
+static void test_products_that_are_not_contractions(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, PRE "Qn[b, h, m] = sum(d: Q * Q)\n"
+                                        "S[b, h, m, n] = sum(d: Q * K)\n"
+                                        "Mx[b, h, m] = max(n: S)\n"
+                                        "P[b, h, m, n] = exp(S - Mx)\n"
+                                        "O[b, h, m, d] = sum(n: P * V)\n"
+                                        "KV[b, h, d] = sum(n: K * V)\n"
+                                        "KK[b, h, d] = sum(n: 2 * K * K)\n"
+                                        "PP[b, h, m] = sum(n: P * P)\n"
+                                        "output Qn: f32, O: f32, KV: f32, KK: f32, PP: f32\n"
+                                        "schedule {\n  reduce n: rolling\n}\n"),
+                     0);
+    fg_plan *p = fx->p;
+    assert_int_equal(p->tensors[find_tensor(fx, "Qn")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "S")].cls, CLASS_CONTRACTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "O")].cls, CLASS_CONTRACTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "KV")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "KK")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "PP")].cls, CLASS_REDUCTION);
+    assert_int_equal(p->tensors[find_tensor(fx, "KV")].op, R_SUM);
+    assert_string_equal(p->axes[p->tensors[find_tensor(fx, "KV")].red_axis].name, "n");
 }
 
 static void test_reads_of_an_input_indexed_by_an_expression(void **state)
@@ -325,18 +358,68 @@ static void test_reads_of_an_input_indexed_by_an_expression(void **state)
                                     "X[b, h, n, d] = K[b, h, n, d] + K[b, h / G, n, d] + K\n"
                                     "Y[b, h, n, d] = K[b, h + 1, n, d]\n"
                                     "output X: f32, Y: f32\n"),
-                     -1);
-    assert_string_equal(message(fx, 0), "t.fp:7:22: error: index 'h + 1' used where 'K' was "
-                                        "defined with 'h / G' (position 2)");
-    assert_int_equal(fx->d.errors, 1);
-    /* every read of K carries the declared index h / G */
+                     0);
+    /* a read without an index list carries the declared index h / G; a
+     * written list is the read's own (a gather: issue 13) */
     const fg_expr *x = fx->p->tensors[find_tensor(fx, "X")].rhs;
-    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[0]->args[1]), "h / G");
+    assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[0]->args[1]), "h");
     assert_string_equal(expr_to_string(fx->a, fx->p, x->args[0]->args[1]->args[1]), "h / G");
     assert_string_equal(expr_to_string(fx->a, fx->p, x->args[1]->args[1]), "h / G");
     assert_int_equal(x->args[1]->args[1]->type, T_INT);
     assert_int_equal(x->args[1]->axes, 0xf);
+    const fg_expr *y = fx->p->tensors[find_tensor(fx, "Y")].rhs;
+    assert_string_equal(expr_to_string(fx->a, fx->p, y->args[1]), "h + 1");
     assert_int_equal(fx->p->tensors[find_tensor(fx, "K")].index[1]->args[1]->kind, E_PARAM);
+}
+
+/* Issue 13's language: i32 inputs compared in a mask, one input read at
+ * two axes, gathers through clamp over several axes; indices must be ints
+ * and the count must match the declaration. */
+static void test_i32_inputs_gathers_and_clamp(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(check_text(fx, "plan g\n"
+                                    "dim M, N, R\n"
+                                    "axis m: M, n: N, r: R\n"
+                                    "param c: int = 2\n"
+                                    "input X[m, n]: f32\n"
+                                    "input seg[n]: i32\n"
+                                    "input T[r]: f32\n"
+                                    "Y[m, n] = where(seg == seg[m], X + T[clamp(n - m + c, 0, R - 1)], -inf)\n"
+                                    "Z[m] = max(n: Y)\n"
+                                    "output Z: f32\n"),
+                     0);
+    fg_plan *p = fx->p;
+    const fg_ir_tensor *seg = &p->tensors[find_tensor(fx, "seg")];
+    assert_int_equal(seg->dtype, DT_INT);
+    const fg_expr *y = p->tensors[find_tensor(fx, "Y")].rhs;
+    const fg_expr *eq = y->args[0];
+    assert_int_equal(eq->kind, E_EQ);
+    assert_int_equal(eq->args[0]->type, T_INT);
+    assert_int_equal(eq->args[0]->axes, 1u << plan_find_axis(p, "n"));
+    assert_int_equal(eq->args[1]->axes, 1u << plan_find_axis(p, "m"));
+    /* clamp(x, lo, hi) is min(max(x, lo), hi), printed back as clamp */
+    const fg_expr *t = y->args[1]->args[1];
+    assert_int_equal(t->kind, E_TENSOR);
+    assert_int_equal(t->args[0]->kind, E_CALL);
+    assert_int_equal(t->args[0]->fn, F_MIN);
+    assert_int_equal(t->args[0]->args[0]->fn, F_MAX);
+    assert_int_equal(t->args[0]->type, T_INT);
+    assert_string_equal(expr_to_string(fx->a, p, t), "T[clamp(n - m + c, 0, R - 1)]");
+    assert_int_equal(t->axes, (1u << plan_find_axis(p, "m")) | (1u << plan_find_axis(p, "n")));
+
+    fx->d.errors = 0;
+    assert_int_equal(check_text(fx, "plan g\n"
+                                    "dim M, N\n"
+                                    "axis m: M, n: N\n"
+                                    "input X[m, n]: f32\n"
+                                    "input T[n]: f32\n"
+                                    "Y[m, n] = X + T[X] + T[m, n]\n"
+                                    "output Y: f32\n"),
+                     -1);
+    assert_string_equal(message(fx, 0),
+                        "t.fp:6:17: error: expected an int as index 1 of 'T', but found a float");
+    assert_string_equal(message(fx, 1), "t.fp:6:22: error: 'T' has 1 index, but 2 were given");
 }
 
 static void test_hoisted_name_collision_gets_a_suffix_and_inner_is_first(void **state)
@@ -639,9 +722,9 @@ static void test_hoisted_statements_are_checked_for_per_sequence_extents(void **
     strbuf_puts(&b, "X[b, m] = sum(n: n * 1.0) * 2 + sum(n: n * 2.0)\n"
                     "output X: f32\n");
     assert_int_equal(check_text(fx, strbuf_str(&b)), -1);
-    assert_string_equal(message(fx, 0), "t.fp:18:11: error: 'X_sum' reduces over 'n', whose "
+    assert_string_equal(message(fx, 0), "t.fp:18:11: error: 'X' reduces over 'n', whose "
                                         "extent N varies per 'b', so it must carry 'b' too");
-    assert_string_equal(message(fx, 1), "t.fp:18:33: error: 'X_sum_2' reduces over 'n', whose "
+    assert_string_equal(message(fx, 1), "t.fp:18:33: error: 'X' reduces over 'n', whose "
                                         "extent N varies per 'b', so it must carry 'b' too");
     assert_int_equal(fx->d.errors, 2);
 }
@@ -762,6 +845,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_causal_statements_are_classified, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resolution_types_and_axes_of_reads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_products_that_are_not_contractions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_i32_inputs_gathers_and_clamp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_of_an_input_indexed_by_an_expression, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

@@ -151,6 +151,7 @@ static double *random_input(fixture *fx, const char *name, double amp)
     if (t < 0 || fx->p->tensors[t].kind != TENSOR_INPUT)
         fail_msg("plan has no input %s", name);
     size_t n = interp_tensor_size(fx->p, t, fx->dims);
+    free(fx->in[t]); /* a second case of the same test */
     fx->in[t] = malloc((n ? n : 1) * sizeof(double));
     assert_non_null(fx->in[t]);
     for (size_t i = 0; i < n; i++)
@@ -218,6 +219,9 @@ typedef struct attn_case {
     const double *slopes; /* per query head: score += slope * (n - (m + N - M)) */
     double scale;
     const long *lens; /* per batch: the keys of that sequence (dim N[b]), or NULL (N) */
+    const double *seg; /* [B, N] document ids: key n visible only when seg[b, n] == seg[b, pos] */
+    const double *table; /* [Hq, R]: score += table[h, clamp(pos - n, 0, R - 1)] */
+    long R;
 } attn_case;
 
 /* O[b,h,m,:] = sum_n softmax_n(s) V[b,h/G,n,:], LSE = log sum_n exp(s);
@@ -247,7 +251,13 @@ static long attention_ref(const attn_case *c, const double *Q, const double *K,
                         x = c->cap * tanh(x / c->cap);
                     if (c->slopes)
                         x += c->slopes[h] * (double)(n - pos);
+                    if (c->table) {
+                        long r = pos - n < 0 ? 0 : pos - n > c->R - 1 ? c->R - 1 : pos - n;
+                        x += c->table[h * c->R + r];
+                    }
                     vis[n] = !c->causal || (n <= pos && (c->window <= 0 || pos - n < c->window));
+                    if (c->seg)
+                        vis[n] = vis[n] && c->seg[b * c->N + n] == c->seg[b * c->N + pos];
                     s[n] = x;
                     if (vis[n] && x > top)
                         top = x;
@@ -532,6 +542,108 @@ static void test_per_sequence_lengths_are_checked(void **state)
     assert_int_equal(interp_run(fx->p, &fx->b, &fx->d), -1);
     fx->b.lens = NULL;
     assert_non_null(strstr(diag_text(fx), "length 5 of 'N' (index 1 of 'b') is outside 0..4"));
+}
+
+/* Issue 13's language: an i32 input read at the key axis in one place and
+ * at the query axis in another (packed documents), and a gather through a
+ * clamped index over two axes (a relative-position bias table), each
+ * against the hand-written attention above. */
+static void test_document_mask_reads_one_input_at_two_axes(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "docmask");
+    attn_case c = {.B = 2, .Hq = 3, .Hkv = 3, .M = 7, .N = 13, .D = 5, .causal = true,
+                   .scale = 1 / sqrt(5.0)};
+    set_dim(fx, "B", c.B);
+    set_dim(fx, "N", c.N);
+    int t = plan_find_tensor(fx->p, "seg");
+    assert_true(t >= 0 && fx->p->tensors[t].dtype == DT_INT);
+    size_t n = interp_tensor_size(fx->p, t, fx->dims);
+    assert_int_equal(n, (size_t)(c.B * c.N));
+    double *seg = fx->in[t] = malloc(n * sizeof(double));
+    assert_non_null(seg);
+    /* three packed documents per sequence, of odd lengths */
+    for (size_t i = 0; i < n; i++)
+        seg[i] = (double)((i % (size_t)c.N) < 4 ? 0 : (i % (size_t)c.N) < 9 ? 1 : 2);
+    c.seg = seg;
+    assert_int_equal(check_attention(fx, c), 0);
+    /* ids in any order: a query sees the earlier keys of its own id only */
+    for (size_t i = 0; i < n; i++)
+        seg[i] = (double)(uniform(fx) < 0.5 ? 7 : -3);
+    assert_int_equal(check_attention(fx, c), 0);
+}
+
+static void test_document_mask_refuses_more_queries_than_keys(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "docmask");
+    set_dim(fx, "B", 1);
+    set_dim(fx, "H", 1);
+    set_dim(fx, "M", 5);
+    set_dim(fx, "N", 3);
+    set_dim(fx, "D", 2);
+    random_input(fx, "Q", 1.0);
+    random_input(fx, "K", 1.0);
+    random_input(fx, "V", 1.0);
+    random_input(fx, "seg", 1.0);
+    size_t no, nl;
+    output(fx, "O", &no);
+    output(fx, "LSE", &nl);
+    /* seg[b, m + N - M] at m = 0 is seg[b, -2]: never read */
+    assert_int_equal(interp_run(fx->p, &fx->b, &fx->d), -1);
+    assert_non_null(strstr(diag_text(fx), "seg"));
+}
+
+static void test_relative_bias_table_through_a_clamped_index(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "relbias");
+    attn_case c = {.B = 2, .Hq = 3, .Hkv = 3, .M = 7, .N = 13, .D = 5, .causal = true,
+                   .scale = 1 / sqrt(5.0), .R = 4};
+    set_dim(fx, "R", c.R);
+    set_dim(fx, "H", c.Hq);
+    c.table = random_input(fx, "table", 3.0);
+    assert_int_equal(check_attention(fx, c), 0);
+    /* a table longer than every distance: the clamp never bites */
+    c.R = 40;
+    set_dim(fx, "R", c.R);
+    c.table = random_input(fx, "table", 3.0);
+    assert_int_equal(check_attention(fx, c), 0);
+}
+
+/* Sigmoid attention: no softmax, so O = sum over visible keys of
+ * sigmoid(q.k * scale + bias) v, bias -log(N) by default. */
+static void test_sigmoid_attention_matches_reference(void **state)
+{
+    fixture *fx = *state;
+    load_plan(fx, "sigmoid");
+    const long B = 2, H = 3, M = 7, N = 13, D = 5;
+    set_dim(fx, "B", B);
+    set_dim(fx, "H", H);
+    set_dim(fx, "M", M);
+    set_dim(fx, "N", N);
+    set_dim(fx, "D", D);
+    const double *Q = random_input(fx, "Q", 2.0);
+    const double *K = random_input(fx, "K", 2.0);
+    const double *V = random_input(fx, "V", 1.0);
+    size_t no;
+    double *O = output(fx, "O", &no);
+    run_ok(fx);
+    double *ref = calloc(no, sizeof(double));
+    assert_non_null(ref);
+    for (long b = 0; b < B; b++)
+        for (long h = 0; h < H; h++)
+            for (long m = 0; m < M; m++)
+                for (long n = 0; n <= m + N - M && n < N; n++) {
+                    double dot = 0;
+                    for (long d = 0; d < D; d++)
+                        dot += Q[((b * H + h) * M + m) * D + d] * K[((b * H + h) * N + n) * D + d];
+                    double w = 1 / (1 + exp(-(dot / sqrt((double)D) - log((double)N))));
+                    for (long d = 0; d < D; d++)
+                        ref[((b * H + h) * M + m) * D + d] += w * V[((b * H + h) * N + n) * D + d];
+                }
+    compare("O", O, ref, no);
+    free(ref);
 }
 
 /* ------------------------------------------------------------------ */
@@ -941,6 +1053,10 @@ int main(void)
         T(test_softcap_decode_attention_matches_reference),
         T(test_decode_plans_with_per_sequence_lengths),
         T(test_alibi_decode_with_per_sequence_lengths),
+        T(test_document_mask_reads_one_input_at_two_axes),
+        T(test_document_mask_refuses_more_queries_than_keys),
+        T(test_relative_bias_table_through_a_clamped_index),
+        T(test_sigmoid_attention_matches_reference),
         T(test_per_sequence_lengths_are_checked),
         T(test_softmax_matches_reference),
         T(test_logsoftmax_matches_reference),

@@ -824,12 +824,20 @@ static void test_parse_type_and_output_errors(void **state)
                         "plan.fp:3:13: error: a parameter vector NAME[AXIS] must be f32\n"
                         "param v[h]: int\n"
                         "            ^\n"
-                        "plan.fp:4:13: error: unknown type 'f64': expected bf16, fp16 or f32\n"
+                        "plan.fp:4:13: error: unknown type 'f64': expected bf16, fp16, f32 or i32\n"
                         "input X[a]: f64\n"
                         "            ^\n"
-                        "plan.fp:5:13: error: 'int' is not a tensor type: expected bf16, fp16 or f32\n"
+                        "plan.fp:5:13: error: 'int' is not a tensor type: expected bf16, fp16, f32 or i32\n"
                         "input Y[a]: int\n"
                         "            ^\n");
+    reset_output(f);
+    /* i32 is an input type (ids); a statement is computed in f32 */
+    assert_int_equal(parse_text(f, "plan p\ninput X[a]: i32\nY[a] = X\noutput Y: i32\n"), -1);
+    assert_string_equal(output(f),
+                        "plan.fp:4:8: error: output 'Y' cannot be i32: statements are computed "
+                        "in f32 (bf16, fp16 or f32)\n"
+                        "output Y: i32\n"
+                        "       ^\n");
     reset_output(f);
     assert_int_equal(parse_text(f, "plan p\ninput X[a]: f32\nY[a] = X\noutput X: f32, Y: f32, Y: bf16, Z: f32\n"), -1);
     assert_string_equal(output(f),

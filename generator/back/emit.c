@@ -807,9 +807,9 @@ static const char **plan_names(fg_emit_run *r, fg_arena *a, const char *extra)
     return names;
 }
 
-static bool template_exists(const fg_emit_run *r, fg_arena *a, const char *rel)
+static bool template_exists(const fg_emit_options *o, fg_arena *a, const char *rel)
 {
-    return access(arena_printf(a, "%s/%s", r->o.templates_dir, rel), R_OK) == 0;
+    return access(arena_printf(a, "%s/%s", o->templates_dir, rel), R_OK) == 0;
 }
 
 /* FNV-1a over the names and contents of every template file (.m4, .cuh,
@@ -869,21 +869,35 @@ static const char *templates_hash(fg_emit_run *r)
     return r->templates_hash;
 }
 
-/* Whether backend `be` gives plan k a kernel in this run: 1 yes, 0 no
- * (skipped, with a warning when the plan cannot be served), -1 an error
- * (reported: the backend was asked for by name and cannot serve). */
-static int backend_serves(fg_emit_run *r, fg_arena *a, const fg_backend *be, const fg_kernel *k,
-                          bool report, fg_diag *d)
+/* Whether backend `be` gives plan k a kernel in a run with options o: 1
+ * yes, 0 no (skipped, with a warning when the plan asks for the backend and
+ * it cannot serve the plan), -1 an error (reported: the backend was asked
+ * for by name with --target and cannot serve, or the plan's own target list
+ * leaves it out).  templates: whether the backend's templates must exist. */
+static int backend_serves(const fg_emit_options *o, fg_arena *a, const fg_backend *be,
+                          const fg_kernel *k, bool report, bool templates, fg_diag *d)
 {
     const fg_plan *p = k->plan;
-    unsigned want = r->o.targets ? r->o.targets & k->sched.targets : k->sched.targets;
-    bool named = (r->o.targets & be->target) != 0;
-    if (!(want & be->target))
-        return 0;
-    if (!be->lower || !template_exists(r, a, be->templates)) {
+    bool named = (o->targets & be->target) != 0;
+    unsigned want = o->targets ? o->targets & k->sched.targets : k->sched.targets;
+    fg_loc sl = p->sched.present ? p->sched.loc : p->name_loc;
+    if (!(want & be->target)) {
+        if (!named || !report)
+            return 0;
+        /* --target=cuda on a plan whose targets leave cuda out: an error,
+         * with the backend's reason when it could not serve the plan anyway */
+        fg_loc wl;
+        const char *why = NULL;
+        if (be->lower && be->supported && be->supported(k, &wl, &why) < 0)
+            diag_error(d, wl, "plan '%s' has no %s kernel: %s", p->name, be->title, why);
+        else
+            diag_error(d, sl, "plan '%s' has no %s kernel: its schedule's targets leave %s out",
+                       p->name, be->title, be->name);
+        return -1;
+    }
+    if (!be->lower || (templates && !template_exists(o, a, be->templates))) {
         if (named && report) {
-            diag_error(d, p->sched.present ? p->sched.loc : p->name_loc,
-                       "plan '%s': the %s backend has no %s yet", p->name, be->name,
+            diag_error(d, sl, "plan '%s': the %s backend has no %s yet", p->name, be->name,
                        be->lower ? "templates" : "lowering");
             return -1;
         }
@@ -904,6 +918,24 @@ static int backend_serves(fg_emit_run *r, fg_arena *a, const fg_backend *be, con
     return 1;
 }
 
+int emit_check_plan(const fg_emit_options *o, const fg_kernel *k, fg_diag *d)
+{
+    fg_arena *a = arena_create();
+    int errors0 = d->errors;
+    for (int i = 0; i < FG_NBACKENDS; i++) {
+        const fg_backend *be = &fg_backends[i];
+        if (backend_serves(o, a, be, k, true, false, d) != 1)
+            continue;
+        /* the definitions a run would render, thrown away */
+        fg_defs *defs = defs_create(a);
+        const char *tmpl = NULL;
+        if (lower_common(a, k, defs, d) < 0 || be->lower(a, k, defs, &tmpl, d) < 0)
+            break;
+    }
+    arena_destroy(a);
+    return d->errors > errors0 ? -1 : 0;
+}
+
 /* The plan's header: the argument struct and the entry points it has. */
 static int render_header(fg_emit_run *r, fg_arena *a, const fg_kernel *k, const char *cmd,
                          const char **names, fg_diag *d)
@@ -918,7 +950,7 @@ static int render_header(fg_emit_run *r, fg_arena *a, const fg_kernel *k, const 
     for (int i = 0; i < FG_NBACKENDS; i++)
         if (fg_backends[i].target != TARGET_C && fg_backends[i].lower)
             fg_def_bool(defs, arena_printf(a, "has_%s", fg_backends[i].name),
-                        backend_serves(r, a, &fg_backends[i], k, false, d) == 1);
+                        backend_serves(&r->o, a, &fg_backends[i], k, false, true, d) == 1);
     char *text = NULL;
     const char *file = arena_printf(a, "fusegen_%s.h", p->name);
     if (emit_render(a, &r->o, defs, "api/plan_h.m4", file, names, &text, d) < 0)
@@ -974,7 +1006,7 @@ int emit_run_plan(fg_emit_run *r, const fg_kernel *k, fg_diag *d)
         goto done;
     for (int i = 0; i < FG_NBACKENDS; i++) {
         const fg_backend *be = &fg_backends[i];
-        int serve = backend_serves(r, a, be, k, true, d);
+        int serve = backend_serves(&r->o, a, be, k, true, true, d);
         if (serve < 0 || (serve == 1 && render_backend(r, a, be, k, cmd, names, rp, d) < 0))
             goto done;
         /* the registry describes every plan (fg_plan_info); a backend's

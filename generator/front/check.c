@@ -52,6 +52,51 @@ int plan_find_tensor(const fg_plan *p, const char *name)
     return -1;
 }
 
+/* Messages name the user's statements: a reduction the checker hoisted out
+ * of a statement (O_sum out of O) is named by that statement. */
+const char *plan_user_name(const fg_plan *p, int t)
+{
+    for (int hops = 0; t >= 0 && t < p->ntensors && hops < p->ntensors; hops++) {
+        const fg_ir_tensor *ts = &p->tensors[t];
+        if (!ts->hoisted || ts->hoisted_from < 0)
+            return ts->name;
+        t = ts->hoisted_from;
+    }
+    return "?";
+}
+
+/* A copy of e with every read of a hoisted statement written out as the
+ * reduction it stands for, as the user wrote it. */
+static fg_expr *user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e, int depth)
+{
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors &&
+        p->tensors[e->ref].hoisted && p->tensors[e->ref].rhs && depth < FG_MAX_EXPR_DEPTH)
+        return user_expr(a, p, p->tensors[e->ref].rhs, depth + 1);
+    fg_expr *c = ARENA_NEW(a, fg_expr);
+    *c = *e;
+    c->args = c->nargs ? ARENA_ARRAY(a, fg_expr *, c->nargs) : NULL;
+    for (int i = 0; i < c->nargs; i++)
+        c->args[i] = depth < FG_MAX_EXPR_DEPTH ? user_expr(a, p, e->args[i], depth + 1)
+                                               : e->args[i];
+    return c;
+}
+
+char *plan_user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e)
+{
+    return expr_to_string(a, p, user_expr(a, p, e, 0));
+}
+
+/* "'Mx'", or for a hoisted reduction "'sum(c: X)' in 'Mean'". */
+char *plan_user_ref(fg_arena *a, const fg_plan *p, int t)
+{
+    if (t < 0 || t >= p->ntensors)
+        return arena_strdup(a, "'?'");
+    const fg_ir_tensor *ts = &p->tensors[t];
+    if (!ts->hoisted || !ts->rhs)
+        return arena_printf(a, "'%s'", ts->name);
+    return arena_printf(a, "'%s' in '%s'", plan_user_expr(a, p, ts->rhs), plan_user_name(p, t));
+}
+
 static uint64_t name_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -493,6 +538,41 @@ static fg_expr *untyped(fg_expr *e)
     return e;
 }
 
+/* An input read with an index list: any int expression per stored
+ * position, of any axes, dims and int params (a vector read at m here and
+ * at n there, a table read at clamp(n - m + c, 0, R - 1)).  The generated
+ * code checks every read's range before it runs (lower_c.c). */
+static fg_expr *check_input_gather(checker *ck, fg_expr *e, int ti, int rank)
+{
+    fg_ir_tensor *t = &ck->p->tensors[ti];
+    if (e->nargs != rank) {
+        diag_error(ck->d, e->loc, "'%s' has %d %s, but %d %s given", e->name, rank,
+                   plural_indices(rank), e->nargs, e->nargs == 1 ? "was" : "were");
+        return untyped(e);
+    }
+    bool ok = true;
+    e->axes = 0;
+    for (int i = 0; i < rank; i++) {
+        fg_expr *w = e->args[i] = check_expr(ck, e->args[i], false);
+        if (w->type == T_NONE) {
+            ok = false;
+            continue;
+        }
+        if (w->type != T_INT) {
+            diag_error(ck->d, start_loc(w), "expected an int as index %d of '%s', but found %s",
+                       i + 1, t->name, type_phrase(w->type));
+            ok = false;
+        }
+        e->axes |= w->axes;
+    }
+    if (!ok)
+        return untyped(e);
+    e->kind = E_TENSOR;
+    e->ref = ti;
+    e->type = t->dtype == DT_INT ? T_INT : T_FLOAT;
+    return e;
+}
+
 static fg_expr *check_tensor_read(checker *ck, fg_expr *e, int ti)
 {
     fg_plan *p = ck->p;
@@ -507,9 +587,9 @@ static fg_expr *check_tensor_read(checker *ck, fg_expr *e, int ti)
     int *decl_axes = ARENA_ARRAY(ck->a, int, rank > 0 ? rank : 1);
     for (int i = 0; i < rank; i++)
         decl_axes[i] = declared_axis(t, i);
-    if (e->bracketed &&
-        !check_written_indices(ck, e, e->name, rank, decl_axes,
-                               t->kind == TENSOR_INPUT ? t->index : NULL))
+    if (e->bracketed && t->kind == TENSOR_INPUT)
+        return check_input_gather(ck, e, ti, rank);
+    if (e->bracketed && !check_written_indices(ck, e, e->name, rank, decl_axes, NULL))
         return untyped(e);
     /* The read's indices are the declaration's, located at the read. */
     e->kind = E_TENSOR;
@@ -1009,7 +1089,7 @@ static void check_input(checker *ck, int ti)
                 diag_error(ck->d, start_loc(t->index[i]),
                            "index %d of '%s' is not a plain axis, so its stored extents are "
                            "needed: write '%s[...]: %s[DIM, ...]'",
-                           i + 1, t->name, t->name, fg_dtype_names[t->dtype]);
+                           i + 1, t->name, t->name, t->dtype == DT_INT ? "i32" : fg_dtype_names[t->dtype]);
                 break;
             }
         ok = false;
@@ -1173,6 +1253,7 @@ int check_plan(fg_plan *p, fg_diag *d)
     check_order_statements(&ck);
     check_outputs(&ck);
     check_schedule(&ck);
+    check_fused_contractions(&ck);
     check_ragged(&ck);
     return d->errors > errors ? -1 : 0;
 }

@@ -63,6 +63,7 @@ void check_classify(fg_ir_tensor *t);
 void check_order_statements(checker *ck);
 void check_outputs(checker *ck);
 void check_schedule(checker *ck);
+void check_fused_contractions(checker *ck);
 void check_ragged(checker *ck);
 
 #endif /* CHECK_INTERNAL_H */

@@ -12,20 +12,27 @@
 /* Classification                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Counts the factors of a product that depend on `axis`; returns -1 if one
- * of them is not a plain tensor read. */
-static int count_contracted_reads(const fg_expr *e, int axis)
+/* Collects the factors of a product that depend on `axis` into reads[]
+ * (at most 8 kept, all counted); returns -1 if one of them is not a plain
+ * tensor read. */
+static int collect_contracted_reads(const fg_expr *e, int axis, const fg_expr **reads, int n)
 {
     if (e->kind == E_MUL) {
-        int x = count_contracted_reads(e->args[0], axis);
-        int y = count_contracted_reads(e->args[1], axis);
-        return x < 0 || y < 0 ? -1 : x + y;
+        int x = collect_contracted_reads(e->args[0], axis, reads, n);
+        return x < 0 ? -1 : collect_contracted_reads(e->args[1], axis, reads, x);
     }
     if (!(e->axes & check_axis_bit(axis)))
-        return 0; /* a scalar factor along the contraction */
-    return e->kind == E_TENSOR ? 1 : -1;
+        return n; /* a scalar factor along the contraction */
+    if (e->kind != E_TENSOR)
+        return -1;
+    if (n < 8)
+        reads[n] = e;
+    return n + 1;
 }
 
+/* A sum of a product of reads of at least two different tensors that carry
+ * the reduced axis is a contraction (sum(d: Q * K)); a tensor times itself
+ * (sum(c: X * X)) is a square, a row reduction like sum(c: X ^ 2). */
 void check_classify(fg_ir_tensor *t)
 {
     t->cls = CLASS_ELEMENTWISE;
@@ -36,8 +43,38 @@ void check_classify(fg_ir_tensor *t)
     t->op = t->rhs->op;
     t->red_axis = t->rhs->ref;
     t->body = t->rhs->args[0];
-    bool contraction = t->op == R_SUM && count_contracted_reads(t->body, t->red_axis) >= 2;
+    bool contraction = false;
+    if (t->op == R_SUM) {
+        const fg_expr *reads[8];
+        int n = collect_contracted_reads(t->body, t->red_axis, reads, 0);
+        for (int i = 1; i < n && i < 8 && !contraction; i++)
+            contraction = reads[i]->ref != reads[0]->ref;
+    }
     t->cls = contraction ? CLASS_CONTRACTION : CLASS_REDUCTION;
+}
+
+/* Over the schedule's fused axis, a contraction is (a per-key statement) *
+ * (an input), as P.V in attention: the running state of a matrix product.
+ * Any other product there (K * V of two inputs, or of two statements) is
+ * an ordinary row reduction of its per-element body. */
+void check_fused_contractions(checker *ck)
+{
+    fg_plan *p = ck->p;
+    int axis = p->sched.reduce_axis;
+    if (axis < 0)
+        return;
+    for (int i = 0; i < p->ntensors; i++) {
+        fg_ir_tensor *t = &p->tensors[i];
+        if (t->kind != TENSOR_STMT || t->cls != CLASS_CONTRACTION || t->red_axis != axis)
+            continue;
+        const fg_expr *reads[8];
+        int n = collect_contracted_reads(t->body, axis, reads, 0);
+        int inputs = 0;
+        for (int k = 0; k < n && k < 8; k++)
+            inputs += p->tensors[reads[k]->ref].kind == TENSOR_INPUT;
+        if (n != 2 || inputs != 1)
+            t->cls = CLASS_REDUCTION;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -188,7 +225,7 @@ void check_ragged(checker *ck)
                 diag_error(ck->d, t->loc,
                            "'%s' %s '%s', whose extent %s varies per '%s', so it must carry '%s' "
                            "too",
-                           t->name,
+                           t->kind == TENSOR_STMT ? plan_user_name(p, ti) : t->name,
                            t->kind == TENSOR_INPUT || (t->axis_mask & check_axis_bit(ax)) ? "carries"
                                                                                    : "reduces over",
                            an, dm->name, bn, bn);

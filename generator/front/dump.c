@@ -224,6 +224,18 @@ static void print_expr(strbuf *b, const fg_plan *p, const fg_expr *e)
         print_child(b, p, e->args[1], expr_prec(e->args[1]) < PREC_UNARY);
         return;
     case E_CALL:
+        if (e->fn == F_MIN && e->nargs == 2 && e->args[0]->kind == E_CALL &&
+            e->args[0]->fn == F_MAX && e->args[0]->nargs == 2) {
+            /* clamp(x, lo, hi) is read as min(max(x, lo), hi): printed back */
+            sb_puts(b, "clamp(");
+            print_expr(b, p, e->args[0]->args[0]);
+            sb_puts(b, ", ");
+            print_expr(b, p, e->args[0]->args[1]);
+            sb_puts(b, ", ");
+            print_expr(b, p, e->args[1]);
+            sb_puts(b, ")");
+            return;
+        }
         sb_puts(b, (unsigned)e->fn < F_COUNT ? fg_func_names[e->fn] : "?");
         print_args(b, p, e, "(", ")");
         return;
@@ -335,7 +347,7 @@ static void dump_tensor(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
                 fputs(", ", f);
             expr_print(f, p, t->index[i]);
         }
-        fprintf(f, "]: %s", fg_dtype_names[t->dtype]);
+        fprintf(f, "]: %s", t->dtype == DT_INT ? "i32" : fg_dtype_names[t->dtype]);
         if (t->extent_names) {
             fputc('[', f);
             for (int i = 0; i < t->nindex; i++)

@@ -88,7 +88,7 @@ static void dump_input(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
             fputs(", ", f);
         expr_print(f, p, t->index[i]);
     }
-    fprintf(f, "]: %s", fg_dtype_names[t->dtype]);
+    fprintf(f, "]: %s", t->dtype == DT_INT ? "i32" : fg_dtype_names[t->dtype]);
     if (t->extent_names) {
         fputc('[', f);
         for (int i = 0; i < t->nindex; i++)

@@ -290,6 +290,27 @@ static fg_expr *parse_call(parser *p, const fg_token *name)
         e->args[0] = body;
         return e;
     }
+    if (tok_is(name, "clamp")) {
+        /* clamp(x, lo, hi) is min(max(x, lo), hi): no function of its own */
+        fg_vec cargs = {0};
+        if (parse_arg_list(p, TK_RPAREN, &cargs, "in the arguments of 'clamp'") < 0)
+            return NULL;
+        p->nest--;
+        if (cargs.len != 3) {
+            diag_error(p->d, name->loc, "'clamp' takes 3 arguments (x, lo, hi), found %d",
+                       cargs.len);
+            return NULL;
+        }
+        fg_expr *mx = expr_new(p->a, E_CALL, name->loc, 2);
+        mx->fn = F_MAX;
+        mx->args[0] = cargs.items[0];
+        mx->args[1] = cargs.items[1];
+        fg_expr *mn = expr_new(p->a, E_CALL, name->loc, 2);
+        mn->fn = F_MIN;
+        mn->args[0] = mx;
+        mn->args[1] = cargs.items[2];
+        return mn;
+    }
     int fn = find_func(name);
     if (fn < 0) {
         if (op >= 0)
@@ -519,7 +540,7 @@ static fg_expr *parse_expr(parser *p)
 static int parse_type(parser *p, bool param, fg_ir_dtype *out)
 {
     if (!at(p, TK_IDENT))
-        return expected(p, param ? "a parameter type (f32 or int)" : "a type (bf16, fp16 or f32)");
+        return expected(p, param ? "a parameter type (f32 or int)" : "a type (bf16, fp16, f32 or i32)");
     fg_token t = next(p);
     if (tok_is(&t, "f32") || tok_is(&t, "fp32")) {
         *out = DT_F32;
@@ -533,13 +554,17 @@ static int parse_type(parser *p, bool param, fg_ir_dtype *out)
         *out = tok_is(&t, "bf16") ? DT_BF16 : DT_FP16;
         return 0;
     }
+    if (!param && tok_is(&t, "i32")) {
+        *out = DT_INT; /* int32 ids and lengths: inputs only (check.c) */
+        return 0;
+    }
     if (param && (tok_is(&t, "bf16") || tok_is(&t, "fp16")))
         diag_error(p->d, t.loc, "parameter type must be f32 or int, found '%.*s'", (int)t.len, t.text);
     else if (!param && tok_is(&t, "int"))
-        diag_error(p->d, t.loc, "'int' is not a tensor type: expected bf16, fp16 or f32");
+        diag_error(p->d, t.loc, "'int' is not a tensor type: expected bf16, fp16, f32 or i32");
     else
         diag_error(p->d, t.loc, "unknown type '%.*s': expected %s", (int)t.len, t.text,
-                   param ? "f32 or int" : "bf16, fp16 or f32");
+                   param ? "f32 or int" : "bf16, fp16, f32 or i32");
     return -1;
 }
 
@@ -1101,6 +1126,12 @@ static void resolve_outputs(parser *p, bool report)
         } else if (t->is_output) {
             if (report)
                 diag_error(p->d, o->loc, "'%s' is listed as an output twice", o->name);
+        } else if (o->dtype == DT_INT) {
+            if (report)
+                diag_error(p->d, o->loc,
+                           "output '%s' cannot be i32: statements are computed in f32 "
+                           "(bf16, fp16 or f32)",
+                           o->name);
         } else {
             t->is_output = true;
             t->output_loc = o->loc;

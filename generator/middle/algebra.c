@@ -837,7 +837,7 @@ static fg_expr *product_ratio(alg *g, const alg_product *pr)
 const char *alg_tensor_name(const fg_plan *p, int ref)
 {
     if (p && ref >= 0 && ref < p->ntensors && p->tensors[ref].name)
-        return p->tensors[ref].name;
+        return plan_user_name(p, ref); /* O for the hoisted O_sum */
     return "?";
 }
 
@@ -981,11 +981,15 @@ static const fg_expr *smallest_mixed(alg *g, const alg_product *pr, const alg_te
 
 /* A copy for messages: tensors and params without their index lists (a
  * read is always at the declared indices), so 'S - Mx' rather than
- * 'S[b, h, m, n] - Mx[b, h, m]'. */
+ * 'S[b, h, m, n] - Mx[b, h, m]'; a read of a reduction the checker hoisted
+ * (Mean_sum out of Mean = sum(c: X) / C) as the reduction the user wrote. */
 static fg_expr *plain(alg *g, const fg_expr *e)
 {
     if (!e)
         return NULL;
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < g->p->ntensors &&
+        g->p->tensors[e->ref].hoisted && g->p->tensors[e->ref].rhs)
+        return plain(g, g->p->tensors[e->ref].rhs);
     fg_expr *c = ARENA_NEW(g->a, fg_expr);
     *c = *e;
     if ((e->kind == E_TENSOR || e->kind == E_PARAM) && e->bracketed) {
@@ -1082,7 +1086,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
             diag_error(d, loc,
                        "cannot fuse '%s' over '%s': its body '%s' shifts with the %s '%s', "
                        "but a shift under sum needs the count of terms (not supported yet)",
-                       t->name, axis_name, alg_plain_str(&g, body), noun, producer);
+                       plan_user_name(p, stmt), axis_name, alg_plain_str(&g, body), noun, producer);
             return -1;
         }
     }
@@ -1091,7 +1095,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
                    "cannot fuse '%s' over '%s': its body '%s' rescales with the %s '%s', "
                    "but the factor '%s' may be negative, so rescaling does not distribute "
                    "over %s",
-                   t->name, axis_name, alg_plain_str(&g, body), noun, producer, alg_plain_str(&g, bad_sign), opname);
+                   plan_user_name(p, stmt), axis_name, alg_plain_str(&g, body), noun, producer, alg_plain_str(&g, bad_sign), opname);
         return -1;
     }
 
@@ -1106,12 +1110,12 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
         diag_error(d, loc,
                    "cannot fuse '%s' over '%s': its body reads the %s '%s' inside '%s'; "
                    "mean/variance corrections (Welford) are not supported yet",
-                   t->name, axis_name, noun, producer, alg_plain_str(&g, mixed));
+                   plan_user_name(p, stmt), axis_name, noun, producer, alg_plain_str(&g, mixed));
         return -1;
     }
     diag_error(d, loc,
                "cannot fuse '%s' over '%s': its body reads the %s '%s' inside '%s', which "
                "does not separate into a factor or a term of '%s' alone",
-               t->name, axis_name, noun, producer, alg_plain_str(&g, mixed), producer);
+               plan_user_name(p, stmt), axis_name, noun, producer, alg_plain_str(&g, mixed), producer);
     return -1;
 }

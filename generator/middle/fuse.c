@@ -187,14 +187,14 @@ static int check_shapes(fuser *fu)
             diag_error(fu->d, stmt_loc(ts),
                        "cannot fuse '%s': it reduces over the tiled axis '%s' while the plan "
                        "fuses over '%s'; fusing two axes at once is not supported",
-                       ts->name, axis_name(p, ts->red_axis), axis_name(p, fu->axis));
+                       plan_user_name(p, t), axis_name(p, ts->red_axis), axis_name(p, fu->axis));
             errors++;
         }
         if (fz->role[t] == ROLE_RUNNING && t >= 64) {
             diag_error(fu->d, stmt_loc(ts),
                        "cannot fuse '%s': a plan may have at most 64 statements before its "
                        "last running reduction",
-                       ts->name);
+                       plan_user_name(p, t));
             errors++;
         }
         if (fz->role[t] == ROLE_TILE && fu->dep_running[t] && ts->is_output) {
@@ -203,47 +203,12 @@ static int check_shapes(fuser *fu)
                        "cannot fuse output '%s': it carries '%s' and reads the running value "
                        "'%s' before the last tile, because it also feeds a running reduction; "
                        "compute the output in a statement of its own",
-                       ts->name, axis_name(p, fu->axis), r >= 0 ? p->tensors[r].name : "?");
+                       ts->name, axis_name(p, fu->axis), r >= 0 ? plan_user_name(p, r) : "?");
             errors++;
         }
-        if (fz->role[t] == ROLE_RUNNING && ts->cls == CLASS_CONTRACTION) {
-            /* Operands: the product's factors that carry the axis. */
-            const fg_expr *stack[64];
-            const fg_expr *ops[8];
-            int nstack = 0, nops = 0;
-            stack[nstack++] = ts->body;
-            while (nstack > 0) {
-                const fg_expr *e = stack[--nstack];
-                if (e->kind == E_MUL && nstack < 62) {
-                    stack[nstack++] = e->args[1];
-                    stack[nstack++] = e->args[0];
-                } else if ((e->axes & bit(fu->axis)) ||
-                           (e->kind == E_TENSOR && carries(fu, e->ref))) {
-                    if (nops < 8)
-                        ops[nops] = e;
-                    nops++;
-                }
-            }
-            int inputs = 0, tiles = 0;
-            for (int k = 0; k < nops && k < 8; k++) {
-                if (ops[k]->kind == E_TENSOR && fz->role[ops[k]->ref] == ROLE_INPUT)
-                    inputs++;
-                else
-                    tiles++;
-            }
-            if (nops != 2 || inputs != 1 || tiles != 1) {
-                const char *why =
-                    nops != 2   ? arena_printf(fu->a, "it multiplies %d values that carry '%s'",
-                                               nops, axis_name(p, fu->axis))
-                    : inputs == 2 ? "both operands are inputs"
-                                  : "neither operand is an input";
-                diag_error(fu->d, stmt_loc(ts),
-                           "cannot fuse the contraction '%s' over '%s': %s; a contraction over "
-                           "the fused axis must be (a per-tile value) * (an input)",
-                           ts->name, axis_name(p, fu->axis), why);
-                errors++;
-            }
-        }
+        /* A running contraction is (a per-tile value) * (an input): the
+         * checker makes every other product over the fused axis a row
+         * reduction (check_fused_contractions). */
     }
     return errors ? -1 : 0;
 }
@@ -308,7 +273,8 @@ static int derive_running(fuser *fu)
             diag_error(fu->d, stmt_loc(t),
                        "cannot fuse '%s' over '%s': with the statements it reads written out, "
                        "its body has more than %d operations",
-                       t->name, axis_name(p, fu->axis), FUSE_MAX_INLINED_NODES);
+                       plan_user_name(p, r->tensor), axis_name(p, fu->axis),
+                       FUSE_MAX_INLINED_NODES);
             status = -1;
         } else if (derive_correction(fu->a, p, r->body_inlined, t->op, before, r->tensor, stmt_loc(t),
                               &r->corr, fu->d) != 0) {
@@ -435,6 +401,13 @@ int fuse_plan(fg_arena *a, const fg_plan *p, fg_diag *d, fg_fused **out)
         fz->row_axes &= tensor_axes(&p->tensors[run[k]]);
     }
     fz->row_axes &= ~bit(axis);
+    /* An axis that a statement reduces over is looped inside a row, not
+     * fixed per row: with O[b, h, m, d] = sum(n: G * V) the only running
+     * value, d is O's own axis, because S = sum(d: Q * K) reduces over it. */
+    for (int t = 0; t < p->ntensors; t++)
+        if (is_stmt(p, t) && is_reduction(&p->tensors[t]) && p->tensors[t].red_axis >= 0 &&
+            p->tensors[t].red_axis != axis)
+            fz->row_axes &= ~bit(p->tensors[t].red_axis);
 
     if (check_shapes(&fu) != 0)
         return -1;

@@ -179,7 +179,7 @@ static int match_running(kb *c)
                                               "online-softmax rescale exp(%s_prev - %s): the "
                                               "attention kernel keeps its sums unnormalised and "
                                               "divides once after the last tile",
-                                        p->tensors[r->tensor].name,
+                                        plan_user_name(p, r->tensor),
                                         expr_to_string(c->a, p, r->corr.factor),
                                         p->tensors[c->mx].name, p->tensors[c->mx].name));
     }
@@ -197,7 +197,7 @@ static int match_running(kb *c)
             return kb_fail(c, ts->loc,
                            arena_printf(c->a, "running reduction '%s' is not one of the "
                                               "attention kernel's max, sum and P.V contraction",
-                                        ts->name));
+                                        plan_user_name(p, t)));
     }
     if (c->mx < 0 || c->l < 0 || c->osum < 0)
         return kb_fail(c, at, "the attention kernel needs a running max, a running sum and a "
@@ -422,13 +422,13 @@ static int match_softmax(kb *c)
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is not the online-softmax "
                                               "rescale exp(%s_prev - %s)",
-                                        p->tensors[r->tensor].name, MX->name, MX->name));
+                                        plan_user_name(p, r->tensor), MX->name, MX->name));
         }
         if (p->tensors[r->tensor].is_output)
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
                                               "attention kernel writes only O and LSE",
-                                        p->tensors[r->tensor].name));
+                                        plan_user_name(p, r->tensor)));
     }
     return 0;
 }
@@ -505,9 +505,44 @@ static int match_epilogue(kb *c)
     return 0;
 }
 
+/* The first read of an input at indices other than its declared ones (a
+ * gather, or a vector read at another axis), or NULL. */
+static const fg_expr *first_gather(const fg_plan *p, const fg_expr *e, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return NULL;
+    if (e->kind == E_TENSOR && p->tensors[e->ref].kind == TENSOR_INPUT) {
+        const fg_ir_tensor *t = &p->tensors[e->ref];
+        for (int k = 0; k < e->nargs && k < t->nindex; k++)
+            if (!expr_equal(e->args[k], t->index[k]))
+                return e;
+    }
+    for (int i = 0; i < e->nargs; i++) {
+        const fg_expr *g = first_gather(p, e->args[i], depth + 1);
+        if (g)
+            return g;
+    }
+    return NULL;
+}
+
 static int match_attention(kb *c)
 {
     c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
+    /* the kernels load Q, K and V tiles at their declared indices only */
+    for (int i = 0; i < c->p->ntensors; i++) {
+        const fg_expr *g = first_gather(c->p, c->p->tensors[i].rhs, 0);
+        if (!g)
+            continue;
+        const char *at = "";
+        for (int k = 0; k < g->nargs; k++)
+            at = arena_printf(c->a, "%s%s%s", at, k ? ", " : "",
+                              expr_to_string(c->a, c->p, g->args[k]));
+        return kb_fail(c, g->loc,
+                       arena_printf(c->a, "'%s' is read at [%s], not at its declared indices: "
+                                          "the attention kernel reads its inputs only as "
+                                          "declared",
+                                    c->p->tensors[g->ref].name, at));
+    }
     if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 || match_softmax(c) < 0 ||
         match_epilogue(c) < 0)
         return -1;
@@ -889,7 +924,7 @@ static int check_placement(fg_kernel *k, fg_diag *d)
             diag_error(d, t->loc,
                        "'%s' reduces over row axis '%s', which the fused schedule keeps "
                        "fixed per row",
-                       t->name, p->axes[t->red_axis].name);
+                       plan_user_name(p, i), p->axes[t->red_axis].name);
             return -1;
         }
     }

@@ -144,20 +144,20 @@ static char *buf_index(pctx *c, const fg_ir_tensor *t)
     return sb_str(&b);
 }
 
-/* Offset of an input element: its declared index expressions times the
- * strides of the argument. */
-static void input_offset(pctx *c, sb *b, int ti)
+/* Offset of an input element: the read's index expressions (the declared
+ * ones, or those written at the read) times the strides of the argument;
+ * the entry checked their ranges before any work (validate_reads). */
+static void input_offset(pctx *c, sb *b, const fg_expr *read)
 {
     lc *L = c->L;
-    const fg_ir_tensor *t = &L->p->tensors[ti];
-    for (int k = 0; k < t->nindex; k++) {
+    for (int k = 0; k < read->nargs; k++) {
         if (k)
             sb_puts(b, " + ");
         /* a product binds tighter than anything but a unary or a name */
-        pe(c, b, t->index[k], 6);
-        sb_printf(b, " * args->%s.stride[%d]", L->tname[ti], k);
+        pe(c, b, read->args[k], 6);
+        sb_printf(b, " * args->%s.stride[%d]", L->tname[read->ref], k);
     }
-    if (t->nindex == 0)
+    if (read->nargs == 0)
         sb_puts(b, "0");
 }
 
@@ -221,9 +221,16 @@ static void leaf_c(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
     case E_TENSOR: {
         const fg_ir_tensor *t = &p->tensors[e->ref];
         if (t->kind == TENSOR_INPUT) {
-            sb_printf(b, "ld_(&args->%s, ", L->tname[e->ref]);
-            input_offset(c, b, e->ref);
-            sb_puts(b, ")");
+            if (t->dtype == DT_INT) {
+                /* an i32 input (ids, lengths): int arithmetic, read as long */
+                sb_printf(b, "(long)((const int32_t *)args->%s.data)[", L->tname[e->ref]);
+                input_offset(c, b, e);
+                sb_puts(b, "]");
+            } else {
+                sb_printf(b, "ld_(&args->%s, ", L->tname[e->ref]);
+                input_offset(c, b, e);
+                sb_puts(b, ")");
+            }
         } else if (L->is_running[e->ref]) {
             print_running_read(c, b, e->ref, false);
         } else {
@@ -623,11 +630,14 @@ static void validate_shapes(lc *L, sb *bp)
             sb chk = {a, NULL, 0, 0};
             sb_printf(&chk,
                       "status_ = fg_check_tensor(&args->%s, \"%s: %s\", %d,\n"
-                          "                          FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16) | "
-                      "FG_DTYPE_BIT(FG_F32),\n"
+                          "                          %s,\n"
                       "                          (int64_t)fg_dtype_size(args->%s.dtype));\n"
                       "if (status_ != FG_OK)\n    return status_;\n",
-                      L->tname[i], E, t->name, plan_tensor_rank(t), L->tname[i]);
+                      L->tname[i], E, t->name, plan_tensor_rank(t),
+                      t->kind == TENSOR_INPUT && t->dtype == DT_INT
+                          ? "FG_DTYPE_BIT(FG_I32)"
+                          : "FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16) | FG_DTYPE_BIT(FG_F32)",
+                      L->tname[i]);
             if (opt)
                 sb_printf(&b, "if (args->%s.data) { /* NULL data: %s is not computed */\n%s}\n",
                           L->tname[i], t->name, text_indented(a, sb_str(&chk), 4));
@@ -862,6 +872,181 @@ static void validate_indices(lc *L, sb *bp)
     *bp = b;
 }
 
+/* The interval [*lo, *hi] (C text, long) of an int index expression over
+ * the whole extent of every axis it reads (a per-sequence extent: its full
+ * extent, which holds every length), with the dims and int params of the
+ * entry; interval arithmetic, exact for an expression monotone in each
+ * axis (clamp(n - m + c, 0, R - 1)) and conservative otherwise.  False for
+ * a node it cannot bound. */
+static bool index_interval(lc *L, const fg_expr *e, char **lo, char **hi)
+{
+    fg_arena *a = L->a;
+    const fg_plan *p = L->p;
+    char *l1, *h1, *l2, *h2;
+    switch (e->kind) {
+    case E_NUM:
+        if (!e->is_int && e->num != floor(e->num))
+            return false;
+        *lo = *hi = arena_printf(a, "%ldL", (long)e->num);
+        return true;
+    case E_DIM:
+        *hi = arena_printf(a, "%s", L->dname[e->ref]);
+        *lo = p->dims[e->ref].index_axis >= 0 ? "0L" : *hi;
+        return true;
+    case E_PARAM:
+        if (p->params[e->ref].dtype != DT_INT || p->params[e->ref].index_axis >= 0)
+            return false;
+        *lo = *hi = arena_printf(a, "%s", L->pname[e->ref]);
+        return true;
+    case E_AXIS:
+        *lo = "0L";
+        *hi = arena_printf(a, "(%s - 1)", L->dname[p->axes[e->ref].dim]);
+        return true;
+    case E_NEG:
+        if (!index_interval(L, e->args[0], &l1, &h1))
+            return false;
+        *lo = arena_printf(a, "(-%s)", h1);
+        *hi = arena_printf(a, "(-%s)", l1);
+        return true;
+    case E_ADD:
+    case E_SUB:
+        if (!index_interval(L, e->args[0], &l1, &h1) || !index_interval(L, e->args[1], &l2, &h2))
+            return false;
+        if (e->kind == E_ADD) {
+            *lo = arena_printf(a, "(%s + %s)", l1, l2);
+            *hi = arena_printf(a, "(%s + %s)", h1, h2);
+        } else {
+            *lo = arena_printf(a, "(%s - %s)", l1, h2);
+            *hi = arena_printf(a, "(%s - %s)", h1, l2);
+        }
+        return true;
+    case E_MUL:
+    case E_DIV: {
+        if (!index_interval(L, e->args[0], &l1, &h1) || !index_interval(L, e->args[1], &l2, &h2))
+            return false;
+        /* the extremes sit at the corners; a divisor is a positive dim or
+         * param expression (checked before), never an axis */
+        if (e->kind == E_DIV && e->args[1]->axes)
+            return false;
+        const char *op = e->kind == E_MUL ? "*" : "/";
+        char *c[4] = {arena_printf(a, "%s %s %s", l1, op, l2), arena_printf(a, "%s %s %s", l1, op, h2),
+                      arena_printf(a, "%s %s %s", h1, op, l2), arena_printf(a, "%s %s %s", h1, op, h2)};
+        *lo = arena_printf(a, "min_l_(min_l_(%s, %s), min_l_(%s, %s))", c[0], c[1], c[2], c[3]);
+        *hi = arena_printf(a, "max_l_(max_l_(%s, %s), max_l_(%s, %s))", c[0], c[1], c[2], c[3]);
+        return true;
+    }
+    case E_CALL:
+        if (e->fn == F_MIN || e->fn == F_MAX) {
+            if (!index_interval(L, e->args[0], &l1, &h1) ||
+                !index_interval(L, e->args[1], &l2, &h2))
+                return false;
+            const char *f = e->fn == F_MIN ? "min_l_" : "max_l_";
+            *lo = arena_printf(a, "%s(%s, %s)", f, l1, l2);
+            *hi = arena_printf(a, "%s(%s, %s)", f, h1, h2);
+            return true;
+        }
+        if (e->fn == F_ABS) {
+            if (!index_interval(L, e->args[0], &l1, &h1))
+                return false;
+            *lo = arena_printf(a, "(%s >= 0 ? %s : %s <= 0 ? -%s : 0L)", l1, l1, h1, h1);
+            *hi = arena_printf(a, "max_l_(-%s, %s)", l1, h1);
+            return true;
+        }
+        return false;
+    case E_WHERE:
+        if (!index_interval(L, e->args[1], &l1, &h1) || !index_interval(L, e->args[2], &l2, &h2))
+            return false;
+        *lo = arena_printf(a, "min_l_(%s, %s)", l1, l2);
+        *hi = arena_printf(a, "max_l_(%s, %s)", h1, h2);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether e is min(max(x, 0), DIM - 1), clamp(x, 0, DIM - 1): in [0, DIM)
+ * by construction whenever DIM >= 1 (known at generation). */
+static bool clamped_into(const fg_expr *e, int dim)
+{
+    if (e->kind != E_CALL || e->fn != F_MIN || e->nargs != 2)
+        return false;
+    const fg_expr *mx = e->args[0], *top = e->args[1];
+    if (mx->kind != E_CALL || mx->fn != F_MAX || mx->nargs != 2)
+        return false;
+    bool zero = mx->args[1]->kind == E_NUM && mx->args[1]->num == 0;
+    return zero && top->kind == E_SUB && top->args[0]->kind == E_DIM &&
+           top->args[0]->ref == dim && top->args[1]->kind == E_NUM && top->args[1]->num == 1;
+}
+
+/* Validation, part 4: every read of an input at indices other than its
+ * declared ones (a gather: T[clamp(n - m + c, 0, R - 1)], a vector read at
+ * another axis) is in range over every element it can reach, checked once
+ * before any work, so no load is ever out of bounds. */
+static void validate_reads(lc *L, sb *bp, const fg_expr *e, sb *seen)
+{
+    const fg_plan *p = L->p;
+    fg_arena *a = L->a;
+    for (int i = 0; i < e->nargs; i++)
+        validate_reads(L, bp, e->args[i], seen);
+    if (e->kind != E_TENSOR || p->tensors[e->ref].kind != TENSOR_INPUT)
+        return;
+    const fg_ir_tensor *t = &p->tensors[e->ref];
+    for (int k = 0; k < e->nargs && k < t->nindex; k++) {
+        const fg_expr *ix = e->args[k];
+        int dm = plan_position_dim(p, t, k);
+        if (expr_equal(ix, t->index[k]) || dm < 0)
+            continue; /* the declared index: validate_indices checks it */
+        if (ix->kind == E_AXIS && p->axes[ix->ref].dim == dm)
+            continue; /* a whole axis over the stored extent */
+        char *text = plan_text(L, ix);
+        const char *ext = L->dname[dm];
+        /* the axes the index reads: no element to read when one is empty */
+        sb live = {a, NULL, 0, 0};
+        for (int q = 0; q < p->naxes; q++)
+            if (ix->axes & (1u << q))
+                sb_printf(&live, " && %s > 0", L->dname[p->axes[q].dim]);
+        const char *when = live.len ? sb_str(&live) + 4 : "1";
+        char *check;
+        if (clamped_into(ix, dm)) {
+            /* in range by construction: the table must not be empty */
+            check = arena_printf(a,
+                                 "/* %s[%s]: in [0, %s) by construction when %s >= 1 */\n"
+                                 "if ((%s) && %s < 1)\n"
+                                 "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s is 0, but %s is "
+                                 "read at %s (plan line %d)\");\n",
+                                 t->name, text, p->dims[dm].name, p->dims[dm].name, when, ext,
+                                 L->entry, p->dims[dm].name, t->name, c_string(a, text),
+                                 ix->loc.line);
+        } else {
+            char *lo, *hi;
+            if (!index_interval(L, ix, &lo, &hi)) {
+                diag_error(L->d, ix->loc,
+                           "the C backend cannot bound index '%s' of '%s': an index read at a "
+                           "gather may use +, -, * and / of axes, dims, int params and "
+                           "numbers, min, max, clamp, abs and where",
+                           expr_to_string(a, p, ix), t->name);
+                L->errors++;
+                return;
+            }
+            check = arena_printf(
+                a,
+                "{\n"
+                "    /* %s[%s], plan line %d: its range over every element */\n"
+                "    const long lo_ = %s;\n"
+                "    const long hi_ = %s;\n"
+                "    if ((%s) && (lo_ < 0 || hi_ >= %s))\n"
+                "        return fg_set_error(FG_ERR_SHAPE, \"%s: index %s of %s (plan line %d) "
+                "takes values %%ld to %%ld, outside [0, %%ld) = [0, %s)\", lo_, hi_, %s);\n"
+                "}\n",
+                t->name, text, ix->loc.line, lo, hi, when, ext, L->entry, c_string(a, text),
+                t->name, ix->loc.line, p->dims[dm].name, ext);
+        }
+        if (seen->s && strstr(seen->s, check))
+            continue;
+        sb_puts(seen, check);
+    }
+}
+
 /* The argument checks of the CPU entry, in the order they run. */
 static char *validation_code(lc *L)
 {
@@ -872,6 +1057,12 @@ static char *validation_code(lc *L)
     validate_shapes(L, &b);
     validate_params(L, &b);
     validate_indices(L, &b);
+    sb gathers = {L->a, NULL, 0, 0};
+    for (int i = 0; i < L->p->ntensors; i++)
+        if (L->p->tensors[i].kind == TENSOR_STMT && L->p->tensors[i].rhs)
+            validate_reads(L, &b, L->p->tensors[i].rhs, &gathers);
+    if (gathers.len)
+        sb_puts(&b, sb_str(&gathers));
     return sb_str(&b);
 }
 

@@ -1,5 +1,6 @@
-# A contraction over the fused axis of two inputs: there is no per-tile
-# value to multiply with an input.
+# A product of two inputs over the fused axis: not the running state of a
+# matrix product (a per-key value times an input) but a row reduction of
+# its own, beside the running max (it was refused as a contraction).
 plan kvsum
 dim B, H, M, N, D
 axis b: B, h: H, m: M, n: N, d: D
