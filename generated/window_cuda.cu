@@ -16,6 +16,7 @@
  * D 256: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 202752 bytes of shared memory
  * sm_90a, D 64: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 115792 bytes of shared memory
  * sm_90a, D 96: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 230480 bytes of shared memory
+ * sm_90a, D 128, 4096 keys or more: 128 query rows x 176 keys per tile, 384 threads, 2 stages, 214072 bytes of shared memory
  * sm_90a, D 128: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 230480 bytes of shared memory
  * sm_90a, D 192: 128 query rows x 64 keys per tile, 384 threads, 3 stages, 197712 bytes of shared memory
  * sm_90a, D 256: 128 query rows x 64 keys per tile, 384 threads, 2 stages, 197688 bytes of shared memory
@@ -2000,6 +2001,7 @@ static fg_status plan_dispatch_t(const fa_args& a, int D, cudaStream_t st, int d
 // Hopper configurations (generator/middle/variants.c):  D BN STAGES PINGPONG
 using H64 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, three K/V stages
 using H96 = fh_cfg<96, 128, 3, false>;  // wgmma 64x128 tiles, three K/V stages
+using H128WM = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, two K/V stages: masked rows, long
 using H128 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, three K/V stages
 using H192 = fh_cfg<192, 64, 3, false>;  // wgmma 64x64 tiles, three K/V stages
 using H256 = fh_cfg<256, 64, 2, false>;  // wgmma 64x64 tiles, two K/V stages (192 KB of shared memory)
@@ -2061,6 +2063,10 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+      // H128WM: masked, 4096 keys or more. Source: bench/NOTES.md, Hopper family, v4 (H200,
+      // 2026-11-23T22:45Z, same-call A/B): causal-pf-8k 586 TFLOP/s against 568 with 128-key tiles,
+      // gqa-pf-32k 581 against 556; slower at 2k keys.
+      if (a.N >= 4096) return plan_launch_sm90<T, H128WM>(a, D, st, dev, entry, done);
       // H128: any shape. Source: bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z):
       // without ping-pong causal-pf-8k 524 TFLOP/s against 499, gqa-pf-32k 557 against 529.
       return plan_launch_sm90<T, H128>(a, D, st, dev, entry, done);

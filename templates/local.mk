@@ -41,6 +41,14 @@ dist_templates_cuda_sm80_DATA = \
 	templates/cuda/sm80/split.cuh \
 	$(NULL)
 
+# The hand-written skeleton of the sm_90a attention family (Hopper).
+templates_cuda_sm90dir = $(templatesdir)/cuda/sm90
+dist_templates_cuda_sm90_DATA = \
+	templates/cuda/sm90/common.cuh \
+	templates/cuda/sm90/rolling.cuh \
+	templates/cuda/sm90/wgmma.m4 \
+	$(NULL)
+
 EXTRA_DIST += templates/README.md
 
 # Every template, for the rule that regenerates generated/ (generated/local.mk).
@@ -50,4 +58,5 @@ FG_TEMPLATES = \
 	$(dist_templates_c_DATA) \
 	$(dist_templates_cuda_DATA) \
 	$(dist_templates_cuda_sm80_DATA) \
+	$(dist_templates_cuda_sm90_DATA) \
 	$(NULL)

@@ -66,6 +66,13 @@ const fg_cuda_config fg_cuda_configs[] = {
      .pingpong = true, .note = "wgmma 64x176 tiles, two K/V stages, ping-pong: unmasked rows",
      .origin = "bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z): 661 TFLOP/s on "
                "global-pf-8k against 609 with 128-key tiles; ping-pong equal or better there"},
+    {.family = ROLLING, .arch = "sm90", .name = "H128WM", .d = 128, .bm = 128, .bn = 176,
+     .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.masked = CUDA_MASKED, .min_keys = 4096}},
+     .note = "wgmma 64x176 tiles, two K/V stages: masked rows, long",
+     .origin = "bench/NOTES.md, Hopper family, v4 (H200, 2026-11-23T22:45Z, same-call A/B): "
+               "causal-pf-8k 586 TFLOP/s against 568 with 128-key tiles, gqa-pf-32k 581 against "
+               "556; slower at 2k keys"},
     {.family = ROLLING, .arch = "sm90", .name = "H128", .d = 128, .bm = 128, .bn = 128,
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",
