@@ -939,7 +939,9 @@ static void empty_extents_are_refused(void **state)
                 assert_true(n <= CAP);
                 for (size_t i = 0; i < CAP; i++)
                     pool[k][i] = is_in ? 0.5f : 12345.0f;
-                fg_tensor t = fg_tensor_dense(pool[k], FG_F32, ti->rank, shape);
+                /* i32 inputs (ids) as i32, the rest as f32 */
+                fg_tensor t = fg_tensor_dense(pool[k], ti->dtype == FG_I32 ? FG_I32 : FG_F32,
+                                              ti->rank, shape);
                 if (is_in)
                     in[k] = t;
                 else

@@ -434,6 +434,13 @@ static void config_table_rows(void **state)
         {"CD128_1", "fd_cfg<128, 1, 4, 16, 3, true, 2>"},
         {"CD128_2", "fd_cfg<128, 2, 4, 16, 3, false, 2>"},
         {"CD256_1", "fd_cfg<256, 1, 4, 16, 2, false, 1>"},
+        {"H64", "fh_cfg<64, 128, 3, false>"},
+        {"H96", "fh_cfg<96, 128, 3, false>"},
+        {"H128W", "fh_cfg<128, 176, 2, true>"},
+        {"H128WM", "fh_cfg<128, 176, 2, false>"},
+        {"H128", "fh_cfg<128, 128, 3, false>"},
+        {"H192", "fh_cfg<192, 64, 3, false>"},
+        {"H256", "fh_cfg<256, 64, 2, false>"},
     };
     assert_int_equal(fg_cuda_nconfigs, (int)(sizeof want / sizeof want[0]));
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -442,10 +449,13 @@ static void config_table_rows(void **state)
             if (!strcmp(fg_cuda_configs[j].name, want[i].name))
                 k = &fg_cuda_configs[j];
         assert_non_null(k);
-        assert_string_equal(k->arch, "sm80");
+        assert_string_equal(k->arch, want[i].line[1] == 'h' ? "sm90" : "sm80");
         assert_non_null(strstr(k->origin, "bench/"));
         char line[128];
-        if (k->family == CUDA_FAMILY_ROLLING)
+        if (!strcmp(k->arch, "sm90"))
+            snprintf(line, sizeof line, "fh_cfg<%d, %d, %d, %s>", k->d, k->bn, k->stages,
+                     k->pingpong ? "true" : "false");
+        else if (k->family == CUDA_FAMILY_ROLLING)
             snprintf(line, sizeof line, "fa_cfg<%d, %d, %d, %d, %d, %s>", k->d, k->bm, k->bn,
                      k->warps, k->stages, k->qreg ? "true" : "false");
         else
@@ -464,8 +474,14 @@ static void config_dispatch_is_generated(void **state)
     assert_has(causal, "if (a.N >= 16384) return plan_launch<T, C128L>(a, st, dev, entry);");
     assert_has(causal, "return plan_launch<T, C128>(a, st, dev, entry);");
     assert_has(causal, "using C128L = fa_cfg<128, 256, 64, 8, 2, false>;");
-    assert_def(causal, "cuda_head_dims", "64, 96, 128 or 256");
-    assert_def(causal, "cuda_head_dim_unsupported", "D != 64 && D != 96 && D != 128 && D != 256");
+    assert_def(causal, "cuda_head_dims", "64, 96, 128 or 256; on sm_90a, every multiple of 8 up to 256");
+    assert_def(causal, "cuda_head_dim_unsupported", "D < 8 || D % 8 != 0 || D > 256");
+    /* the Hopper family: the smallest compiled dim at least D, then its rows */
+    assert_def(causal, "cuda_sm90", "1");
+    assert_has(causal, "using H128WM = fh_cfg<128, 176, 2, false>;");
+    assert_has(causal, "  if (D <= 128) {\n");
+    assert_has(causal, "if (a.N >= 4096) return plan_launch_sm90<T, H128WM>(a, D, st, dev, entry, done);");
+    assert_has(causal, "return plan_launch_sm90<T, H128>(a, D, st, dev, entry, done);");
     const char *global = cuda_defs(f, "plans/global.fp");
     assert_has(global, "if (a.M >= 512) return plan_launch<T, C128L>(a, st, dev, entry);");
     /* a score that calls a function never takes C128L: it is not compiled */

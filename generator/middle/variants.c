@@ -68,11 +68,11 @@ const fg_cuda_config fg_cuda_configs[] = {
                "global-pf-8k against 609 with 128-key tiles; ping-pong equal or better there"},
     {.family = ROLLING, .arch = "sm90", .name = "H128WM", .d = 128, .bm = 128, .bn = 176,
      .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 1,
-     .when = {{.masked = CUDA_MASKED, .min_keys = 4096}},
-     .note = "wgmma 64x176 tiles, two K/V stages: masked rows, long",
+     .when = {{.affine = true, .masked = CUDA_MASKED, .min_keys = 4096}},
+     .note = "wgmma 64x176 tiles, two K/V stages: masked rows, long, a score affine in Q.K",
      .origin = "bench/NOTES.md, Hopper family, v4 (H200, 2026-11-23T22:45Z, same-call A/B): "
                "causal-pf-8k 586 TFLOP/s against 568 with 128-key tiles, gqa-pf-32k 581 against "
-               "556; slower at 2k keys"},
+               "556; slower at 2k keys; ptxas spills 20 bytes with softcap's tanh (not affine)"},
     {.family = ROLLING, .arch = "sm90", .name = "H128", .d = 128, .bm = 128, .bn = 128,
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",
