@@ -8,8 +8,9 @@
 #   sh bench/ab-sed.sh NAME 'SED-EXPRESSION'
 # writes $OUT/bench-NAME.txt and $OUT/fusegen-NAME.jsonl; BENCH_ONLY as in
 # run-gpu.sh.  AB_CHECK=1 also runs that build's tests/gpu_check (its
-# output to $OUT/check-NAME.txt) before timing it.  Example (the Hopper kernels without ping-pong):
-#   sh bench/ab-sed.sh nopp 's/fh_cfg<\([0-9]*\), \([0-9]*\), \([0-9]*\)>/fh_cfg<\1, \2, \3, false>/'
+# output to $OUT/check-NAME.txt) before timing it.
+# Example (the Hopper variants with ping-pong, without it):
+#   sh bench/ab-sed.sh nopp 's/fh_cfg<\([0-9]*\), \([0-9]*\), \([0-9]*\), true>/fh_cfg<\1, \2, \3, false>/'
 name=$1
 expr=$2
 test -n "$name" && test -n "$expr" || { echo "usage: $0 NAME SED-EXPRESSION"; exit 2; }
@@ -17,6 +18,10 @@ OUT=${OUT:-$PWD/gpu-out}
 src=/tmp/fg-ab-$name
 rm -rf "$src" && mkdir -p "$src" && cp -a . "$src/" || exit 1
 sed -i "$expr" "$src"/generated/*_cuda.cu || exit 1
+# an expression that matched nothing would time the same build twice
+if diff -rq generated "$src/generated" > /dev/null; then
+  echo "ab-sed.sh: '$expr' changed no generated source"; exit 1
+fi
 (cd "$src" && mkdir -p build && cd build && ../configure --with-cuda-arch=90a --disable-werror > /dev/null &&
   make -j16 > build.log 2>&1 && make -j16 bench/fusegen-bench >> build.log 2>&1) || {
   echo "ab-sed.sh: the $name build failed"; tail -20 "$src/build/build.log"; exit 1; }

@@ -191,7 +191,7 @@ extern "C" void fg_cuda_params_free(cudaStream_t st, void** bufs, int n) {
     if (bufs[k]) (void)cudaFreeAsync(bufs[k], st);
 }
 
-extern "C" int fg_cuda_sm90a(const void* kernel, int dev, fg_cuda_per_device* cache) {
+extern "C" int fg_cuda_sm90a(const void* code_flag, int dev, fg_cuda_per_device* cache) {
   // FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family everywhere (read once)
   static const int forced_sm80 = [] {
     const char* f = getenv("FUSEGEN_CUDA_FAMILY");
@@ -199,41 +199,66 @@ extern "C" int fg_cuda_sm90a(const void* kernel, int dev, fg_cuda_per_device* ca
   }();
   if (forced_sm80) return 0;
   int v = in_cache(dev) ? __atomic_load_n(&cache->value[dev], __ATOMIC_RELAXED) : 0;
-  if (v == 0) {  // 1: no, 2: yes
-    int major = 0, minor = 0;
-    cudaFuncAttributes fa;
-    v = 1;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
-        minor == 0 && cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.binaryVersion == 90)
-      v = 2;
+  if (v != 0) return v == 2;  // 1: no, 2: yes
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
     (void)cudaGetLastError();
-    if (in_cache(dev)) __atomic_store_n(&cache->value[dev], v, __ATOMIC_RELAXED);
+    return 0;  // not cached: the next launch asks again
   }
+  if (major != 9 || minor != 0) {
+    v = 1;
+  } else {
+    // The flag is 1 only in the sm_90a image of the caller's source; the
+    // module the runtime loads for this device says whether that is the one
+    // (an sm_90 image, built without 90a, holds 0 and an empty kernel).
+    // Relaxed capture mode: the first launch may come inside a capture.
+    int flag = 0;
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    const cudaError_t e = cudaMemcpyFromSymbol(&flag, code_flag, sizeof flag, 0, cudaMemcpyDeviceToHost);
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;  // not cached
+    }
+    v = flag == 1 ? 2 : 1;
+  }
+  if (in_cache(dev)) __atomic_store_n(&cache->value[dev], v, __ATOMIC_RELAXED);
   return v == 2;
 }
 
+#if CUDART_VERSION >= 12000
+typedef CUresult (*fg_encode_fn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// cuTensorMapEncodeTiled from the driver, looked up once (thread-safe static
+// initialisation); null when the driver has none.
+static fg_encode_fn encode_fn() {
+  static const fg_encode_fn fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      p = nullptr;
+    }
+    return reinterpret_cast<fg_encode_fn>(p);
+  }();
+  return fn;
+}
+#endif
+
 extern "C" int fg_cuda_tensor_map(void* map, int bf16, const void* base, const long long ext[4],
                                   const long long stride[4], int box0, int box1) {
-  typedef CUresult (*encode_fn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static std::atomic<encode_fn> encode{nullptr};
-  static std::atomic<int> looked{0};
-  encode_fn fn = encode.load(std::memory_order_acquire);
-  if (!fn) {
-    if (looked.load(std::memory_order_acquire)) return -1;  // the driver has none
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      p = nullptr;
-    (void)cudaGetLastError();
-    fn = reinterpret_cast<encode_fn>(p);
-    encode.store(fn, std::memory_order_release);
-    looked.store(1, std::memory_order_release);
-    if (!fn) return -1;
-  }
+#if CUDART_VERSION >= 12000
+  const fg_encode_fn fn = encode_fn();
+  if (!fn) return -1;
   cuuint64_t dims[4], strides[3];
   for (int i = 0; i < 4; i++) {
     if (ext[i] <= 0) return -1;
@@ -253,4 +278,8 @@ extern "C" int fg_cuda_tensor_map(void* map, int bf16, const void* base, const l
                         CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? 0 : -1;
+#else
+  (void)map; (void)bf16; (void)base; (void)ext; (void)stride; (void)box0; (void)box1;
+  return -1;  // no tensor maps before CUDA 12
+#endif
 }

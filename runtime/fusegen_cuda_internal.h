@@ -98,13 +98,15 @@ fg_status fg_cuda_params_to_device(int dev, cudaStream_t stream, const fg_cuda_p
 void fg_cuda_params_free(cudaStream_t stream, void **bufs, int n);
 
 /* Which kernel family serves launches on device dev: 1 for the sm_90a
- * family (Hopper: wgmma, the tensor memory accelerator) when `kernel` (a
- * kernel of that family) runs sm_90a machine code there, that is the
- * library was built for 90a and the device has compute capability 9.0;
- * else 0 (the sm_80 family).  FUSEGEN_CUDA_FAMILY=sm80 in the environment
- * (read once per process) makes it 0 everywhere, to compare the families.
- * Cached per device in *cache. */
-int fg_cuda_sm90a(const void *kernel, int dev, fg_cuda_per_device *cache);
+ * family (Hopper: wgmma, the tensor memory accelerator) when the device has
+ * compute capability 9.0 and the image the runtime loads for it is the
+ * sm_90a one: `code_flag` is the address of a __device__ int of the caller's
+ * source that is 1 only in its sm_90a image (a build for 90 without 90a has
+ * an empty kernel there); else 0 (the sm_80 family).  FUSEGEN_CUDA_FAMILY=sm80
+ * in the environment (read once per process) makes it 0 everywhere, to
+ * compare the families.  A definite answer is cached per device in *cache;
+ * a failed query is not (the next launch asks again). */
+int fg_cuda_sm90a(const void *code_flag, int dev, fg_cuda_per_device *cache);
 
 /* A tensor map of the copy engine (a CUtensorMap: 128 bytes at map, 64-byte
  * aligned) for a rank-4 tensor of 16-bit elements (bf16 when bf16 is
@@ -112,8 +114,8 @@ int fg_cuda_sm90a(const void *kernel, int dev, fg_cuda_per_device *cache);
  * strides stride[1..3] in elements (stride[0] is 1); boxes of box0 x box1
  * elements in the 128-byte swizzled layout, zeros outside the tensor.
  * 0 when made; -1 when the driver cannot make it (a stride or base it does
- * not take, no driver entry point): the caller then uses a kernel without
- * tensor maps.  Made through the runtime's driver entry point, so the
+ * not take, no driver entry point, a CUDA runtime before 12): the caller
+ * then uses a kernel without tensor maps.  Made through the runtime's driver entry point, so the
  * library does not link libcuda. */
 int fg_cuda_tensor_map(void *map, int bf16, const void *base, const long long ext[4],
                        const long long stride[4], int box0, int box1);

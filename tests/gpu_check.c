@@ -31,8 +31,10 @@
  * A head dim the entry answers FG_ERR_UNSUPPORTED for is skipped, except
  * 128, and on the sm_90a family (a device of compute capability 9.0 without
  * FUSEGEN_CUDA_FAMILY=sm80) every multiple of 8 up to 256 in a rolling plan:
- * those must run.  Rolling plans also run head dims 32, 80, 160, 192 and 224
- * (refused by the sm_80 family, served by the sm_90a one) and groups up to 8.
+ * those must run.  Rolling plans also run head dims 32, 80, 160, 192, 224
+ * and 40, 72, 136, 248 (odd multiples of 8: the next compiled dim with the
+ * columns past D read as zero), refused by the sm_80 family and served by
+ * the sm_90a one, and groups up to 8.
  *
  * Pass: ||O - ref|| / ||ref|| < 1e-2 and, per LSE element,
  * |LSE - ref| / max(1, |ref|) < 1e-3; a reference -inf (no visible key)
@@ -818,7 +820,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
 static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
 {
     static const int ms[] = {1, 7, 67, 300}, ns[] = {1, 13, 131, 1000, 4097};
-    static const int other_d[] = {64, 96, 256, 32, 80, 160, 192, 224};
+    static const int other_d[] = {64, 96, 256, 32, 80, 160, 192, 224, 40, 72, 136, 248};
     static const int pairs[][2] = {{1, 4097}, {7, 13}, {67, 131}, {300, 1000}};
     int has_g = role_index(info, FG_ROLE_KV_HEADS) >= 0, has_w = param_index(info, "W") >= 0;
     if (small) {
@@ -854,7 +856,7 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
                              p == 2, has_w && p == 3 ? 100 : 0);
         /* the head dims only the sm_90a family compiles (skipped where refused),
          * and groups 2 and 8 */
-        for (size_t q = 3; q < 8; q++)
+        for (size_t q = 3; q < 12; q++)
             add_case(info, fn, dt, other_d[q], pairs[q % 4][0], pairs[q % 4][1],
                      has_g ? (q % 2 ? 8 : 2) : 1, 0, q == 4, has_w && q == 5 ? 100 : 0);
         if (has_g)

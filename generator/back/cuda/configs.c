@@ -105,7 +105,7 @@ static long config_smem(const fg_cuda_config *k)
     if (!strcmp(k->arch, "sm90")) { /* fh_cfg::smem_bytes(): 64-column blocks, 1024 to align */
         long atoms = (k->d + 63) / 64;
         return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 +
-               8L * (1 + 3 * k->stages);
+               8L * (1 + 4 * k->stages);
     }
     long row = k->d + 8;
     if (k->family == CUDA_FAMILY_ROLLING)

@@ -136,14 +136,15 @@ fg_cuda_configs_sm90[[[]]]m4_dnl
 // The sm_90a family (sm90/rolling.cuh) for head dim D, on configuration C
 // (its compiled dim at least D).  *done says whether it launched (or failed
 // trying); it does not launch where the device runs no sm_90a code of the
-// kernel, where FUSEGEN_CUDA_FAMILY=sm80, or where the copy engine cannot
-// take the tensors' strides: the sm_80 family serves those launches.
+// image, where FUSEGEN_CUDA_FAMILY=sm80, or where the copy engine cannot
+// take the tensors' strides (a stride of 0, say): the sm_80 family serves
+// those launches.
 template <typename T, class C>
 static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   static fg_cuda_once smem_done;
   static fg_cuda_per_device arch_cache;
   const void* kernel = reinterpret_cast<const void*>(&fh_attn_fwd_kernel<T, C>);
-  if (!fg_cuda_sm90a(kernel, dev, &arch_cache)) return FG_OK;
+  if (!fg_cuda_sm90a(reinterpret_cast<const void*>(&fh_sm90a_code), dev, &arch_cache)) return FG_OK;
   fh_args h;
   memset(&h, 0, sizeof h);
   const int bf16 = std::is_same<T, __nv_bfloat16>::value;

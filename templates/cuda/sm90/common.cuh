@@ -10,12 +10,18 @@
 // The code of this family exists only in the sm_90a pass of nvcc
 // (__CUDA_ARCH_FEAT_SM90_ALL); in every other pass the kernel is empty and
 // the host never launches it there: the dispatch asks the runtime which
-// machine code the device runs (the runtime's sm_90a check) before it picks the family.
+// image the device runs (fh_sm90a_code below) before it picks the family.
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define FH_SM90A 1
 #else
 #define FH_SM90A 0
 #endif
+
+// 1 in the sm_90a image of this source, 0 in every other: the runtime reads
+// it from the image it loads for a device (fg_cuda_sm90a) before it launches
+// this family there, so a build for 90 without 90a never runs its empty
+// kernel.
+__device__ int fh_sm90a_code = FH_SM90A;
 
 // A tensor map (CUtensorMap: 128 opaque bytes, 64-byte aligned), made on the
 // host by the runtime and passed in the kernel's
@@ -127,7 +133,7 @@ __device__ __forceinline__ float fh_ex2_poly(float x) {
   p = fmaf(p, f, 2.4022651e-1f);
   p = fmaf(p, f, 6.9314718e-1f);
   p = fmaf(p, f, 1.f);
-  const float y = __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
+  const float y = __uint_as_float(__float_as_uint(p) + (__float_as_uint(t) << 23));
   return x < -125.f ? 0.f : y;
 }
 
