@@ -9,11 +9,14 @@ generator_libfggen_a_SOURCES = \
 	generator/util/diag.c \
 	generator/front/lex.c \
 	generator/front/expr.c \
+	generator/front/parse_internal.h \
 	generator/front/parse.c \
+	generator/front/parse_expr.c \
 	generator/front/dump.c \
 	generator/front/dump_ir.c \
 	generator/front/check_internal.h \
 	generator/front/check.c \
+	generator/front/check_names.c \
 	generator/front/check_order.c \
 	generator/middle/algebra_internal.h \
 	generator/middle/algebra.c \
@@ -28,7 +31,9 @@ generator_libfggen_a_SOURCES = \
 	generator/back/print.c \
 	generator/back/defs.c \
 	generator/back/common.c \
+	generator/back/c/lower_c_internal.h \
 	generator/back/c/lower_c.c \
+	generator/back/c/validate_c.c \
 	generator/back/cuda/lower_cuda.c \
 	generator/back/cuda/configs.c \
 	generator/back/backends.c \

@@ -30,9 +30,11 @@ FG_FUZZ_SRCS = \
 	$(srcdir)/generator/front/lex.c \
 	$(srcdir)/generator/front/expr.c \
 	$(srcdir)/generator/front/parse.c \
+	$(srcdir)/generator/front/parse_expr.c \
 	$(srcdir)/generator/front/dump.c \
 	$(srcdir)/generator/front/dump_ir.c \
 	$(srcdir)/generator/front/check.c \
+	$(srcdir)/generator/front/check_names.c \
 	$(srcdir)/generator/front/check_order.c \
 	$(srcdir)/generator/middle/algebra.c \
 	$(srcdir)/generator/middle/verify.c \

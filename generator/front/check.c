@@ -16,264 +16,6 @@
 #include <string.h>
 
 
-/* ------------------------------------------------------------------ */
-/* Lookups                                                             */
-/* ------------------------------------------------------------------ */
-
-int plan_find_dim(const fg_plan *p, const char *name)
-{
-    for (int i = 0; i < p->ndims; i++)
-        if (strcmp(p->dims[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-int plan_find_axis(const fg_plan *p, const char *name)
-{
-    for (int i = 0; i < p->naxes; i++)
-        if (strcmp(p->axes[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-int plan_find_param(const fg_plan *p, const char *name)
-{
-    for (int i = 0; i < p->nparams; i++)
-        if (strcmp(p->params[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-int plan_find_tensor(const fg_plan *p, const char *name)
-{
-    for (int i = 0; i < p->ntensors; i++)
-        if (strcmp(p->tensors[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-/* Messages name the user's statements: a reduction the checker hoisted out
- * of a statement (O_sum out of O) is named by that statement. */
-const char *plan_user_name(const fg_plan *p, int t)
-{
-    for (int hops = 0; t >= 0 && t < p->ntensors && hops < p->ntensors; hops++) {
-        const fg_ir_tensor *ts = &p->tensors[t];
-        if (!ts->hoisted || ts->hoisted_from < 0)
-            return ts->name;
-        t = ts->hoisted_from;
-    }
-    return "?";
-}
-
-/* A copy of e with every read of a hoisted statement written out as the
- * reduction it stands for, as the user wrote it. */
-static fg_expr *user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e, int depth)
-{
-    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors &&
-        p->tensors[e->ref].hoisted && p->tensors[e->ref].rhs && depth < FG_MAX_EXPR_DEPTH)
-        return user_expr(a, p, p->tensors[e->ref].rhs, depth + 1);
-    fg_expr *c = ARENA_NEW(a, fg_expr);
-    *c = *e;
-    c->args = c->nargs ? ARENA_ARRAY(a, fg_expr *, c->nargs) : NULL;
-    for (int i = 0; i < c->nargs; i++)
-        c->args[i] = depth < FG_MAX_EXPR_DEPTH ? user_expr(a, p, e->args[i], depth + 1)
-                                               : e->args[i];
-    return c;
-}
-
-char *plan_user_expr(fg_arena *a, const fg_plan *p, const fg_expr *e)
-{
-    return expr_to_string(a, p, user_expr(a, p, e, 0));
-}
-
-/* "'Mx'", or for a hoisted reduction "'sum(c: X)' in 'Mean'". */
-char *plan_user_ref(fg_arena *a, const fg_plan *p, int t)
-{
-    if (t < 0 || t >= p->ntensors)
-        return arena_strdup(a, "'?'");
-    const fg_ir_tensor *ts = &p->tensors[t];
-    if (!ts->hoisted || !ts->rhs)
-        return arena_printf(a, "'%s'", ts->name);
-    return arena_printf(a, "'%s' in '%s'", plan_user_expr(a, p, ts->rhs), plan_user_name(p, t));
-}
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-/* The slot of `name`, or the free slot where it would go.  The table must
- * have slots: callers that only look up use table_find. */
-static name_slot *table_slot(const name_table *t, const char *name)
-{
-    size_t i = (size_t)name_hash(name) & t->mask;
-    while (t->slots[i].name && strcmp(t->slots[i].name, name) != 0)
-        i = (i + 1) & t->mask;
-    return &t->slots[i];
-}
-
-static void table_grow(fg_arena *a, name_table *t)
-{
-    name_table old = *t;
-    size_t cap = old.slots ? (old.mask + 1) * 2 : 64;
-    t->slots = ARENA_ARRAY(a, name_slot, cap);
-    t->mask = cap - 1;
-    for (size_t i = 0; old.slots && i <= old.mask; i++)
-        if (old.slots[i].name)
-            *table_slot(t, old.slots[i].name) = old.slots[i];
-}
-
-/* The slot of `name`, or an empty slot (name NULL) when it is not there;
- * an empty table (a plan that declares nothing) has no slots at all. */
-static const name_slot *table_find(const name_table *t, const char *name)
-{
-    static const name_slot none = {0};
-    if (!t->slots)
-        return &none;
-    return table_slot(t, name);
-}
-
-/* Adds a name unless it is there already: the first definition wins. */
-static void table_add(fg_arena *a, name_table *t, const char *name, name_kind kind, int index)
-{
-    if (!t->slots || (t->used + 1) * 2 > t->mask + 1)
-        table_grow(a, t);
-    name_slot *s = table_slot(t, name);
-    if (s->name)
-        return;
-    *s = (name_slot){name, kind, index};
-    t->used++;
-}
-
-/* One namespace, in the order dims, axes, params, tensors (duplicates are
- * reported separately). */
-static void build_names(checker *ck)
-{
-    const fg_plan *p = ck->p;
-    for (int i = 0; i < p->ndims; i++)
-        table_add(ck->a, &ck->names, p->dims[i].name, NAME_DIM, i);
-    for (int i = 0; i < p->naxes; i++)
-        table_add(ck->a, &ck->names, p->axes[i].name, NAME_AXIS, i);
-    for (int i = 0; i < p->nparams; i++)
-        table_add(ck->a, &ck->names, p->params[i].name, NAME_PARAM, i);
-    for (int i = 0; i < p->ntensors; i++)
-        table_add(ck->a, &ck->names, p->tensors[i].name, NAME_TENSOR, i);
-}
-
-name_kind check_lookup(const checker *ck, const char *name, int *index)
-{
-    const name_slot *s = table_find(&ck->names, name);
-    *index = s->index;
-    return s->name && s->kind != NAME_HOISTED ? s->kind : NAME_NONE;
-}
-
-static const char *kind_phrase(const fg_plan *p, name_kind k, int index)
-{
-    switch (k) {
-    case NAME_DIM:
-        return "a dim";
-    case NAME_AXIS:
-        return "an axis";
-    case NAME_PARAM:
-        return "a param";
-    case NAME_TENSOR:
-        return p->tensors[index].kind == TENSOR_INPUT ? "an input" : "a tensor";
-    default:
-        return "unknown";
-    }
-}
-
-static fg_ir_tensor *tensor_at(checker *ck, int t)
-{
-    if (t < ck->p->ntensors)
-        return &ck->p->tensors[t];
-    return ck->hoisted.items[t - ck->p->ntensors];
-}
-
-static bool name_taken(checker *ck, const char *name)
-{
-    return table_find(&ck->names, name)->name != NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Messages                                                            */
-/* ------------------------------------------------------------------ */
-
-/* Levenshtein distance, or a large number for names too long to compare. */
-static int edit_distance(const char *x, const char *y)
-{
-    enum { MAXLEN = 64 };
-    size_t n = strlen(x), m = strlen(y);
-    if (n >= MAXLEN || m >= MAXLEN)
-        return MAXLEN;
-    int row[MAXLEN + 1];
-    for (size_t j = 0; j <= m; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= n; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= m; j++) {
-            int up = row[j];
-            int best = diag + (x[i - 1] != y[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[m];
-}
-
-enum { WANT_DIM = 1, WANT_AXIS = 2, WANT_PARAM = 4, WANT_TENSOR = 8, WANT_ANY = 15 };
-
-static void consider(const char *name, const char *cand, const char **best, int *best_dist)
-{
-    int dist = edit_distance(name, cand);
-    int longer = (int)(strlen(name) > strlen(cand) ? strlen(name) : strlen(cand));
-    /* A suggestion must keep most of the name: 'Zed' is not a typo of 'd'. */
-    if (dist <= 2 && 2 * dist <= longer && dist < *best_dist) {
-        *best = cand;
-        *best_dist = dist;
-    }
-}
-
-/* The closest name of the wanted kinds within edit distance 2, or NULL. */
-static const char *suggest(const fg_plan *p, const char *name, unsigned want)
-{
-    const char *best = NULL;
-    int dist = 3;
-    if (want & WANT_DIM)
-        for (int i = 0; i < p->ndims; i++)
-            consider(name, p->dims[i].name, &best, &dist);
-    if (want & WANT_AXIS)
-        for (int i = 0; i < p->naxes; i++)
-            consider(name, p->axes[i].name, &best, &dist);
-    if (want & WANT_PARAM)
-        for (int i = 0; i < p->nparams; i++)
-            consider(name, p->params[i].name, &best, &dist);
-    if (want & WANT_TENSOR)
-        for (int i = 0; i < p->ntensors; i++)
-            consider(name, p->tensors[i].name, &best, &dist);
-    return best;
-}
-
-static void report_unknown(checker *ck, const char *name, fg_loc loc, unsigned want)
-{
-    /* Past the error cap nothing prints: spare the search. */
-    const char *close = diag_full(ck->d) ? NULL : suggest(ck->p, name, want);
-    if (close)
-        diag_error(ck->d, loc, "unknown identifier '%s'; did you mean '%s'?", name, close);
-    else
-        diag_error(ck->d, loc, "unknown identifier '%s'", name);
-}
-
 static const char *type_phrase(fg_type t)
 {
     switch (t) {
@@ -646,13 +388,13 @@ static fg_expr *check_name(checker *ck, fg_expr *e)
     switch (k) {
     case NAME_NONE:
     case NAME_HOISTED: /* lookup never answers it */
-        report_unknown(ck, e->name, e->loc, WANT_ANY);
+        check_report_unknown(ck, e->name, e->loc, WANT_ANY);
         return untyped(e);
     case NAME_DIM:
     case NAME_AXIS:
         if (e->bracketed) {
             diag_error(ck->d, e->loc, "'%s' is %s and takes no indices", e->name,
-                       kind_phrase(ck->p, k, idx));
+                       check_kind_phrase(ck->p, k, idx));
             return untyped(e);
         }
         if (k == NAME_AXIS && ck->ctx == CTX_DEFAULT &&
@@ -689,10 +431,10 @@ static fg_expr *check_name(checker *ck, fg_expr *e)
 static fg_expr *hoist(checker *ck, fg_expr *r)
 {
     fg_plan *p = ck->p;
-    const fg_ir_tensor *from = tensor_at(ck, ck->owner);
+    const fg_ir_tensor *from = check_tensor_at(ck, ck->owner);
     const char *base = arena_printf(ck->a, "%s_%s", from->name, fg_reduce_names[r->op]);
     const char *name = base;
-    for (int n = 2; name_taken(ck, name); n++)
+    for (int n = 2; check_name_taken(ck, name); n++)
         name = arena_printf(ck->a, "%s_%d", base, n);
 
     fg_ir_tensor *t = ARENA_NEW(ck->a, fg_ir_tensor);
@@ -718,7 +460,7 @@ static fg_expr *hoist(checker *ck, fg_expr *r)
     t->red_axis = -1;
     int ti = p->ntensors + ck->hoisted.len;
     vec_push(ck->a, &ck->hoisted, t);
-    table_add(ck->a, &ck->names, name, NAME_HOISTED, ti);
+    check_table_add(ck->a, &ck->names, name, NAME_HOISTED, ti);
 
     fg_expr *read = expr_ref(ck->a, E_TENSOR, ti, name);
     read->loc = r->loc;
@@ -742,11 +484,11 @@ static fg_expr *check_reduce(checker *ck, fg_expr *e, bool root)
     name_kind k = check_lookup(ck, e->reduce_axis_name, &axis);
     bool ok = true;
     if (k == NAME_NONE) {
-        report_unknown(ck, e->reduce_axis_name, e->reduce_axis_loc, WANT_AXIS);
+        check_report_unknown(ck, e->reduce_axis_name, e->reduce_axis_loc, WANT_AXIS);
         ok = false;
     } else if (k != NAME_AXIS) {
         diag_error(ck->d, e->reduce_axis_loc, "'%s' reduces over '%s', which is %s, not an axis",
-                   op, e->reduce_axis_name, kind_phrase(ck->p, k, axis));
+                   op, e->reduce_axis_name, check_kind_phrase(ck->p, k, axis));
         ok = false;
     }
     e->args[0] = check_expr(ck, e->args[0], false);
@@ -947,9 +689,9 @@ static int resolve_dim(checker *ck, const char *name, fg_loc loc)
     if (k == NAME_DIM)
         return idx;
     if (k == NAME_NONE)
-        report_unknown(ck, name, loc, WANT_DIM);
+        check_report_unknown(ck, name, loc, WANT_DIM);
     else
-        diag_error(ck->d, loc, "'%s' is %s, not a dim", name, kind_phrase(ck->p, k, idx));
+        diag_error(ck->d, loc, "'%s' is %s, not a dim", name, check_kind_phrase(ck->p, k, idx));
     return -1;
 }
 
@@ -961,9 +703,9 @@ int check_resolve_axis(checker *ck, const char *name, fg_loc loc)
     if (k == NAME_AXIS)
         return idx;
     if (k == NAME_NONE)
-        report_unknown(ck, name, loc, WANT_AXIS);
+        check_report_unknown(ck, name, loc, WANT_AXIS);
     else
-        diag_error(ck->d, loc, "'%s' is %s, not an axis", name, kind_phrase(ck->p, k, idx));
+        diag_error(ck->d, loc, "'%s' is %s, not an axis", name, check_kind_phrase(ck->p, k, idx));
     return -1;
 }
 
@@ -1227,7 +969,7 @@ int check_plan(fg_plan *p, fg_diag *d)
     checker ck = {.p = p, .d = d, .a = p->arena, .nuser = p->ntensors};
     ck.decl_bad = ARENA_ARRAY(ck.a, bool, p->ntensors + 1);
     plan_hash(p);
-    build_names(&ck);
+    check_build_names(&ck);
     if (p->naxes > FG_MAX_AXES) {
         /* axis masks are 32 bits wide: nothing below can work */
         diag_error(d, p->axes[FG_MAX_AXES].loc, "a plan may have at most %d axes", FG_MAX_AXES);

@@ -54,6 +54,16 @@ typedef struct checker {
 
 /* check.c */
 name_kind check_lookup(const checker *ck, const char *name, int *index);
+/* check_names.c: the table of declared names and what messages say of them */
+void check_table_add(fg_arena *a, name_table *t, const char *name, name_kind kind, int index);
+void check_build_names(checker *ck);
+const char *check_kind_phrase(const fg_plan *p, name_kind k, int index);
+fg_ir_tensor *check_tensor_at(checker *ck, int t);
+bool check_name_taken(checker *ck, const char *name);
+/* The kinds of name an unknown name may be meant as (check_report_unknown's
+ * `want`): suggestions come from these. */
+enum { WANT_DIM = 1, WANT_AXIS = 2, WANT_PARAM = 4, WANT_TENSOR = 8, WANT_ANY = 15 };
+void check_report_unknown(checker *ck, const char *name, fg_loc loc, unsigned want);
 bool check_loc_before(fg_loc x, fg_loc y);
 uint32_t check_axis_bit(int axis);
 int check_resolve_axis(checker *ck, const char *name, fg_loc loc);

@@ -8,35 +8,11 @@
  *
  * Locations: an item's names carry their own locations; a binary or unary
  * node is located at its operator, a call or reduction at its name. */
-#include "generator.h"
+#include "parse_internal.h"
 
 #include <limits.h>
 #include <string.h>
 
-#define LOOKAHEAD 8
-
-typedef struct pending_output {
-    const char *name;
-    fg_loc loc;
-    fg_ir_dtype dtype;
-} pending_output;
-
-typedef struct parser {
-    fg_arena *a;
-    fg_diag *d;
-    fg_lexer lx;
-    fg_token buf[LOOKAHEAD]; /* tokens read ahead */
-    int nbuf;
-    int nest;  /* > 0 inside brackets of an expression: newlines are blanks */
-    int depth; /* expression nesting, against FG_MAX_EXPR_DEPTH */
-    int bad_line; /* a lexical error was reported on this line */
-    fg_plan *plan;
-    bool have_doc;
-    fg_vec dims, axes, params, tensors, outputs;
-    /* schedule settings seen, for duplicate checks */
-    bool seen_reduce, seen_warps, seen_stages, seen_splits, seen_tune, seen_target;
-    fg_vec tiles, knobs;
-} parser;
 
 /* ---- tokens ---------------------------------------------------------- */
 
@@ -54,7 +30,7 @@ static void drop(parser *p, int i)
 }
 
 /* The k-th token ahead (k < 3); inside brackets newlines are skipped. */
-static const fg_token *peek_at(parser *p, int k)
+const fg_token *parse_peek_at(parser *p, int k)
 {
     int i = 0, seen = 0;
     for (;;) {
@@ -71,29 +47,29 @@ static const fg_token *peek_at(parser *p, int k)
     }
 }
 
-static const fg_token *peek(parser *p)
+const fg_token *parse_peek(parser *p)
 {
-    return peek_at(p, 0);
+    return parse_peek_at(p, 0);
 }
 
-static bool at(parser *p, fg_tok_kind k)
+bool parse_at(parser *p, fg_tok_kind k)
 {
-    return peek(p)->kind == k;
+    return parse_peek(p)->kind == k;
 }
 
-static fg_token next(parser *p)
+fg_token parse_next(parser *p)
 {
-    fg_token t = *peek(p);
+    fg_token t = *parse_peek(p);
     if (t.kind != TK_EOF)
         drop(p, 0);
     return t;
 }
 
-static bool accept(parser *p, fg_tok_kind k)
+bool parse_accept(parser *p, fg_tok_kind k)
 {
-    if (!at(p, k))
+    if (!parse_at(p, k))
         return false;
-    next(p);
+    parse_next(p);
     return true;
 }
 
@@ -111,36 +87,36 @@ static const char *describe(parser *p, const fg_token *t)
 
 /* Report "expected WHAT, found <next token>" at the next token, unless a
  * lexical error on that line already explains it. */
-static int expected(parser *p, const char *what)
+int parse_expected(parser *p, const char *what)
 {
-    const fg_token *t = peek(p);
+    const fg_token *t = parse_peek(p);
     if (t->loc.line != p->bad_line)
         diag_error(p->d, t->loc, "expected %s, found %s", what, describe(p, t));
     return -1;
 }
 
-static int expect(parser *p, fg_tok_kind k, const char *context)
+int parse_expect(parser *p, fg_tok_kind k, const char *context)
 {
-    if (accept(p, k))
+    if (parse_accept(p, k))
         return 0;
-    return expected(p, arena_printf(p->a, "%s%s", fg_tok_names[k], context));
+    return parse_expected(p, arena_printf(p->a, "%s%s", fg_tok_names[k], context));
 }
 
 static int expect_ident(parser *p, const char *what, fg_token *out)
 {
     memset(out, 0, sizeof *out);
-    if (!at(p, TK_IDENT))
-        return expected(p, what);
-    *out = next(p);
+    if (!parse_at(p, TK_IDENT))
+        return parse_expected(p, what);
+    *out = parse_next(p);
     return 0;
 }
 
-static const char *tok_str(parser *p, const fg_token *t)
+const char *parse_tok_str(parser *p, const fg_token *t)
 {
     return arena_strndup(p->a, t->text, t->len);
 }
 
-static bool tok_is(const fg_token *t, const char *word)
+bool parse_tok_is(const fg_token *t, const char *word)
 {
     return t->kind == TK_IDENT && strlen(word) == t->len && memcmp(t->text, word, t->len) == 0;
 }
@@ -156,12 +132,12 @@ static void sync(parser *p, bool in_block)
     p->nest = 0;
     p->depth = 0;
     for (;;) {
-        const fg_token *t = peek(p);
+        const fg_token *t = parse_peek(p);
         switch (t->kind) {
         case TK_EOF:
             return;
         case TK_NEWLINE:
-            if (depth <= 0 || peek_at(p, 1)->loc.col == 1)
+            if (depth <= 0 || parse_peek_at(p, 1)->loc.col == 1)
                 return;
             break;
         case TK_LPAREN:
@@ -181,357 +157,8 @@ static void sync(parser *p, bool in_block)
         default:
             break;
         }
-        next(p);
+        parse_next(p);
     }
-}
-
-/* ---- expressions ----------------------------------------------------- */
-
-static fg_expr *parse_expr(parser *p);
-static fg_expr *parse_unary(parser *p);
-
-static bool enter(parser *p, fg_loc loc)
-{
-    if (++p->depth > FG_MAX_EXPR_DEPTH) {
-        diag_error(p->d, loc, "expression nested deeper than %d levels", FG_MAX_EXPR_DEPTH);
-        return false;
-    }
-    return true;
-}
-
-static void leave(parser *p)
-{
-    p->depth--;
-}
-
-/* A nested sub-expression (an argument, an index, a parenthesised group);
- * `loc` is where the nesting level opens, for the depth error. */
-static fg_expr *parse_nested(parser *p, fg_loc loc)
-{
-    if (!enter(p, loc))
-        return NULL;
-    fg_expr *e = parse_expr(p);
-    leave(p);
-    return e;
-}
-
-static fg_expr *new_binary(parser *p, fg_expr_kind k, fg_loc loc, fg_expr *x, fg_expr *y)
-{
-    fg_expr *e = expr_new(p->a, k, loc, 2);
-    e->args[0] = x;
-    e->args[1] = y;
-    return e;
-}
-
-/* "(" or "[" already consumed: arguments up to `close`; nest is raised. */
-static int parse_arg_list(parser *p, fg_tok_kind close, fg_vec *args, const char *what)
-{
-    if (at(p, close)) {
-        next(p);
-        return 0;
-    }
-    for (;;) {
-        fg_expr *e = parse_nested(p, peek(p)->loc);
-        if (!e)
-            return -1;
-        vec_push(p->a, args, e);
-        if (accept(p, TK_COMMA))
-            continue;
-        if (accept(p, close))
-            return 0;
-        return expected(p, arena_printf(p->a, "',' or %s %s", fg_tok_names[close], what));
-    }
-}
-
-static void set_args(parser *p, fg_expr *e, const fg_vec *v)
-{
-    e->nargs = v->len;
-    e->args = ARENA_ARRAY(p->a, fg_expr *, v->len > 0 ? v->len : 1);
-    for (int i = 0; i < v->len; i++)
-        e->args[i] = v->items[i];
-}
-
-static int find_func(const fg_token *t)
-{
-    for (int i = 0; i < F_COUNT; i++)
-        if (tok_is(t, fg_func_names[i]))
-            return i;
-    return -1;
-}
-
-static int find_reducer(const fg_token *t)
-{
-    for (int i = 0; i < 3; i++)
-        if (tok_is(t, fg_reduce_names[i]))
-            return i;
-    return -1;
-}
-
-/* NAME "(" ... ")": a reduction REDUCER(AXIS: e) or a function call. */
-static fg_expr *parse_call(parser *p, const fg_token *name)
-{
-    next(p); /* "(" */
-    p->nest++;
-    int op = find_reducer(name);
-    if (op >= 0 && peek(p)->kind == TK_IDENT && peek_at(p, 1)->kind == TK_COLON) {
-        fg_token axis = next(p);
-        next(p); /* ":" */
-        fg_expr *body = parse_nested(p, peek(p)->loc);
-        if (!body)
-            return NULL;
-        if (expect(p, TK_RPAREN, arena_printf(p->a, " to close '%.*s('", (int)name->len,
-                                              name->text)) < 0)
-            return NULL;
-        p->nest--;
-        fg_expr *e = expr_new(p->a, E_REDUCE, name->loc, 1);
-        e->op = (fg_reduce_op)op;
-        e->reduce_axis_name = tok_str(p, &axis);
-        e->reduce_axis_loc = axis.loc;
-        e->args[0] = body;
-        return e;
-    }
-    if (tok_is(name, "clamp")) {
-        /* clamp(x, lo, hi) is min(max(x, lo), hi): no function of its own */
-        fg_vec cargs = {0};
-        if (parse_arg_list(p, TK_RPAREN, &cargs, "in the arguments of 'clamp'") < 0)
-            return NULL;
-        p->nest--;
-        if (cargs.len != 3) {
-            diag_error(p->d, name->loc, "'clamp' takes 3 arguments (x, lo, hi), found %d",
-                       cargs.len);
-            return NULL;
-        }
-        fg_expr *mx = expr_new(p->a, E_CALL, name->loc, 2);
-        mx->fn = F_MAX;
-        mx->args[0] = cargs.items[0];
-        mx->args[1] = cargs.items[1];
-        fg_expr *mn = expr_new(p->a, E_CALL, name->loc, 2);
-        mn->fn = F_MIN;
-        mn->args[0] = mx;
-        mn->args[1] = cargs.items[2];
-        return mn;
-    }
-    int fn = find_func(name);
-    if (fn < 0) {
-        if (op >= 0)
-            diag_error(p->d, peek(p)->loc, "expected 'AXIS:' after '%.*s(' (a reduction is %.*s(AXIS: EXPR))",
-                       (int)name->len, name->text, (int)name->len, name->text);
-        else
-            diag_error(p->d, name->loc, "unknown function '%.*s'", (int)name->len, name->text);
-        return NULL;
-    }
-    fg_vec args = {0};
-    if (parse_arg_list(p, TK_RPAREN, &args, arena_printf(p->a, "in the arguments of '%s'",
-                                                         fg_func_names[fn])) < 0)
-        return NULL;
-    p->nest--;
-    if (args.len != fg_func_arity[fn]) {
-        if (op >= 0 && args.len == 1)
-            diag_error(p->d, name->loc,
-                       "'%s' takes %d arguments, found 1 (a reduction is written %s(AXIS: EXPR))",
-                       fg_func_names[fn], fg_func_arity[fn], fg_func_names[fn]);
-        else
-            diag_error(p->d, name->loc, "'%s' takes %d argument%s, found %d", fg_func_names[fn],
-                       fg_func_arity[fn], fg_func_arity[fn] == 1 ? "" : "s", args.len);
-        return NULL;
-    }
-    fg_expr *e = expr_new(p->a, E_CALL, name->loc, 0);
-    e->fn = (fg_func)fn;
-    set_args(p, e, &args);
-    return e;
-}
-
-static fg_expr *parse_primary(parser *p)
-{
-    const fg_token *t = peek(p);
-    fg_token tok = *t;
-    switch (tok.kind) {
-    case TK_NUMBER: {
-        next(p);
-        fg_expr *e = expr_new(p->a, E_NUM, tok.loc, 0);
-        e->num = tok.num;
-        e->is_int = tok.is_int;
-        return e;
-    }
-    case TK_KW_INF:
-        next(p);
-        return expr_new(p->a, E_INF, tok.loc, 0);
-    case TK_LPAREN: {
-        next(p);
-        p->nest++;
-        fg_expr *e = parse_nested(p, tok.loc);
-        if (!e || expect(p, TK_RPAREN, " to close '('") < 0)
-            return NULL;
-        p->nest--;
-        return e;
-    }
-    case TK_KW_WHERE: {
-        next(p);
-        if (!at(p, TK_LPAREN)) {
-            expected(p, "'(' after 'where'");
-            return NULL;
-        }
-        next(p);
-        p->nest++;
-        fg_vec args = {0};
-        if (parse_arg_list(p, TK_RPAREN, &args, "in the arguments of 'where'") < 0)
-            return NULL;
-        p->nest--;
-        if (args.len != 3) {
-            diag_error(p->d, tok.loc, "'where' takes 3 arguments (condition, then, else), found %d",
-                       args.len);
-            return NULL;
-        }
-        fg_expr *e = expr_new(p->a, E_WHERE, tok.loc, 0);
-        set_args(p, e, &args);
-        return e;
-    }
-    case TK_IDENT: {
-        next(p);
-        if (at(p, TK_LPAREN))
-            return parse_call(p, &tok);
-        fg_expr *e = expr_new(p->a, E_NAME, tok.loc, 0);
-        e->name = tok_str(p, &tok);
-        if (at(p, TK_LBRACKET)) {
-            next(p);
-            p->nest++;
-            fg_vec args = {0};
-            if (parse_arg_list(p, TK_RBRACKET, &args,
-                               arena_printf(p->a, "in the index list of '%s'", e->name)) < 0)
-                return NULL;
-            p->nest--;
-            set_args(p, e, &args);
-            e->bracketed = true;
-        }
-        return e;
-    }
-    default:
-        expected(p, "an expression");
-        return NULL;
-    }
-}
-
-/* power := primary [ "^" unary ] */
-static fg_expr *parse_power(parser *p)
-{
-    fg_expr *base = parse_primary(p);
-    if (!base || !at(p, TK_CARET))
-        return base;
-    fg_token op = next(p);
-    if (!enter(p, op.loc))
-        return NULL;
-    fg_expr *exponent = parse_unary(p);
-    leave(p);
-    if (!exponent)
-        return NULL;
-    /* A negative constant exponent is one number (the exponent is a NUM). */
-    if (exponent->kind == E_NEG && exponent->args[0]->kind == E_NUM) {
-        fg_expr *num = exponent->args[0];
-        num->num = -num->num;
-        num->loc = exponent->loc;
-        exponent = num;
-    }
-    return new_binary(p, E_POW, op.loc, base, exponent);
-}
-
-/* unary := ("-" | "!") unary | power */
-static fg_expr *parse_unary(parser *p)
-{
-    if (!at(p, TK_MINUS) && !at(p, TK_NOT))
-        return parse_power(p);
-    fg_token op = next(p);
-    if (!enter(p, op.loc))
-        return NULL;
-    fg_expr *x = parse_unary(p);
-    leave(p);
-    if (!x)
-        return NULL;
-    fg_expr *e = expr_new(p->a, op.kind == TK_MINUS ? E_NEG : E_NOT, op.loc, 1);
-    e->args[0] = x;
-    return e;
-}
-
-static fg_expr *parse_mul(parser *p)
-{
-    fg_expr *e = parse_unary(p);
-    while (e && (at(p, TK_STAR) || at(p, TK_SLASH))) {
-        fg_token op = next(p);
-        fg_expr *y = parse_unary(p);
-        if (!y)
-            return NULL;
-        e = new_binary(p, op.kind == TK_STAR ? E_MUL : E_DIV, op.loc, e, y);
-    }
-    return e;
-}
-
-static fg_expr *parse_add(parser *p)
-{
-    fg_expr *e = parse_mul(p);
-    while (e && (at(p, TK_PLUS) || at(p, TK_MINUS))) {
-        fg_token op = next(p);
-        fg_expr *y = parse_mul(p);
-        if (!y)
-            return NULL;
-        e = new_binary(p, op.kind == TK_PLUS ? E_ADD : E_SUB, op.loc, e, y);
-    }
-    return e;
-}
-
-static int cmp_kind(fg_tok_kind k)
-{
-    switch (k) {
-    case TK_LT: return E_LT;
-    case TK_LE: return E_LE;
-    case TK_GT: return E_GT;
-    case TK_GE: return E_GE;
-    case TK_EQ: return E_EQ;
-    case TK_NE: return E_NE;
-    default: return -1;
-    }
-}
-
-/* cmp := add [ op add ]: comparisons do not chain. */
-static fg_expr *parse_cmp(parser *p)
-{
-    fg_expr *e = parse_add(p);
-    if (!e || cmp_kind(peek(p)->kind) < 0)
-        return e;
-    fg_token op = next(p);
-    fg_expr *y = parse_add(p);
-    if (!y)
-        return NULL;
-    if (cmp_kind(peek(p)->kind) >= 0) {
-        diag_error(p->d, peek(p)->loc,
-                   "comparisons do not chain: write 'a < b && b < c' instead of 'a < b < c'");
-        return NULL;
-    }
-    return new_binary(p, (fg_expr_kind)cmp_kind(op.kind), op.loc, e, y);
-}
-
-static fg_expr *parse_and(parser *p)
-{
-    fg_expr *e = parse_cmp(p);
-    while (e && at(p, TK_AND)) {
-        fg_token op = next(p);
-        fg_expr *y = parse_cmp(p);
-        if (!y)
-            return NULL;
-        e = new_binary(p, E_AND, op.loc, e, y);
-    }
-    return e;
-}
-
-static fg_expr *parse_expr(parser *p)
-{
-    fg_expr *e = parse_and(p);
-    while (e && at(p, TK_OR)) {
-        fg_token op = next(p);
-        fg_expr *y = parse_and(p);
-        if (!y)
-            return NULL;
-        e = new_binary(p, E_OR, op.loc, e, y);
-    }
-    return e;
 }
 
 /* ---- items ----------------------------------------------------------- */
@@ -539,28 +166,28 @@ static fg_expr *parse_expr(parser *p)
 /* A tensor type (bf16, fp16, f32/fp32) or, for parameters, f32 or int. */
 static int parse_type(parser *p, bool param, fg_ir_dtype *out)
 {
-    if (!at(p, TK_IDENT))
-        return expected(p, param ? "a parameter type (f32 or int)" : "a type (bf16, fp16, f32 or i32)");
-    fg_token t = next(p);
-    if (tok_is(&t, "f32") || tok_is(&t, "fp32")) {
+    if (!parse_at(p, TK_IDENT))
+        return parse_expected(p, param ? "a parameter type (f32 or int)" : "a type (bf16, fp16, f32 or i32)");
+    fg_token t = parse_next(p);
+    if (parse_tok_is(&t, "f32") || parse_tok_is(&t, "fp32")) {
         *out = DT_F32;
         return 0;
     }
-    if (param && tok_is(&t, "int")) {
+    if (param && parse_tok_is(&t, "int")) {
         *out = DT_INT;
         return 0;
     }
-    if (!param && (tok_is(&t, "bf16") || tok_is(&t, "fp16"))) {
-        *out = tok_is(&t, "bf16") ? DT_BF16 : DT_FP16;
+    if (!param && (parse_tok_is(&t, "bf16") || parse_tok_is(&t, "fp16"))) {
+        *out = parse_tok_is(&t, "bf16") ? DT_BF16 : DT_FP16;
         return 0;
     }
-    if (!param && tok_is(&t, "i32")) {
+    if (!param && parse_tok_is(&t, "i32")) {
         *out = DT_INT; /* int32 ids and lengths: inputs only (check.c) */
         return 0;
     }
-    if (param && (tok_is(&t, "bf16") || tok_is(&t, "fp16")))
+    if (param && (parse_tok_is(&t, "bf16") || parse_tok_is(&t, "fp16")))
         diag_error(p->d, t.loc, "parameter type must be f32 or int, found '%.*s'", (int)t.len, t.text);
-    else if (!param && tok_is(&t, "int"))
+    else if (!param && parse_tok_is(&t, "int"))
         diag_error(p->d, t.loc, "'int' is not a tensor type: expected bf16, fp16, f32 or i32");
     else
         diag_error(p->d, t.loc, "unknown type '%.*s': expected %s", (int)t.len, t.text,
@@ -570,7 +197,7 @@ static int parse_type(parser *p, bool param, fg_ir_dtype *out)
 
 static int parse_plan_item(parser *p)
 {
-    fg_token kw = next(p);
+    fg_token kw = parse_next(p);
     fg_token name;
     if (expect_ident(p, "the plan's name after 'plan'", &name) < 0)
         return -1;
@@ -579,17 +206,17 @@ static int parse_plan_item(parser *p)
                    p->plan->name);
         return -1;
     }
-    p->plan->name = tok_str(p, &name);
+    p->plan->name = parse_tok_str(p, &name);
     p->plan->name_loc = name.loc;
     return 0;
 }
 
 static int parse_doc(parser *p)
 {
-    fg_token kw = next(p);
-    if (!at(p, TK_STRING))
-        return expected(p, "a string after 'doc'");
-    fg_token s = next(p);
+    fg_token kw = parse_next(p);
+    if (!parse_at(p, TK_STRING))
+        return parse_expected(p, "a string after 'doc'");
+    fg_token s = parse_next(p);
     if (p->have_doc) {
         diag_error(p->d, kw.loc, "duplicate 'doc': a plan has one description");
         return -1;
@@ -601,39 +228,39 @@ static int parse_doc(parser *p)
 
 static int parse_dim(parser *p)
 {
-    next(p);
+    parse_next(p);
     do {
         fg_token name;
         if (expect_ident(p, "a dim name", &name) < 0)
             return -1;
         fg_dim *dim = ARENA_NEW(p->a, fg_dim);
-        dim->name = tok_str(p, &name);
+        dim->name = parse_tok_str(p, &name);
         dim->loc = name.loc;
         dim->index_axis = -1;
-        if (accept(p, TK_LBRACKET)) {
+        if (parse_accept(p, TK_LBRACKET)) {
             /* dim N[b]: one extent per index of axis b */
             fg_token axis;
             if (expect_ident(p, "the axis that the dim varies with", &axis) < 0)
                 return -1;
-            if (expect(p, TK_RBRACKET,
+            if (parse_expect(p, TK_RBRACKET,
                        " (a per-sequence dim varies with one axis: NAME[AXIS])") < 0)
                 return -1;
-            dim->index_name = tok_str(p, &axis);
+            dim->index_name = parse_tok_str(p, &axis);
             dim->index_loc = axis.loc;
         }
         vec_push(p->a, &p->dims, dim);
-    } while (accept(p, TK_COMMA));
+    } while (parse_accept(p, TK_COMMA));
     return 0;
 }
 
 static int parse_axis(parser *p)
 {
-    next(p);
+    parse_next(p);
     do {
         fg_token name, dim;
         if (expect_ident(p, "an axis name", &name) < 0)
             return -1;
-        if (expect(p, TK_COLON, arena_printf(p->a, " after axis '%.*s' (axis NAME: DIM)",
+        if (parse_expect(p, TK_COLON, arena_printf(p->a, " after axis '%.*s' (axis NAME: DIM)",
                                              (int)name.len, name.text)) < 0)
             return -1;
         if (expect_ident(p, "the axis's dim", &dim) < 0)
@@ -643,45 +270,45 @@ static int parse_axis(parser *p)
             return -1;
         }
         fg_axis *ax = ARENA_NEW(p->a, fg_axis);
-        ax->name = tok_str(p, &name);
+        ax->name = parse_tok_str(p, &name);
         ax->loc = name.loc;
-        ax->dim_name = tok_str(p, &dim);
+        ax->dim_name = parse_tok_str(p, &dim);
         ax->dim_loc = dim.loc;
         ax->dim = -1;
         vec_push(p->a, &p->axes, ax);
-    } while (accept(p, TK_COMMA));
+    } while (parse_accept(p, TK_COMMA));
     return 0;
 }
 
 static int parse_param(parser *p)
 {
-    next(p);
+    parse_next(p);
     fg_token name;
     if (expect_ident(p, "a parameter name", &name) < 0)
         return -1;
     fg_param *pa = ARENA_NEW(p->a, fg_param);
-    pa->name = tok_str(p, &name);
+    pa->name = parse_tok_str(p, &name);
     pa->loc = name.loc;
     pa->index_axis = -1;
-    if (accept(p, TK_LBRACKET)) {
+    if (parse_accept(p, TK_LBRACKET)) {
         fg_token axis;
         if (expect_ident(p, "the axis that indexes the parameter", &axis) < 0)
             return -1;
-        if (expect(p, TK_RBRACKET, " (a parameter vector has one axis: NAME[AXIS])") < 0)
+        if (parse_expect(p, TK_RBRACKET, " (a parameter vector has one axis: NAME[AXIS])") < 0)
             return -1;
-        pa->index_name = tok_str(p, &axis);
+        pa->index_name = parse_tok_str(p, &axis);
         pa->index_loc = axis.loc;
     }
-    if (expect(p, TK_COLON, arena_printf(p->a, " and a type after parameter '%s'", pa->name)) < 0)
+    if (parse_expect(p, TK_COLON, arena_printf(p->a, " and a type after parameter '%s'", pa->name)) < 0)
         return -1;
-    fg_loc type_loc = peek(p)->loc;
+    fg_loc type_loc = parse_peek(p)->loc;
     if (parse_type(p, true, &pa->dtype) < 0)
         return -1;
     if (pa->index_name && pa->dtype != DT_F32) {
         diag_error(p->d, type_loc, "a parameter vector NAME[AXIS] must be f32");
         return -1;
     }
-    if (accept(p, TK_ASSIGN)) {
+    if (parse_accept(p, TK_ASSIGN)) {
         pa->deflt = parse_expr(p);
         if (!pa->deflt)
             return -1;
@@ -692,24 +319,24 @@ static int parse_param(parser *p)
 
 static int parse_input(parser *p)
 {
-    next(p);
+    parse_next(p);
     fg_token name;
     if (expect_ident(p, "an input name", &name) < 0)
         return -1;
     fg_ir_tensor *t = ARENA_NEW(p->a, fg_ir_tensor);
-    t->name = tok_str(p, &name);
+    t->name = parse_tok_str(p, &name);
     t->loc = name.loc;
     t->kind = TENSOR_INPUT;
     t->red_axis = -1;
     t->hoisted_from = -1;
-    if (!at(p, TK_LBRACKET))
-        return expected(p, arena_printf(p->a, "'[' after input '%s' (input NAME[INDEX, ...]: TYPE)",
+    if (!parse_at(p, TK_LBRACKET))
+        return parse_expected(p, arena_printf(p->a, "'[' after input '%s' (input NAME[INDEX, ...]: TYPE)",
                                         t->name));
-    next(p);
+    parse_next(p);
     p->nest++;
     fg_vec index = {0};
-    if (at(p, TK_RBRACKET))
-        return expected(p, "an index");
+    if (parse_at(p, TK_RBRACKET))
+        return parse_expected(p, "an index");
     if (parse_arg_list(p, TK_RBRACKET, &index,
                        arena_printf(p->a, "in the index list of input '%s'", t->name)) < 0)
         return -1;
@@ -723,11 +350,11 @@ static int parse_input(parser *p)
     t->index = ARENA_ARRAY(p->a, fg_expr *, index.len);
     for (int i = 0; i < index.len; i++)
         t->index[i] = index.items[i];
-    if (expect(p, TK_COLON, arena_printf(p->a, " and a type after input '%s[...]'", t->name)) < 0)
+    if (parse_expect(p, TK_COLON, arena_printf(p->a, " and a type after input '%s[...]'", t->name)) < 0)
         return -1;
     if (parse_type(p, false, &t->dtype) < 0)
         return -1;
-    if (accept(p, TK_LBRACKET)) {
+    if (parse_accept(p, TK_LBRACKET)) {
         p->nest++;
         fg_vec names = {0};
         do {
@@ -737,8 +364,8 @@ static int parse_input(parser *p)
             fg_token *copy = ARENA_NEW(p->a, fg_token);
             *copy = dim;
             vec_push(p->a, &names, copy);
-        } while (accept(p, TK_COMMA));
-        if (expect(p, TK_RBRACKET, " after the stored extents") < 0)
+        } while (parse_accept(p, TK_COMMA));
+        if (parse_expect(p, TK_RBRACKET, " after the stored extents") < 0)
             return -1;
         p->nest--;
         if (names.len != t->nindex) {
@@ -753,7 +380,7 @@ static int parse_input(parser *p)
         t->extent_dims = ARENA_ARRAY(p->a, int, names.len);
         for (int i = 0; i < names.len; i++) {
             const fg_token *dim = names.items[i];
-            t->extent_names[i] = tok_str(p, dim);
+            t->extent_names[i] = parse_tok_str(p, dim);
             t->extent_locs[i] = dim->loc;
             t->extent_dims[i] = -1;
         }
@@ -764,39 +391,39 @@ static int parse_input(parser *p)
 
 static int parse_output(parser *p)
 {
-    next(p);
+    parse_next(p);
     do {
         fg_token name;
         if (expect_ident(p, "an output name", &name) < 0)
             return -1;
-        if (expect(p, TK_COLON, arena_printf(p->a, " and a type after output '%.*s'",
+        if (parse_expect(p, TK_COLON, arena_printf(p->a, " and a type after output '%.*s'",
                                              (int)name.len, name.text)) < 0)
             return -1;
         pending_output *o = ARENA_NEW(p->a, pending_output);
         if (parse_type(p, false, &o->dtype) < 0)
             return -1;
-        o->name = tok_str(p, &name);
+        o->name = parse_tok_str(p, &name);
         o->loc = name.loc;
         vec_push(p->a, &p->outputs, o);
-    } while (accept(p, TK_COMMA));
+    } while (parse_accept(p, TK_COMMA));
     return 0;
 }
 
 /* NAME[AXIS, ...] = EXPR */
 static int parse_statement(parser *p)
 {
-    fg_token name = next(p);
+    fg_token name = parse_next(p);
     fg_ir_tensor *t = ARENA_NEW(p->a, fg_ir_tensor);
-    t->name = tok_str(p, &name);
+    t->name = parse_tok_str(p, &name);
     t->loc = name.loc;
     t->kind = TENSOR_STMT;
     t->dtype = DT_F32;
     t->red_axis = -1;
     t->hoisted_from = -1;
-    if (!at(p, TK_LBRACKET))
-        return expected(p, arena_printf(p->a, "'[' after '%s' (a statement is %s[AXIS, ...] = EXPR)",
+    if (!parse_at(p, TK_LBRACKET))
+        return parse_expected(p, arena_printf(p->a, "'[' after '%s' (a statement is %s[AXIS, ...] = EXPR)",
                                         t->name, t->name));
-    next(p);
+    parse_next(p);
     p->nest++;
     fg_vec axes = {0};
     do {
@@ -806,12 +433,12 @@ static int parse_statement(parser *p)
         fg_token *copy = ARENA_NEW(p->a, fg_token);
         *copy = axis;
         vec_push(p->a, &axes, copy);
-        if (at(p, TK_COMMA) || at(p, TK_RBRACKET))
+        if (parse_at(p, TK_COMMA) || parse_at(p, TK_RBRACKET))
             continue;
-        return expected(p, arena_printf(p->a, "',' or ']' after axis '%.*s'", (int)axis.len,
+        return parse_expected(p, arena_printf(p->a, "',' or ']' after axis '%.*s'", (int)axis.len,
                                         axis.text));
-    } while (accept(p, TK_COMMA));
-    next(p); /* "]" */
+    } while (parse_accept(p, TK_COMMA));
+    parse_next(p); /* "]" */
     p->nest--;
     if (axes.len > FG_MAX_INDICES) {
         diag_error(p->d, name.loc, "statement '%s' has %d axes; at most %d are supported", t->name,
@@ -824,11 +451,11 @@ static int parse_statement(parser *p)
     t->axes = ARENA_ARRAY(p->a, int, axes.len);
     for (int i = 0; i < axes.len; i++) {
         const fg_token *axis = axes.items[i];
-        t->axis_names[i] = tok_str(p, axis);
+        t->axis_names[i] = parse_tok_str(p, axis);
         t->axis_locs[i] = axis->loc;
         t->axes[i] = -1;
     }
-    if (expect(p, TK_ASSIGN, arena_printf(p->a, " after '%s[...]'", t->name)) < 0)
+    if (parse_expect(p, TK_ASSIGN, arena_printf(p->a, " after '%s[...]'", t->name)) < 0)
         return -1;
     t->rhs = parse_expr(p);
     if (!t->rhs)
@@ -845,9 +472,9 @@ static int parse_statement(parser *p)
  * INT_MAX, and the parser then stays quiet about the same line). */
 static int parse_positive_int(parser *p, int *out)
 {
-    const fg_token *t = peek(p);
+    const fg_token *t = parse_peek(p);
     if (t->kind != TK_NUMBER || !t->is_int || !(t->num >= 1))
-        return expected(p, "a positive integer");
+        return parse_expected(p, "a positive integer");
     if (!(t->num <= (double)INT_MAX)) {
         if (t->loc.line != p->bad_line)
             diag_error(p->d, t->loc, "integer '%.*s' is out of range (the limit is %d)",
@@ -855,7 +482,7 @@ static int parse_positive_int(parser *p, int *out)
         return -1;
     }
     *out = (int)t->num;
-    next(p);
+    parse_next(p);
     return 0;
 }
 
@@ -872,7 +499,7 @@ static int once(parser *p, bool *seen, const fg_token *name)
 /* "{" N {, N} "}" */
 static int parse_value_list(parser *p, fg_tune_knob *k)
 {
-    if (expect(p, TK_LBRACE, " to open the list of candidate values") < 0)
+    if (parse_expect(p, TK_LBRACE, " to open the list of candidate values") < 0)
         return -1;
     p->nest++;
     fg_vec values = {0};
@@ -881,8 +508,8 @@ static int parse_value_list(parser *p, fg_tune_knob *k)
         if (parse_positive_int(p, v) < 0)
             return -1;
         vec_push(p->a, &values, v);
-    } while (accept(p, TK_COMMA));
-    if (expect(p, TK_RBRACE, " to close the list of values") < 0)
+    } while (parse_accept(p, TK_COMMA));
+    if (parse_expect(p, TK_RBRACE, " to close the list of values") < 0)
         return -1;
     p->nest--;
     k->nvalues = values.len;
@@ -897,29 +524,29 @@ static int parse_knob(parser *p)
     fg_token name;
     if (expect_ident(p, "a tuning knob (tile, warps, stages or splits)", &name) < 0)
         return -1;
-    if (tok_is(&name, "tile")) {
+    if (parse_tok_is(&name, "tile")) {
         do {
             fg_token axis;
             if (expect_ident(p, "an axis", &axis) < 0)
                 return -1;
-            if (expect(p, TK_ASSIGN, " after the tile axis") < 0)
+            if (parse_expect(p, TK_ASSIGN, " after the tile axis") < 0)
                 return -1;
             fg_tune_knob *k = ARENA_NEW(p->a, fg_tune_knob);
             k->knob = "tile";
-            k->axis_name = tok_str(p, &axis);
+            k->axis_name = parse_tok_str(p, &axis);
             k->loc = axis.loc;
             k->axis = -1;
             if (parse_value_list(p, k) < 0)
                 return -1;
             vec_push(p->a, &p->knobs, k);
-        } while (accept(p, TK_COMMA));
+        } while (parse_accept(p, TK_COMMA));
         return 0;
     }
     static const char *const plain[] = {"warps", "stages", "splits"};
     for (int i = 0; i < 3; i++) {
-        if (!tok_is(&name, plain[i]))
+        if (!parse_tok_is(&name, plain[i]))
             continue;
-        if (expect(p, TK_ASSIGN, arena_printf(p->a, " after '%s'", plain[i])) < 0)
+        if (parse_expect(p, TK_ASSIGN, arena_printf(p->a, " after '%s'", plain[i])) < 0)
             return -1;
         fg_tune_knob *k = ARENA_NEW(p->a, fg_tune_knob);
         k->knob = plain[i];
@@ -941,12 +568,12 @@ static int parse_block(parser *p, fg_loc open, const char *what, int (*line)(par
 {
     int rc = 0;
     for (;;) {
-        while (accept(p, TK_NEWLINE))
+        while (parse_accept(p, TK_NEWLINE))
             ;
-        if (accept(p, TK_RBRACE))
+        if (parse_accept(p, TK_RBRACE))
             return rc;
-        if (at(p, TK_EOF) || diag_full(p->d)) {
-            expected(p, arena_printf(p->a, "'}' to close the %s block", what));
+        if (parse_at(p, TK_EOF) || diag_full(p->d)) {
+            parse_expected(p, arena_printf(p->a, "'}' to close the %s block", what));
             diag_note(p->d, open, "the %s block opens here", what);
             return -1;
         }
@@ -955,8 +582,8 @@ static int parse_block(parser *p, fg_loc open, const char *what, int (*line)(par
             sync(p, true);
             continue;
         }
-        if (!at(p, TK_NEWLINE) && !at(p, TK_RBRACE)) {
-            expected(p, arena_printf(p->a, "end of line after the %s setting", what));
+        if (!parse_at(p, TK_NEWLINE) && !parse_at(p, TK_RBRACE)) {
+            parse_expected(p, arena_printf(p->a, "end of line after the %s setting", what));
             rc = -1;
             sync(p, true);
         }
@@ -970,19 +597,19 @@ static int parse_setting(parser *p)
     if (expect_ident(p, "a schedule setting (reduce, tile, warps, stages, splits, tune or target)",
                      &name) < 0)
         return -1;
-    if (tok_is(&name, "reduce")) {
+    if (parse_tok_is(&name, "reduce")) {
         if (once(p, &p->seen_reduce, &name) < 0)
             return -1;
         fg_token axis, form;
         if (expect_ident(p, "the reduced axis", &axis) < 0 ||
-            expect(p, TK_COLON, " after the reduced axis (reduce AXIS: rolling|split)") < 0 ||
+            parse_expect(p, TK_COLON, " after the reduced axis (reduce AXIS: rolling|split)") < 0 ||
             expect_ident(p, "'rolling' or 'split'", &form) < 0)
             return -1;
-        s->reduce_axis_name = tok_str(p, &axis);
+        s->reduce_axis_name = parse_tok_str(p, &axis);
         s->reduce_loc = axis.loc;
-        if (tok_is(&form, "rolling")) {
+        if (parse_tok_is(&form, "rolling")) {
             s->form = FORM_ROLLING;
-        } else if (tok_is(&form, "split")) {
+        } else if (parse_tok_is(&form, "split")) {
             s->form = FORM_SPLIT;
         } else {
             diag_error(p->d, form.loc, "unknown form '%.*s': expected rolling or split",
@@ -991,60 +618,60 @@ static int parse_setting(parser *p)
         }
         return 0;
     }
-    if (tok_is(&name, "tile")) {
+    if (parse_tok_is(&name, "tile")) {
         do {
             fg_token axis;
             if (expect_ident(p, "an axis", &axis) < 0)
                 return -1;
             fg_tile_size *ts = ARENA_NEW(p->a, fg_tile_size);
-            ts->axis_name = tok_str(p, &axis);
+            ts->axis_name = parse_tok_str(p, &axis);
             ts->loc = axis.loc;
             ts->axis = -1;
-            if (expect(p, TK_ASSIGN, " after the tile axis (tile AXIS = N)") < 0 ||
+            if (parse_expect(p, TK_ASSIGN, " after the tile axis (tile AXIS = N)") < 0 ||
                 parse_positive_int(p, &ts->size) < 0)
                 return -1;
             vec_push(p->a, &p->tiles, ts);
-        } while (accept(p, TK_COMMA));
+        } while (parse_accept(p, TK_COMMA));
         return 0;
     }
-    if (tok_is(&name, "warps") || tok_is(&name, "stages")) {
-        bool warps = tok_is(&name, "warps");
+    if (parse_tok_is(&name, "warps") || parse_tok_is(&name, "stages")) {
+        bool warps = parse_tok_is(&name, "warps");
         if (once(p, warps ? &p->seen_warps : &p->seen_stages, &name) < 0)
             return -1;
-        if (expect(p, TK_ASSIGN, warps ? " after 'warps'" : " after 'stages'") < 0)
+        if (parse_expect(p, TK_ASSIGN, warps ? " after 'warps'" : " after 'stages'") < 0)
             return -1;
         return parse_positive_int(p, warps ? &s->warps : &s->stages);
     }
-    if (tok_is(&name, "splits")) {
-        if (once(p, &p->seen_splits, &name) < 0 || expect(p, TK_ASSIGN, " after 'splits'") < 0)
+    if (parse_tok_is(&name, "splits")) {
+        if (once(p, &p->seen_splits, &name) < 0 || parse_expect(p, TK_ASSIGN, " after 'splits'") < 0)
             return -1;
-        if (tok_is(peek(p), "auto")) {
-            next(p);
+        if (parse_tok_is(parse_peek(p), "auto")) {
+            parse_next(p);
             s->splits = 0;
             return 0;
         }
-        if (peek(p)->kind != TK_NUMBER)
-            return expected(p, "a positive integer or 'auto'");
+        if (parse_peek(p)->kind != TK_NUMBER)
+            return parse_expected(p, "a positive integer or 'auto'");
         return parse_positive_int(p, &s->splits);
     }
-    if (tok_is(&name, "tune")) {
+    if (parse_tok_is(&name, "tune")) {
         if (once(p, &p->seen_tune, &name) < 0)
             return -1;
-        fg_loc open = peek(p)->loc;
-        if (expect(p, TK_LBRACE, " after 'tune'") < 0)
+        fg_loc open = parse_peek(p)->loc;
+        if (parse_expect(p, TK_LBRACE, " after 'tune'") < 0)
             return -1;
         return parse_block(p, open, "tune", parse_knob);
     }
-    if (tok_is(&name, "target")) {
+    if (parse_tok_is(&name, "target")) {
         if (once(p, &p->seen_target, &name) < 0)
             return -1;
         do {
             fg_token t;
             if (expect_ident(p, "a target (cuda, hip or c)", &t) < 0)
                 return -1;
-            unsigned bit = tok_is(&t, "cuda")  ? TARGET_CUDA
-                           : tok_is(&t, "hip") ? TARGET_HIP
-                           : tok_is(&t, "c")   ? TARGET_C
+            unsigned bit = parse_tok_is(&t, "cuda")  ? TARGET_CUDA
+                           : parse_tok_is(&t, "hip") ? TARGET_HIP
+                           : parse_tok_is(&t, "c")   ? TARGET_C
                                                : 0;
             if (!bit) {
                 diag_error(p->d, t.loc, "unknown target '%.*s': expected cuda, hip or c",
@@ -1052,7 +679,7 @@ static int parse_setting(parser *p)
                 return -1;
             }
             s->targets |= bit;
-        } while (accept(p, TK_COMMA));
+        } while (parse_accept(p, TK_COMMA));
         return 0;
     }
     diag_error(p->d, name.loc,
@@ -1064,7 +691,7 @@ static int parse_setting(parser *p)
 
 static int parse_schedule(parser *p)
 {
-    fg_token kw = next(p);
+    fg_token kw = parse_next(p);
     fg_schedule *s = &p->plan->sched;
     if (s->present) {
         diag_error(p->d, kw.loc, "duplicate 'schedule': a plan has one schedule block");
@@ -1072,15 +699,15 @@ static int parse_schedule(parser *p)
     }
     s->present = true;
     s->loc = kw.loc;
-    fg_loc open = peek(p)->loc;
-    if (expect(p, TK_LBRACE, " after 'schedule'") < 0)
+    fg_loc open = parse_peek(p)->loc;
+    if (parse_expect(p, TK_LBRACE, " after 'schedule'") < 0)
         return -1;
     return parse_block(p, open, "schedule", parse_setting);
 }
 
 static int parse_item(parser *p)
 {
-    switch (peek(p)->kind) {
+    switch (parse_peek(p)->kind) {
     case TK_KW_PLAN: return parse_plan_item(p);
     case TK_KW_DOC: return parse_doc(p);
     case TK_KW_DIM: return parse_dim(p);
@@ -1091,7 +718,7 @@ static int parse_item(parser *p)
     case TK_KW_SCHEDULE: return parse_schedule(p);
     case TK_IDENT: return parse_statement(p);
     default:
-        return expected(p, "an item (plan, doc, dim, axis, param, input, output, schedule, "
+        return parse_expected(p, "an item (plan, doc, dim, axis, param, input, output, schedule, "
                            "or a statement NAME[AXIS, ...] = EXPR)");
     }
 }
@@ -1160,12 +787,12 @@ int parse_plan(fg_arena *a, const fg_source *src, fg_diag *d, fg_plan **out)
     p->plan = plan;
     bool first = true;
     for (;;) {
-        while (accept(p, TK_NEWLINE))
+        while (parse_accept(p, TK_NEWLINE))
             ;
-        if (at(p, TK_EOF) || diag_full(d))
+        if (parse_at(p, TK_EOF) || diag_full(d))
             break;
-        if (first && !at(p, TK_KW_PLAN))
-            expected(p, "'plan NAME' as the first item");
+        if (first && !parse_at(p, TK_KW_PLAN))
+            parse_expected(p, "'plan NAME' as the first item");
         first = false;
         p->depth = 0;
         p->nest = 0;
@@ -1173,8 +800,8 @@ int parse_plan(fg_arena *a, const fg_source *src, fg_diag *d, fg_plan **out)
             sync(p, false);
             continue;
         }
-        if (!at(p, TK_NEWLINE) && !at(p, TK_EOF)) {
-            expected(p, "end of line after the item");
+        if (!parse_at(p, TK_NEWLINE) && !parse_at(p, TK_EOF)) {
+            parse_expected(p, "end of line after the item");
             sync(p, false);
         }
     }
@@ -1201,15 +828,15 @@ int parse_expr_string(fg_arena *a, const char *text, fg_diag *d, fg_expr **out)
     parser *p = ARENA_NEW(a, parser);
     parser_init(p, a, src, d);
     *out = NULL;
-    if (at(p, TK_EOF)) {
-        expected(p, "an expression");
+    if (parse_at(p, TK_EOF)) {
+        parse_expected(p, "an expression");
     } else {
         fg_expr *e = parse_expr(p);
         if (e) {
-            while (accept(p, TK_NEWLINE))
+            while (parse_accept(p, TK_NEWLINE))
                 ;
-            if (!at(p, TK_EOF))
-                expected(p, "end of the expression");
+            if (!parse_at(p, TK_EOF))
+                parse_expected(p, "end of the expression");
             else
                 *out = e;
         }
