@@ -101,6 +101,18 @@ static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_
 ]]], [[[m4_dnl
 fg_cuda_configs[[[]]]m4_dnl
 
+// The grid of the rolling kernels (fa_cta_coords reads it back): one CTA per
+// block of bm query rows of one (batch, head).
+static fg_status plan_grid(const fa_args& a, int bm, const char* entry, dim3* grid) {
+  const long long mblocks = (a.M + bm - 1) / bm;
+  if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
+    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
+                        mblocks);
+  *grid = plan_schedule == 1 ? dim3((unsigned)a.Hq, (unsigned)a.B, (unsigned)mblocks)
+                             : dim3((unsigned)mblocks, (unsigned)a.Hq, (unsigned)a.B);
+  return FG_OK;
+}
+
 template <typename T, class C>
 static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const char* entry) {
   static fg_cuda_once smem_done;
@@ -108,15 +120,11 @@ static fg_status plan_launch(const fa_args& a, cudaStream_t st, int dev, const c
   fg_status s = fg_cuda_smem_optin(reinterpret_cast<const void*>(&fa_attn_fwd_kernel<T, C>), smem, &smem_done, dev,
                                    entry);
   if (s != FG_OK) return s;
-  const long long mblocks = (a.M + C::BM - 1) / C::BM;
-  if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
-    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
-                        mblocks);
+  dim3 grid;
+  if ((s = plan_grid(a, C::BM, entry, &grid)) != FG_OK) return s;
   if ((long long)C::BN * (a.k_sn > a.v_sn ? a.k_sn : a.v_sn) >= (1LL << 31))
     return fg_set_error(FG_ERR_STRIDE, "%s: key strides of %lld elements are beyond the kernel's 32-bit offsets", entry,
                         (long long)(a.k_sn > a.v_sn ? a.k_sn : a.v_sn));
-  const dim3 grid = plan_schedule == 1 ? dim3((unsigned)a.Hq, (unsigned)a.B, (unsigned)mblocks)
-                                       : dim3((unsigned)mblocks, (unsigned)a.Hq, (unsigned)a.B);
   fa_attn_fwd_kernel<T, C><<<grid, C::NT, smem, st>>>(a);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
@@ -159,17 +167,13 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   fg_status s = fg_cuda_smem_optin(kernel, smem, &smem_done, dev, entry);
   if (s != FG_OK) return s;
   *done = true;
-  const long long mblocks = (a.M + C::BM - 1) / C::BM;
-  if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
-    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
-                        mblocks);
+  dim3 grid;
+  if ((s = plan_grid(a, C::BM, entry, &grid)) != FG_OK) return s;
   h.o = a.o;
   h.lse = a.lse;
   h.o_sb = a.o_sb; h.o_sh = a.o_sh; h.o_sm = a.o_sm;
   h.B = a.B; h.Hq = a.Hq; h.Hkv = a.Hkv; h.M = a.M; h.N = a.N; h.D = D;
   h.p = a.p;
-  const dim3 grid = plan_schedule == 1 ? dim3((unsigned)a.Hq, (unsigned)a.B, (unsigned)mblocks)
-                                       : dim3((unsigned)mblocks, (unsigned)a.Hq, (unsigned)a.B);
   fh_attn_fwd_kernel<T, C><<<grid, C::NT, smem, st>>>(h);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));

@@ -118,6 +118,20 @@ struct fa_cfg {
   }
 };
 
+// CTA -> (row block, head, batch) straight from blockIdx (no division: ptxas can
+// re-read blockIdx instead of keeping these live); the grid of plan_grid.
+__device__ __forceinline__ void fa_cta_coords(int* mblk, int* h, int* b) {
+  if constexpr (plan_schedule == 1) {
+    *h = blockIdx.x;                     // heads fastest,
+    *b = blockIdx.y;                     // then batches,
+    *mblk = gridDim.z - 1 - blockIdx.z;  // heaviest row blocks first
+  } else {
+    *mblk = blockIdx.x;
+    *h = blockIdx.y;
+    *b = blockIdx.z;
+  }
+}
+
 template <typename T, class C>
 __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __grid_constant__ fa_args a) {
   constexpr int D = C::D, BM = C::BM, BN = C::BN, NT = C::NT, MT = C::MT, SROW = C::SROW, CH = C::CH;
@@ -133,18 +147,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, tq = lane & 3;
-  // CTA -> (row block, head, batch) straight from blockIdx (no division: ptxas can
-  // re-read blockIdx instead of keeping these live).
   int mblk, h, b;
-  if constexpr (plan_schedule == 1) {
-    h = blockIdx.x;                      // heads fastest,
-    b = blockIdx.y;                      // then batches,
-    mblk = gridDim.z - 1 - blockIdx.z;   // heaviest row blocks first
-  } else {
-    mblk = blockIdx.x;
-    h = blockIdx.y;
-    b = blockIdx.z;
-  }
+  fa_cta_coords(&mblk, &h, &b);
   const int hkv = h / (a.Hq / a.Hkv);
   const int M = a.M, N = a.N;
   const int m0 = mblk * BM;

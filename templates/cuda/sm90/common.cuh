@@ -114,29 +114,6 @@ __device__ __forceinline__ void fh_named_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// 2^x on the FMA pipe, for a share of the softmax's exponentials when the
-// special-function unit (ex2, and tanh in soft-capped scores) is the
-// bottleneck: x rounded to an integer k by the 1.5 * 2^23 trick, 2^(x - k)
-// by a degree-5 polynomial on [-0.5, 0.5] (relative error < 2e-6, far under
-// the bf16/fp16 rounding of P), k added to the exponent field.  2^x of
-// x < -125 (and of -inf) is 0, like ex2.approx.ftz.
-#ifndef FH_EX2_POLY
-#define FH_EX2_POLY 0
-#endif
-__device__ __forceinline__ float fh_ex2_poly(float x) {
-  const float xc = fmaxf(x, -125.f);
-  const float t = xc + 12582912.f;
-  const float f = xc - (t - 12582912.f);
-  float p = 1.3333558e-3f;
-  p = fmaf(p, f, 9.6181291e-3f);
-  p = fmaf(p, f, 5.5504109e-2f);
-  p = fmaf(p, f, 2.4022651e-1f);
-  p = fmaf(p, f, 6.9314718e-1f);
-  p = fmaf(p, f, 1.f);
-  const float y = __uint_as_float(__float_as_uint(p) + (__float_as_uint(t) << 23));
-  return x < -125.f ? 0.f : y;
-}
-
 // The shared-memory matrix descriptor of wgmma for a tile in the 128-byte
 // swizzled layout the copy engine writes (CU_TENSOR_MAP_SWIZZLE_128B): rows of
 // 64 16-bit elements (128 bytes), eight rows to a 1024-byte atom, the atom

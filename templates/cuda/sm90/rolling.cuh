@@ -101,15 +101,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
   int mblk, h, b;
-  if constexpr (plan_schedule == 1) {
-    h = blockIdx.x;                     // heads fastest,
-    b = blockIdx.y;                     // then batches,
-    mblk = gridDim.z - 1 - blockIdx.z;  // heaviest row blocks first
-  } else {
-    mblk = blockIdx.x;
-    h = blockIdx.y;
-    b = blockIdx.z;
-  }
+  fa_cta_coords(&mblk, &h, &b);
   const int hkv = h / (a.Hq / a.Hkv);
   const int M = a.M, N = a.N;
   const int m0 = mblk * BM;
@@ -212,11 +204,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
 #pragma unroll
         for (int nb = 0; nb < NB; ++nb) {
           float* x = &sacc[nb * 4 + 2 * hr];
-          const float a0 = FOLD ? fmaf(x[0], sc, -msafe) : x[0] - msafe;
-          const float a1 = FOLD ? fmaf(x[1], sc, -msafe) : x[1] - msafe;
-          // with FH_EX2_POLY, one exponential in four on the FMA pipe
-          const float p0 = FH_EX2_POLY && (nb & 1) ? fh_ex2_poly(a0) : fa_ex2(a0);
-          const float p1 = fa_ex2(a1);
+          const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : x[0] - msafe);
+          const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : x[1] - msafe);
           x[0] = p0;
           x[1] = p1;
           sum += p0 + p1;
