@@ -14,6 +14,13 @@
 #     smoke          tests/gpu_check --small within 90 s; on failure the
 #                    steps that launch kernels are skipped
 #     3. check-gpu   make check-gpu (tests/gpu_check, tests/gpu-sanitize.sh)
+#     tune           (only when named) fusegen-tune on this device, within the
+#                    call's time (resumable; TUNE_ARGS narrows it); the
+#                    wisdom files of wisdom/ are copied to $OUT
+#     bench-regen    (only when named) the sources regenerated with fusegen
+#                    $REGEN_ARGS (--wisdom=none: untuned), built in
+#                    /tmp/fg-tuned, and fusegen-bench on them
+#                    (fusegen-regen.jsonl)
 #     4. bench       bench/fusegen-bench over bench/cases.tsv
 #     bench80        (only when named in STEPS) the same with
 #                    FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family on Hopper
@@ -146,6 +153,45 @@ if has_step check-gpu; then
   else
     step check-gpu "not built"
   fi
+fi
+
+# fusegen-tune on this device (docs/tuning.md): resumable, so a call whose
+# time runs out leaves its rows in wisdom/DEVICE.wisdom of the source tree,
+# copied to $OUT (TUNE_ARGS narrows it: --plans, --only, --sweep).
+if has_step tune; then
+  if test $built = 1; then
+    timeout `left 570` "$BUILD/fusegen-tune" --srcdir="$SRC" --budget=$(( `left 570` - 40 )) \
+      ${TUNE_ARGS:-} > "$OUT/tune.log" 2>&1
+    rc=$?
+    tail -5 "$OUT/tune.log"
+    cp wisdom/*.wisdom "$OUT/" 2> /dev/null
+    step tune $rc
+  else
+    step tune "not built"
+  fi
+fi
+
+# The library again, regenerated with fusegen $REGEN_ARGS (default: the
+# wisdom of wisdom/ as it is now, after the tune step; --wisdom=none: the
+# default rules only) into a copy of the sources, and the benchmark cases
+# on it.
+if has_step bench-regen && test $built = 1; then
+  (
+    set -e
+    rm -rf /tmp/fg-tuned-src && cp -r "$SRC" /tmp/fg-tuned-src && cd /tmp/fg-tuned-src
+    "$BUILD/fusegen" ${REGEN_ARGS:-} -o generated plans/*.fp
+    mkdir -p /tmp/fg-tuned && cd /tmp/fg-tuned
+    /tmp/fg-tuned-src/configure --with-cuda-arch=90a --disable-werror > /dev/null
+    make -j16 > /dev/null
+    make -j16 bench/fusegen-bench > /dev/null
+  ) > "$OUT/build-tuned.log" 2>&1
+  rc=$?
+  if test $rc -eq 0; then
+    timeout `left 180` /tmp/fg-tuned/bench/fusegen-bench --cases "$SRC/bench/cases.tsv" \
+      --out "$OUT/fusegen-regen.jsonl" 2> "$OUT/bench-regen.txt"
+    rc=$?
+  fi
+  step bench-regen $rc
 fi
 
 if has_step bench; then

@@ -4,6 +4,7 @@
 EXTRA_DIST += \
 	docs/building.md \
 	docs/plan-language.md \
+	docs/tuning.md \
 	$(NULL)
 
 # fusegen(1); tests/manpage.sh checks it against `fusegen --help`.

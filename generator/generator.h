@@ -795,6 +795,9 @@ typedef struct fg_kernel {
      * in dispatch order; each launch takes the first whose rule holds. */
     int nconfigs;
     const struct fg_cuda_config **configs;
+    /* Tuning (tune.c): the candidates of the plan's tune block, and the
+     * wisdom rows that pick among them per device and shape bucket. */
+    const struct fg_ktune *tune;
 } fg_kernel;
 
 /* Builds the kernel model of a fused plan; a plan whose schedule the
@@ -996,7 +999,76 @@ int config_admits(const fg_cuda_config *k, bool affine_score, bool masked);
 /* The definitions of the plan's configurations: cuda_configs (the using
  * lines), cuda_config_summary, cuda_dispatch (the body of plan_dispatch_t:
  * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */
-void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score, bool masked);
+void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split,
+                      bool affine_score, bool masked);
+/* back/cuda/tuned.c: the tuned dispatch (docs/tuning.md): cuda_tuned,
+ * cuda_tuned_configs and cuda_tuned_code; the tuned cases at the head of
+ * the sm_90a block of compiled head dim d (rows: the query rows of the
+ * kernel arguments); the tuned split count of the split form. */
+void cuda_tuned_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split);
+char *cuda_tuned_cases(fg_arena *a, const fg_kernel *k, int d, const char *rows);
+char *cuda_tuned_splits(fg_arena *a, const fg_kernel *k);
+
+/* ------------------------------------------------------------------ */
+/* middle/tune.c, middle/wisdom.c: ahead-of-time tuning (docs/tuning.md) */
+/* ------------------------------------------------------------------ */
+
+/* A wisdom file (docs/tuning.md): the header, then one row per (plan,
+ * dtype, head dim, shape bucket) with the winner of fusegen-tune.  A
+ * bucket is (ceil(log2 keys), ceil(log2 (batch x query heads x rows))). */
+typedef struct fg_wisdom_row {
+    fg_loc loc;
+    const char *plan, *hash; /* the plan's name and source hash */
+    unsigned dtype;          /* CUDA_CFG_BF16 or CUDA_CFG_FP16 */
+    int d;                   /* the compiled head dim */
+    int keys, work;          /* the bucket */
+    const char *variant;     /* a candidate (tune_space) or "splits=N" */
+    double ms;               /* its median time */
+    const char *runner;      /* the runner-up ("-": none) */
+    double runner_ms, spread; /* the runner-up's median; the winner's (max-min)/median */
+} fg_wisdom_row;
+typedef struct fg_wisdom {
+    const char *path;
+    const fg_source *src; /* the file's text: warnings about its rows are located in it */
+    int version;
+    const char *fusegen, *templates, *nvcc, *driver, *device, *date;
+    fg_loc templates_loc;
+    int cc_major, cc_minor, sms;
+    long memclock_khz;
+    int nrows;
+    fg_wisdom_row *rows;
+} fg_wisdom;
+#define FG_WISDOM_VERSION 1
+/* Parses a wisdom file's text; each fault is "NAME:LINE:COL: error: ..."
+ * through d and the result is -1 (nothing of the file may be used). */
+int wisdom_parse(fg_arena *a, const fg_source *src, fg_diag *d, fg_wisdom **out);
+/* FNV-1a over the skeletons of the attention kernels (templates/cuda/sm80/
+ * and cuda/sm90/: the kernels and their launchers): a wisdom file names
+ * it, and rows tuned on other skeletons are stale. */
+const char *tune_templates_hash(fg_arena *a, const char *templates_dir);
+
+/* What tuning gives one plan's kernel. */
+typedef struct fg_ktune {
+    bool tuning;              /* fusegen --tuning: every candidate compiled and forceable */
+    int ncands;
+    struct fg_cuda_config *cands; /* the sm_90a rolling candidates (tune_space) */
+    int nwisdom;              /* wisdom files with rows for this plan, and their rows */
+    const fg_wisdom **wisdom;
+    int *nrows;               /* per file: its usable rows for the plan */
+    const fg_wisdom_row ***rows;
+} fg_ktune;
+/* The sm_90a rolling candidates of k's tune block (empty for the split
+ * form: its knob is the run-time split count); dims (ndims > 0) restricts
+ * the head dims. */
+int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims,
+               struct fg_cuda_config **out);
+/* The candidate of k named `name`, or NULL. */
+const struct fg_cuda_config *tune_find(const fg_ktune *t, const char *name);
+/* Attaches tuning to k: the candidates, and the rows of `wisdom` (nw
+ * files) that are for this plan, current and usable; a row that is not
+ * (another plan source, an unknown candidate) is a warning through d. */
+int tune_attach(fg_arena *a, fg_kernel *k, bool tuning, const int *dims, int ndims,
+                const fg_wisdom *const *wisdom, int nw, fg_diag *d);
 
 /* A run: every plan of one fusegen invocation.  Files are rendered into
  * memory and written by emit_run_finish, only if no plan of the run

@@ -25,6 +25,8 @@ generator_libfggen_a_SOURCES = \
 	generator/middle/fuse.c \
 	generator/middle/rules.c \
 	generator/middle/variants.c \
+	generator/middle/tune.c \
+	generator/middle/wisdom.c \
 	generator/middle/kernel.c \
 	generator/middle/dump_kernel.c \
 	generator/middle/interp.c \
@@ -36,6 +38,7 @@ generator_libfggen_a_SOURCES = \
 	generator/back/c/validate_c.c \
 	generator/back/cuda/lower_cuda.c \
 	generator/back/cuda/configs.c \
+	generator/back/cuda/tuned.c \
 	generator/back/backends.c \
 	generator/back/emit.c \
 	$(NULL)
@@ -49,7 +52,9 @@ fusegen_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 # The source tree's templates: the fallback of a fusegen run from its build
 # tree before `make install` (main.c, default_templates).
 fusegen_CPPFLAGS = $(generator_libfggen_a_CPPFLAGS) \
-	-DFG_SOURCE_TEMPLATES_DIR='"$(abs_top_srcdir)/templates"'
+	-DFG_SOURCE_TEMPLATES_DIR='"$(abs_top_srcdir)/templates"' \
+	-DFG_WISDOM_DIR='"$(pkgdatadir)/wisdom"' \
+	-DFG_SOURCE_WISDOM_DIR='"$(abs_top_srcdir)/wisdom"'
 fusegen_LDADD = generator/libfggen.a -lm
 
 EXTRA_DIST += generator/README.md

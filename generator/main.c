@@ -10,6 +10,7 @@
 #endif
 #include "generator.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,12 @@ typedef struct options {
     const char *m4;
     char **plans;
     int nplans;
+    /* tuning (docs/tuning.md) */
+    bool tuning;            /* --tuning: every candidate, forceable */
+    int tune_dims[16], ntune_dims;
+    const char *wisdom[16]; /* --wisdom FILE..., then $FUSEGEN_WISDOM */
+    int nwisdom;
+    bool no_wisdom;         /* --wisdom=none */
 } options;
 
 /* One plan through the pipeline. */
@@ -71,6 +78,14 @@ static void usage(FILE *f)
           "                       installed templates, else those of the source tree\n"
           "                       fusegen was built from)\n"
           "  --m4=PROG            the GNU m4 program (default: $M4, else m4)\n"
+          "  --wisdom=FILE        tuning results to compile into the dispatch (repeatable;\n"
+          "                       also $FUSEGEN_WISDOM, files separated by ':'); they\n"
+          "                       override the system wisdom (the installed wisdom/*.wisdom,\n"
+          "                       else the source tree's); --wisdom=none: none at all, the\n"
+          "                       default rules only\n"
+          "  --tuning[=DIMS]      a tuning library for fusegen-tune: every candidate of the\n"
+          "                       plans' tune blocks (for the head dims DIMS, a comma-\n"
+          "                       separated list, or all), each forceable; no wisdom\n"
           "  --help               print this help and exit\n"
           "  --version            print the version and exit\n"
           "\n"
@@ -236,6 +251,26 @@ static int parse_args(int argc, char **argv, options *o)
             o->templates = v;
         } else if ((v = option_value(argc, argv, &i, "--m4", &bad)) != NULL) {
             o->m4 = v;
+        } else if (strcmp(arg, "--tuning") == 0 || strncmp(arg, "--tuning=", 9) == 0) {
+            o->tuning = true;
+            for (const char *t = arg[8] == '=' ? arg + 9 : ""; *t;) {
+                char *end = NULL;
+                long dv = strtol(t, &end, 10);
+                if (end == t || dv < 8 || dv > 256 || (*end && *end != ',') ||
+                    o->ntune_dims == 16)
+                    return usage_error("bad --tuning head dims '%s': expected a comma-separated "
+                                       "list of head dims (8 to 256)",
+                                       arg + 9);
+                o->tune_dims[o->ntune_dims++] = (int)dv;
+                t = *end ? end + 1 : end;
+            }
+        } else if ((v = option_value(argc, argv, &i, "--wisdom", &bad)) != NULL) {
+            if (strcmp(v, "none") == 0)
+                o->no_wisdom = true;
+            else if (o->nwisdom == 16)
+                return usage_error("%s", "more than 16 --wisdom files");
+            else
+                o->wisdom[o->nwisdom++] = v;
         } else if (bad) {
             return -1;
         } else {
@@ -246,6 +281,8 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (o->nplans == 0)
         return usage_error("%s", "no plan given");
+    if (o->tuning && (o->nwisdom || o->no_wisdom))
+        return conflict("--tuning", "--wisdom");
     if (*o->outdir == '\0')
         return usage_error("%s", "-o needs a directory");
     return 0;
@@ -253,7 +290,7 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* Read, parse, check and fuse one plan, or stop after the requested dump.
  * Returns 0, or -1 after errors were reported through job->diag. */
-static int analyse_plan(plan_job *job, const options *o)
+static int analyse_plan(plan_job *job, const options *o, const fg_wisdom *const *ws, int nw)
 {
     fg_diag *d = &job->diag;
     if (source_read(job->arena, job->path, &job->src, d) < 0)
@@ -278,6 +315,9 @@ static int analyse_plan(plan_job *job, const options *o)
         return 0;
     }
     if (kernel_build(job->arena, job->fused, d, &job->kernel) < 0)
+        return -1;
+    if (tune_attach(job->arena, job->kernel, o->tuning, o->tune_dims, o->ntune_dims, ws, nw,
+                    d) < 0)
         return -1;
     if (o->dump == DUMP_KERNEL)
         dump_kernel(stdout, job->kernel);
@@ -356,6 +396,116 @@ static int check_run_tools(const options *o, fg_diag *d)
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Wisdom                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cmp_path(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The system wisdom: *.wisdom in the installed folder, else in the source
+ * tree fusegen was built from, in name order. */
+static int system_wisdom(fg_arena *a, const char **out, int max)
+{
+    const char *dirs[2];
+    int nd = 0;
+#ifdef FG_WISDOM_DIR
+    dirs[nd++] = FG_WISDOM_DIR;
+#endif
+#ifdef FG_SOURCE_WISDOM_DIR
+    dirs[nd++] = FG_SOURCE_WISDOM_DIR;
+#endif
+    for (int i = 0; i < nd; i++) {
+        DIR *dir = opendir(dirs[i]);
+        if (!dir)
+            continue;
+        int n = 0;
+        struct dirent *de;
+        while ((de = readdir(dir)) != NULL && n < max) {
+            size_t len = strlen(de->d_name);
+            if (de->d_name[0] != '.' && len > 7 && !strcmp(de->d_name + len - 7, ".wisdom"))
+                out[n++] = arena_printf(a, "%s/%s", dirs[i], de->d_name);
+        }
+        closedir(dir);
+        qsort(out, (size_t)n, sizeof out[0], cmp_path);
+        return n;
+    }
+    return 0;
+}
+
+/* The wisdom files of the run, user files first: a file that cannot be
+ * read, is malformed, was tuned on other templates or repeats the device
+ * of an earlier file is reported and left out (the default rules serve
+ * those launches); generation goes on. */
+static int load_wisdom(const options *o, fg_arena *a, const fg_wisdom ***out, fg_diag *run_diag)
+{
+    const char *paths[64];
+    int np = 0;
+    *out = NULL;
+    if (o->tuning || o->no_wisdom)
+        return 0;
+    for (int i = 0; i < o->nwisdom; i++)
+        paths[np++] = o->wisdom[i];
+    const char *env = getenv("FUSEGEN_WISDOM");
+    if (env && *env) {
+        char *list = arena_strdup(a, env);
+        for (char *t = strtok(list, ":"); t && np < 32; t = strtok(NULL, ":"))
+            if (*t)
+                paths[np++] = t;
+    }
+    const int nuser = np;
+    np += system_wisdom(a, paths + np, 64 - np);
+    const fg_wisdom **ws = ARENA_ARRAY(a, const fg_wisdom *, np + 1);
+    int n = 0;
+    /* templates that cannot be read are check_run_tools' error: no wisdom */
+    if (!o->templates || !*o->templates ||
+        access(arena_printf(a, "%s/common/prelude.m4", o->templates), R_OK) != 0)
+        return 0;
+    const char *hash = tune_templates_hash(a, o->templates);
+    for (int i = 0; i < np; i++) {
+        fg_source *src = ARENA_NEW(a, fg_source);
+        fg_diag d;
+        diag_init(&d, NULL, stderr);
+        fg_wisdom *w = NULL;
+        if (source_read(a, paths[i], src, &d) == 0) {
+            d.src = src;
+            if (wisdom_parse(a, src, &d, &w) == 0 && strcmp(w->templates, hash) != 0) {
+                diag_warning(&d, w->templates_loc,
+                             "tuned on other templates (hash %s; these are %s): stale", w->templates,
+                             hash);
+                w = NULL;
+            }
+        }
+        const char *over = NULL;
+        for (int j = 0; w && j < n; j++)
+            if (!strcmp(ws[j]->device, w->device) && ws[j]->sms == w->sms)
+                over = ws[j]->path;
+        if (over) {
+            fprintf(stderr,
+                    "fusegen: warning: wisdom file '%s' is not used: '%s' overrides it for "
+                    "%s\n",
+                    paths[i], over, w->device);
+            run_diag->warnings++;
+            continue;
+        }
+        if (!w) {
+            fprintf(stderr,
+                    "fusegen: warning: wisdom file '%s' is not used; the default rules serve "
+                    "its device\n",
+                    paths[i]);
+            run_diag->warnings++;
+            continue;
+        }
+        if (i >= nuser) /* named in generated files as in the source tree, wherever it is */
+            w->path = arena_printf(a, "wisdom/%s", strrchr(paths[i], '/') + 1);
+        ws[n++] = w;
+    }
+    *out = ws;
+    return n;
+}
+
 /* Emit every plan as one run: written only if every plan succeeds. */
 static int emit_all(plan_job *jobs, int n, const options *o, fg_diag *run_diag)
 {
@@ -408,17 +558,22 @@ int main(int argc, char **argv)
     }
     int status = EXIT_OK;
     bool failed = false;
+    fg_diag run_diag;
+    diag_init(&run_diag, NULL, stderr);
+    fg_arena *run_arena = arena_create();
+    const fg_wisdom **ws = NULL;
+    const int nw = o.dump == DUMP_NONE || o.dump == DUMP_KERNEL
+                       ? load_wisdom(&o, run_arena, &ws, &run_diag)
+                       : 0;
     for (int i = 0; i < o.nplans; i++) {
         plan_job *job = &jobs[i];
         job->path = o.plans[i];
         job->arena = arena_create();
         diag_init(&job->diag, NULL, stderr);
-        if (analyse_plan(job, &o) < 0 || job->diag.errors > 0)
+        if (analyse_plan(job, &o, ws, nw) < 0 || job->diag.errors > 0)
             failed = true;
         status = exit_status(&job->diag, status);
     }
-    fg_diag run_diag;
-    diag_init(&run_diag, NULL, stderr);
     if (!failed && !o.check && o.dump == DUMP_NONE) {
         if (emit_all(jobs, o.nplans, &o, &run_diag) < 0 && run_diag.errors == 0) {
             bool reported = false;
@@ -437,6 +592,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < o.nplans; i++)
         arena_destroy(jobs[i].arena);
+    arena_destroy(run_arena);
     free(jobs);
     free(o.plans);
     return status;

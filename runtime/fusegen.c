@@ -4,6 +4,7 @@
 #include "fusegen_internal.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -239,4 +240,74 @@ fg_status fg_check_tensor(const fg_tensor *t, const char *name, int rank,
         }
     }
     return FG_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tuned dispatch                                                      */
+/* ------------------------------------------------------------------ */
+
+static _Thread_local struct {
+    const char *entry, *config, *file;
+    int line;
+} last_config;
+static _Thread_local char last_config_text[FG_ERROR_BYTES];
+
+void fg_note_config(const char *entry, const char *config, const char *file, int line)
+{
+    last_config.entry = entry;
+    last_config.config = config;
+    last_config.file = file;
+    last_config.line = line;
+}
+
+const char *fg_last_config(void)
+{
+    if (!last_config.config)
+        return "";
+    if (last_config.file)
+        snprintf(last_config_text, sizeof last_config_text, "%s: %s, tuned (%s:%d)",
+                 last_config.entry, last_config.config, last_config.file, last_config.line);
+    else
+        snprintf(last_config_text, sizeof last_config_text, "%s: %s, by the default rules",
+                 last_config.entry, last_config.config);
+    return last_config_text;
+}
+
+int fg_tune_bucket(long long n)
+{
+    int b = 0;
+    while (b < 62 && (1LL << b) < n)
+        b++;
+    return b;
+}
+
+int fg_tune_lookup(const fg_tune_row *rows, int n, int dtype, int d, int keys, int work)
+{
+    int best = -1;
+    long best_dist = 0;
+    for (int i = 0; rows && i < n; i++) {
+        if (rows[i].dtype != dtype || rows[i].d != d)
+            continue;
+        long dk = rows[i].keys - keys, dw = rows[i].work - work;
+        long dist = (dk < 0 ? -dk : dk) + (dw < 0 ? -dw : dw);
+        if (best < 0 || dist < best_dist) {
+            best = i;
+            best_dist = dist;
+        }
+    }
+    return best;
+}
+
+int fg_tune_table_for(const fg_tune_table *tables, int n, const char *device, int sms)
+{
+    const char *forced = getenv("FUSEGEN_WISDOM_DEVICE");
+    for (int i = 0; tables && i < n; i++) {
+        if (forced && *forced) {
+            if (!strcmp(tables[i].device, forced))
+                return i;
+        } else if (device && !strcmp(tables[i].device, device) && tables[i].sms == sms) {
+            return i;
+        }
+    }
+    return -1;
 }

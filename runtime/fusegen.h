@@ -55,6 +55,13 @@ fg_tensor fg_tensor_dense(void *data, fg_dtype dtype, int rank, const int64_t *s
 const char *fg_strerror(fg_status s);
 /* The message of the last failed call on this thread ("" if none). */
 const char *fg_last_error(void);
+
+/* The configuration the last GPU launch on this thread took and where it
+ * came from: "fg_NAME: CONFIG, tuned (WISDOM-FILE:LINE)" when a wisdom row
+ * chose it (or, in the split form, its split count), "fg_NAME: CONFIG, by
+ * the default rules" otherwise; "" before any launch.  Valid until the
+ * next call on this thread (docs/tuning.md). */
+const char *fg_last_config(void);
 size_t fg_dtype_size(fg_dtype t);
 const char *fg_dtype_name(fg_dtype t);
 

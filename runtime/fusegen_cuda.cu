@@ -62,6 +62,22 @@ extern "C" fg_status fg_cuda_sm_count(int dev, int* sms, const char* entry) {
   return FG_OK;
 }
 
+extern "C" int fg_cuda_tune_table(const fg_tune_table* tables, int n, int dev, fg_cuda_per_device* cache) {
+  if (n <= 0) return -1;
+  if (in_cache(dev)) {
+    const int c = __atomic_load_n(&cache->value[dev], __ATOMIC_RELAXED);
+    if (c > 0) return c - 2;
+  }
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;  // not cached: the next launch asks again
+  }
+  const int t = fg_tune_table_for(tables, n, prop.name, prop.multiProcessorCount);
+  if (in_cache(dev)) __atomic_store_n(&cache->value[dev], t + 2, __ATOMIC_RELAXED);
+  return t;
+}
+
 extern "C" fg_status fg_cuda_smem_optin(const void* kernel, size_t bytes, fg_cuda_once* done, int dev,
                                         const char* entry) {
   if (bit_test(done, dev)) return FG_OK;

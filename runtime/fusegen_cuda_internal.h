@@ -97,6 +97,11 @@ fg_status fg_cuda_params_to_device(int dev, cudaStream_t stream, const fg_cuda_p
  * launches that read them. */
 void fg_cuda_params_free(cudaStream_t stream, void **bufs, int n);
 
+/* The tuned table (fg_tune_table_for) of device dev among tables[0..n):
+ * its name and SM count as cudaGetDeviceProperties gives them; -1 when no
+ * table is the device's (the default rules serve).  Cached per device in
+ * *cache (a failed query is not). */
+int fg_cuda_tune_table(const fg_tune_table *tables, int n, int dev, fg_cuda_per_device *cache);
 /* Which kernel family serves launches on device dev: 1 for the sm_90a
  * family (Hopper: wgmma, the tensor memory accelerator) when the device has
  * compute capability 9.0 and the image the runtime loads for it is the

@@ -41,6 +41,39 @@ fg_status fg_set_error(fg_status s, const char *fmt, ...) FG_PRINTF_LIKE(2, 3);
 fg_status fg_check_tensor(const fg_tensor *t, const char *name, int rank,
                           unsigned dtype_mask, int64_t align_bytes);
 
+/* Tuned dispatch (docs/tuning.md).  A wisdom row as the generated
+ * dispatch holds it: the dtype (1 bf16, 2 fp16), the compiled head dim, the
+ * shape bucket (keys: ceil(log2 keys); work: ceil(log2 (batch x query heads
+ * x rows))) and the variant it takes (an index of the plan's tuned
+ * variants, or a split count). */
+typedef struct fg_tune_row {
+    int dtype, d, keys, work, variant;
+    int line; /* of the row in its wisdom file */
+} fg_tune_row;
+/* One device's rows: the device name and SM count its wisdom file names. */
+typedef struct fg_tune_table {
+    const char *device;
+    int sms;
+    const char *file;
+    const fg_tune_row *rows;
+    int nrows;
+} fg_tune_table;
+/* Records, for fg_last_config(), the configuration a launch of `entry`
+ * takes: file and line name the wisdom row that chose it (or its split
+ * count), NULL and 0 the default rules.  All strings must be static. */
+void fg_note_config(const char *entry, const char *config, const char *file, int line);
+/* ceil(log2 n) for n >= 1; 0 for n <= 1. */
+int fg_tune_bucket(long long n);
+/* The row of rows[0..n) for (dtype, d) whose bucket is nearest (keys,
+ * work): the smallest |keys - row.keys| + |work - row.work|, the first of
+ * equals; -1 when no row has that dtype and head dim. */
+int fg_tune_lookup(const fg_tune_row *rows, int n, int dtype, int d, int keys, int work);
+/* The table of tables[0..n) for a device of that name and SM count, or -1.
+ * $FUSEGEN_WISDOM_DEVICE, when set, names the device instead (the rows of
+ * another device, to compare wisdom across devices): its table whatever
+ * the SM count, -1 when none has that name. */
+int fg_tune_table_for(const fg_tune_table *tables, int n, const char *device, int sms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,9 +17,20 @@ enum { FG_OK = 0, FG_ERR_UNSUPPORTED = 6 };
 typedef void* cudaStream_t;
 
 static const char* chosen;
+static const char* noted;  // what the dispatch records for fg_last_config()
 static fg_status fg_set_error(fg_status s, const char*, ...) {
   chosen = "(error)";
   return s;
+}
+static void fg_note_config(const char*, const char* config, const char*, int) { noted = config; }
+// The tuned split count (back/cuda/tuned.c): none here, so the default
+// rules are what this compares (test_wisdom checks the tuned lookup).
+static int plan_tuned(long long, long long, int, int, int, const char**, int*) { return -1; }
+// The launch of configuration `name`: the dispatch must have noted it.
+static fg_status launched(const char* name) {
+  chosen = noted && !strcmp(noted, name) ? name : "(launch without its note)";
+  noted = nullptr;
+  return FG_OK;
 }
 struct fa_args {
   int B, Hq, Hkv, M, N;
@@ -29,13 +40,11 @@ struct fd_args {
 };
 template <typename T, class C>
 static fg_status plan_launch(const fa_args&, cudaStream_t, int, const char*) {
-  chosen = C::name;
-  return FG_OK;
+  return launched(C::name);
 }
 template <typename T, class C>
 static fg_status plan_launch_split(fd_args&, cudaStream_t, int, int, const char*) {
-  chosen = C::name;
-  return FG_OK;
+  return launched(C::name);
 }
 
 #include "dispatch.h"

@@ -10,5 +10,6 @@ include tests/fuzz.mk
 include tests/interp.mk
 include tests/cuda.mk
 include tests/gpu.mk
+include tests/tune.mk
 include tests/install.mk
 include tests/vectors.mk

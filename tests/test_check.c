@@ -500,8 +500,8 @@ static void test_schedule_settings_are_validated(void **state)
     assert_string_equal(message(fx, 1), "t.fp:9:15: error: tile size 2048 for 'q' must be a "
                                         "power of two from 1 to 1024");
     assert_string_equal(message(fx, 2), "t.fp:9:25: error: tile size for 'r' given twice");
-    assert_string_equal(message(fx, 3), "t.fp:11:10: error: tile size 100 for 'c' must be a "
-                                        "power of two from 1 to 1024");
+    assert_string_equal(message(fx, 3), "t.fp:11:10: error: tune tile size 100 for 'c' must be "
+                                        "a power of two or a multiple of 16, at most 1024");
     assert_string_equal(message(fx, 4), "t.fp:12:5: error: 'splits' can be tuned only in a "
                                         "'split' schedule");
     assert_int_equal(fx->d.errors, 5);

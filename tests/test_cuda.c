@@ -471,8 +471,10 @@ static void config_dispatch_is_generated(void **state)
 {
     fixture *f = *state;
     const char *causal = cuda_defs(f, "plans/causal.fp");
-    assert_has(causal, "if (a.N >= 16384) return plan_launch<T, C128L>(a, st, dev, entry);");
-    assert_has(causal, "return plan_launch<T, C128>(a, st, dev, entry);");
+    assert_has(causal, "if (a.N >= 16384) {\n        fg@&_note_config(entry, \"C128L\", nullptr, 0);\n"
+                       "        return plan_launch<T, C128L>(a, st, dev, entry);\n      }\n");
+    assert_has(causal, "fg@&_note_config(entry, \"C128\", nullptr, 0);\n"
+                       "      return plan_launch<T, C128>(a, st, dev, entry);");
     assert_has(causal, "using C128L = fa_cfg<128, 256, 64, 8, 2, false>;");
     assert_def(causal, "cuda_head_dims", "64, 96, 128 or 256; on sm_90a, every multiple of 8 up to 256");
     assert_def(causal, "cuda_head_dim_unsupported", "D < 8 || D % 8 != 0 || D > 256");
@@ -480,10 +482,12 @@ static void config_dispatch_is_generated(void **state)
     assert_def(causal, "cuda_sm90", "1");
     assert_has(causal, "using H128WM = fh_cfg<128, 176, 2, false>;");
     assert_has(causal, "  if (D <= 128) {\n");
-    assert_has(causal, "if (a.N >= 4096) return plan_launch_sm90<T, H128WM>(a, D, st, dev, entry, done);");
+    assert_has(causal, "if (a.N >= 4096) {\n        fg@&_note_config(entry, \"H128WM\", nullptr, 0);\n"
+                       "        return plan_launch_sm90<T, H128WM>(a, D, st, dev, entry, done);");
     assert_has(causal, "return plan_launch_sm90<T, H128>(a, D, st, dev, entry, done);");
     const char *global = cuda_defs(f, "plans/global.fp");
-    assert_has(global, "if (a.M >= 512) return plan_launch<T, C128L>(a, st, dev, entry);");
+    assert_has(global, "if (a.M >= 512) {\n        fg@&_note_config(entry, \"C128L\", nullptr, 0);\n"
+                       "        return plan_launch<T, C128L>(a, st, dev, entry);");
     /* a score that calls a function never takes C128L: it is not compiled */
     const char *softcap = cuda_defs(f, "plans/softcap.fp");
     assert_null(strstr(softcap, "plan_launch<T, C128L>"));
@@ -491,14 +495,18 @@ static void config_dispatch_is_generated(void **state)
     assert_has(softcap, "// C128L: not for this plan (its rule: a score affine in Q.K, masked,");
     const char *decode = cuda_defs(f, "plans/gqa_decode.fp");
     assert_has(decode, "const int packed = (a.Hq / a.Hkv) * a.QL;");
-    assert_has(decode, "if (packed > 16) return plan_launch_split<T, CD128_2>(a, st, dev, splits, "
-                       "entry);");
+    assert_has(decode, "if (packed > 16) {\n        fg@&_note_config(entry, \"CD128_2\", nullptr, 0);\n"
+                       "        return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);");
     assert_has(decode, "      if constexpr (std::is_same<T, __nv_bfloat16>::value) {\n"
-                       "        if (packed <= 16) return plan_launch_split<T, CD128_8W>(a, st, dev, "
-                       "splits, entry);\n      }\n");
+                       "        if (packed <= 16) {\n"
+                       "          fg@&_note_config(entry, \"CD128_8W\", nullptr, 0);\n"
+                       "          return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);\n"
+                       "        }\n      }\n");
     assert_has(decode, "      if constexpr (std::is_same<T, __half>::value) {\n"
-                       "        if (packed <= 16) return plan_launch_split<T, CD128_1>(a, st, dev, "
-                       "splits, entry);\n      }\n");
+                       "        if (packed <= 16) {\n"
+                       "          fg@&_note_config(entry, \"CD128_1\", nullptr, 0);\n"
+                       "          return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);\n"
+                       "        }\n      }\n");
     assert_has(decode, "return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);");
 }
 

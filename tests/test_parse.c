@@ -367,7 +367,7 @@ static void test_parse_causal_plan_contents(void **state)
     assert_int_equal(p->tensors[9].out_dtype, DT_F32);
     assert_false(p->tensors[5].is_output);
     assert_int_equal(p->sched.targets, TARGET_CUDA | TARGET_HIP | TARGET_C);
-    assert_int_equal(p->sched.nknobs, 4);
+    assert_int_equal(p->sched.nknobs, 5); /* tile m, tile n, warps, stages, pingpong */
 }
 
 /* ---- expressions ------------------------------------------------------ */

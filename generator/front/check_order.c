@@ -309,9 +309,17 @@ void check_schedule(checker *ck)
         if (strcmp(kb->knob, "splits") == 0 && s->form != FORM_SPLIT)
             diag_error(ck->d, kb->loc, "'splits' can be tuned only in a 'split' schedule");
         for (int v = 0; v < kb->nvalues; v++) {
-            if (tile)
-                check_tile_size(ck, kb->loc, kb->axis_name, kb->values[v]);
-            else if (kb->values[v] <= 0)
+            if (tile && (kb->values[v] > 1024 ||
+                         (!is_power_of_two(kb->values[v]) && kb->values[v] % 16 != 0)))
+                /* candidates of a tuner: the sm_90a skeleton takes any multiple of 16 keys */
+                diag_error(ck->d, kb->loc,
+                           "tune tile size %d for '%s' must be a power of two or a multiple of "
+                           "16, at most 1024",
+                           kb->values[v], kb->axis_name);
+            else if (strcmp(kb->knob, "pingpong") == 0 && kb->values[v] > 1)
+                diag_error(ck->d, kb->loc, "tune value %d for 'pingpong' must be 0 (off) or 1 (on)",
+                           kb->values[v]);
+            else if (strcmp(kb->knob, "pingpong") != 0 && kb->values[v] <= 0)
                 diag_error(ck->d, kb->loc, "tune value %d for '%s' must be positive",
                            kb->values[v], kb->knob);
         }

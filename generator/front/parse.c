@@ -470,11 +470,11 @@ static int parse_statement(parser *p)
  * (tile sizes, warps, stages, splits, tune values): a value past INT_MAX is
  * a located error, never a conversion (the lexer reports integers past
  * INT_MAX, and the parser then stays quiet about the same line). */
-static int parse_positive_int(parser *p, int *out)
+static int parse_int_from(parser *p, int *out, int min)
 {
     const fg_token *t = parse_peek(p);
-    if (t->kind != TK_NUMBER || !t->is_int || !(t->num >= 1))
-        return parse_expected(p, "a positive integer");
+    if (t->kind != TK_NUMBER || !t->is_int || !(t->num >= min))
+        return parse_expected(p, min ? "a positive integer" : "0 or a positive integer");
     if (!(t->num <= (double)INT_MAX)) {
         if (t->loc.line != p->bad_line)
             diag_error(p->d, t->loc, "integer '%.*s' is out of range (the limit is %d)",
@@ -484,6 +484,11 @@ static int parse_positive_int(parser *p, int *out)
     *out = (int)t->num;
     parse_next(p);
     return 0;
+}
+
+static int parse_positive_int(parser *p, int *out)
+{
+    return parse_int_from(p, out, 1);
 }
 
 static int once(parser *p, bool *seen, const fg_token *name)
@@ -496,16 +501,17 @@ static int once(parser *p, bool *seen, const fg_token *name)
     return 0;
 }
 
-/* "{" N {, N} "}" */
+/* "{" N {, N} "}"; a switch (pingpong) also takes 0 */
 static int parse_value_list(parser *p, fg_tune_knob *k)
 {
+    const int min = strcmp(k->knob, "pingpong") == 0 ? 0 : 1;
     if (parse_expect(p, TK_LBRACE, " to open the list of candidate values") < 0)
         return -1;
     p->nest++;
     fg_vec values = {0};
     do {
         int *v = ARENA_NEW(p->a, int);
-        if (parse_positive_int(p, v) < 0)
+        if (parse_int_from(p, v, min) < 0)
             return -1;
         vec_push(p->a, &values, v);
     } while (parse_accept(p, TK_COMMA));
@@ -522,7 +528,7 @@ static int parse_value_list(parser *p, fg_tune_knob *k)
 static int parse_knob(parser *p)
 {
     fg_token name;
-    if (expect_ident(p, "a tuning knob (tile, warps, stages or splits)", &name) < 0)
+    if (expect_ident(p, "a tuning knob (tile, warps, stages, splits or pingpong)", &name) < 0)
         return -1;
     if (parse_tok_is(&name, "tile")) {
         do {
@@ -542,8 +548,8 @@ static int parse_knob(parser *p)
         } while (parse_accept(p, TK_COMMA));
         return 0;
     }
-    static const char *const plain[] = {"warps", "stages", "splits"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const plain[] = {"warps", "stages", "splits", "pingpong"};
+    for (int i = 0; i < 4; i++) {
         if (!parse_tok_is(&name, plain[i]))
             continue;
         if (parse_expect(p, TK_ASSIGN, arena_printf(p->a, " after '%s'", plain[i])) < 0)
@@ -558,7 +564,8 @@ static int parse_knob(parser *p)
         return 0;
     }
     diag_error(p->d, name.loc,
-               "unknown tuning knob '%.*s': expected tile, warps, stages or splits", (int)name.len,
+               "unknown tuning knob '%.*s': expected tile, warps, stages, splits or pingpong",
+               (int)name.len,
                name.text);
     return -1;
 }

@@ -161,6 +161,7 @@ typedef struct row_text {
     fg_strbuf *use, *sum, *body;
     const char *rows;  /* the query rows per head in the kernel arguments */
     bool *uses_packed; /* the dispatch reads `packed` */
+    bool tuned_splits; /* split: the dispatch has tuned_file and tuned_line */
 } row_text;
 
 static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, bool split,
@@ -208,17 +209,23 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
                       dts == CUDA_CFG_BF16 ? "__nv_bfloat16" : "__half");
         ind = "        ";
     }
+    const char *note = arena_printf(a, "fg_note_config(entry, \"%s\", %s)", k->name,
+                                    split && rt->tuned_splits ? "tuned_file, tuned_line"
+                                                              : "nullptr, 0");
     if (admits == 1)
-        strbuf_printf(body, "%sreturn %s;\n", ind, launch);
+        strbuf_printf(body, "%s%s;\n%sreturn %s;\n", ind, note, ind, launch);
     else
-        strbuf_printf(body, "%sif (%s) return %s;\n", ind,
-                      shape_code(a, k, affine_score, masked, rt->rows, rt->uses_packed), launch);
+        strbuf_printf(body, "%sif (%s) {\n%s  %s;\n%s  return %s;\n%s}\n", ind,
+                      shape_code(a, k, affine_score, masked, rt->rows, rt->uses_packed), ind,
+                      note, ind, launch, ind);
     if (dts != BOTH)
         strbuf_puts(body, "      }\n");
 }
 
-void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score, bool masked)
+void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool split,
+                      bool affine_score, bool masked)
 {
+    const char *tuned_splits = split ? cuda_tuned_splits(a, kern) : "";
     const fg_cuda_family family = split ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING;
     const char *rows = split ? "a.QL" : "a.M";
     fg_strbuf use = {a, NULL, 0, 0}, sum = {a, NULL, 0, 0}, body = {a, NULL, 0, 0};
@@ -271,7 +278,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
                 comment(&body, "      ", why);
                 continue;
             }
-            row_text rt = {&use, &sum, &body, rows, &uses_packed};
+            row_text rt = {&use, &sum, &body, rows, &uses_packed, *tuned_splits != 0};
             row_defs(a, &rt, k, split, affine_score, masked, admits, dts);
             if (admits == 1) {
                 covered |= dts;
@@ -289,10 +296,13 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
                   "  return fg_set_error(FG_ERR_UNSUPPORTED, \"%%s: head dim %%d has no compiled "
                   "kernel%s (%s)\", entry, D);\n",
                   split ? "" : " of the sm_80 family", strbuf_str(&dims));
-    if (uses_packed) {
+    if (uses_packed || *tuned_splits) {
         fg_strbuf head = {a, NULL, 0, 0};
-        strbuf_printf(&head, "  const int packed = (a.Hq / a.Hkv) * %s;  // packed rows per kv head\n",
-                      rows);
+        strbuf_puts(&head, tuned_splits);
+        if (uses_packed)
+            strbuf_printf(&head,
+                          "  const int packed = (a.Hq / a.Hkv) * %s;  // packed rows per kv head\n",
+                          rows);
         strbuf_puts(&head, strbuf_str(&body));
         body = head;
     }
@@ -329,6 +339,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
         for (int di = 0; di < nhd; di++) {
             const int d = hd[di];
             strbuf_printf(&hbody, "  if (D <= %d) {\n", d);
+            strbuf_puts(&hbody, cuda_tuned_cases(a, kern, d, rows));
             unsigned covered = 0;
             for (int i = 0; i < fg_cuda_nconfigs; i++) {
                 const fg_cuda_config *k = &fg_cuda_configs[i];
@@ -338,7 +349,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, bool split, bool affine_score,
                 const unsigned dts = k->dtypes & ~covered;
                 if (admits < 0 || !dts)
                     continue;
-                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed};
+                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed, false};
                 row_defs(a, &rt, k, false, affine_score, masked, admits, dts);
                 if (admits == 1)
                     covered |= dts;

@@ -544,7 +544,8 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     bool split = k->sched.form == FORM_SPLIT;
     fg_def_bool(defs, "cuda_split", split);
     /* the tile configurations and the dispatch over them (variants.c, back/cuda/configs.c) */
-    cuda_config_defs(a, defs, split, k->attn.affine_score, k->attn.mask_tiles);
+    cuda_config_defs(a, defs, k, split, k->attn.affine_score, k->attn.mask_tiles);
+    cuda_tuned_defs(a, defs, k, split);
     fg_def_str(defs, "cuda_ns", arena_printf(a, "attn_%s", p->name));
     params_defs(&c, defs);
     hooks_defs(&c, defs);

@@ -73,6 +73,10 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+fg_cuda_tuned_if([[[m4_dnl
+fg_cuda_tuned_code[[[]]]m4_dnl
+
+]]])m4_dnl
 // Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
@@ -180,8 +184,15 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+fg_cuda_tuned_if([[[m4_dnl
+fg_cuda_tuned_configs[[[]]]m4_dnl
+
+fg_cuda_tuned_code[[[]]]m4_dnl
+
+]]])m4_dnl
 // Which sm_90a configuration a launch takes (variants.c's rows for this
-// plan): the smallest compiled head dim at least D.
+// plan): the smallest compiled head dim at least D; the tuned row first
+// where there is one.
 template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
 fg_cuda_dispatch_sm90[[[]]]m4_dnl
