@@ -2060,6 +2060,150 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T00:50Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0148 ms; runner-up T64_64_3 0.0148 ms; spread 13.4 %
+  {1, 64, 8, 12, 0, 275},
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0182 ms; runner-up T64_128_3 0.0186 ms; spread 4.8 %
+  {1, 64, 9, 13, 1, 276},
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0253 ms; runner-up T64_128_3P 0.0254 ms; spread 9.0 %
+  {1, 64, 10, 14, 2, 277},
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0435 ms; runner-up T64_128_2P 0.044 ms; spread 5.6 %
+  {1, 64, 11, 15, 1, 278},
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.129 ms; runner-up T64_176_3P 0.13 ms; spread 3.0 %
+  {1, 64, 12, 16, 3, 279},
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.4204 ms; runner-up T64_176_3 0.426 ms; spread 1.3 %
+  {1, 64, 13, 17, 3, 280},
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 1.503 ms; runner-up T64_176_3 1.511 ms; spread 0.2 %
+  {1, 64, 14, 18, 3, 281},
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2P 5.906 ms; runner-up T64_176_3 5.909 ms; spread 2.2 %
+  {1, 64, 15, 19, 3, 282},
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8224 ms; runner-up T64_176_3 0.8327 ms; spread 0.8 %
+  {1, 64, 13, 18, 3, 283},
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 1.634 ms; runner-up T64_176_3 1.664 ms; spread 0.4 %
+  {1, 64, 13, 19, 4, 284},
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_3 3.495 ms; runner-up T64_176_2 3.523 ms; spread 0.5 %
+  {1, 64, 13, 20, 5, 285},
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 7.261 ms; runner-up T64_176_2P 7.22 ms; spread 4.3 %
+  {1, 64, 13, 21, -1, 286},
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 14.43 ms; runner-up T64_176_2P 14.44 ms; spread 2.0 %
+  {1, 64, 13, 22, 4, 287},
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.017 ms; runner-up T128_64_3 0.0171 ms; spread 10.2 %
+  {1, 128, 8, 12, 6, 288},
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0206 ms; runner-up T128_128_2P 0.0209 ms; spread 7.0 %
+  {1, 128, 9, 13, 6, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_176_2P 0.0297 ms; runner-up T128_128_3P 0.0297 ms; spread 5.8 %
+  {1, 128, 10, 14, 7, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0534 ms; runner-up T128_128_3P 0.0539 ms; spread 5.0 %
+  {1, 128, 11, 15, 8, 291},
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1625 ms; runner-up T128_128_3P 0.1633 ms; spread 3.0 %
+  {1, 128, 12, 16, 8, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 0.5437 ms; runner-up T128_176_2 0.5516 ms; spread 1.2 %
+  {1, 128, 13, 17, 7, 293},
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.978 ms; runner-up T128_128_2 2.113 ms; spread 0.4 %
+  {1, 128, 14, 18, -1, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.971 ms; runner-up T128_176_2 8.487 ms; spread 13.4 %
+  {1, 128, 15, 19, -1, 295},
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.111 ms; runner-up T128_128_2P 1.113 ms; spread 1.5 %
+  {1, 128, 13, 18, 9, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.255 ms; runner-up T128_128_2 2.363 ms; spread 0.3 %
+  {1, 128, 13, 19, -1, 297},
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.797 ms; runner-up T128_128_2 5.207 ms; spread 4.2 %
+  {1, 128, 13, 20, -1, 298},
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 11.01 ms; runner-up T128_128_2 11.15 ms; spread 13.1 %
+  {1, 128, 13, 21, -1, 299},
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 22.06 ms; runner-up T128_128_2P 22.38 ms; spread 5.4 %
+  {1, 128, 13, 22, -1, 300},
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.014 ms; runner-up T64_128_3P 0.014 ms; spread 12.8 %
+  {2, 64, 8, 12, 10, 301},
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0172 ms; runner-up T64_128_2P 0.0172 ms; spread 12.6 %
+  {2, 64, 9, 13, 11, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0241 ms; runner-up T64_176_2P 0.0245 ms; spread 27.4 %
+  {2, 64, 10, 14, 1, 303},
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0424 ms; runner-up T64_128_2P 0.0431 ms; spread 32.4 %
+  {2, 64, 11, 15, 1, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1263 ms; runner-up T64_128_3P 0.1276 ms; spread 3.4 %
+  {2, 64, 12, 16, 3, 305},
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.4162 ms; runner-up T64_176_2 0.4221 ms; spread 0.8 %
+  {2, 64, 13, 17, 3, 306},
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 1.514 ms; runner-up T64_176_3 1.515 ms; spread 0.9 %
+  {2, 64, 14, 18, 3, 307},
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2P 5.881 ms; runner-up T64_176_2 5.956 ms; spread 3.6 %
+  {2, 64, 15, 19, 3, 308},
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8206 ms; runner-up T64_176_2 0.8308 ms; spread 0.9 %
+  {2, 64, 13, 18, 3, 309},
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.62 ms; runner-up T64_176_2 1.634 ms; spread 0.9 %
+  {2, 64, 13, 19, 3, 310},
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_3P 3.486 ms; runner-up T64_176_2 3.518 ms; spread 3.4 %
+  {2, 64, 13, 20, 12, 311},
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 7.25 ms; runner-up T64_176_2P 7.2 ms; spread 2.4 %
+  {2, 64, 13, 21, -1, 312},
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 15.08 ms; runner-up T64_176_2P 15.14 ms; spread 4.0 %
+  {2, 64, 13, 22, 4, 313},
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0165 ms; runner-up T128_64_2 0.0166 ms; spread 16.7 %
+  {2, 128, 8, 12, 8, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0205 ms; runner-up default 0.0218 ms; spread 10.1 %
+  {2, 128, 9, 13, 6, 315},
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0292 ms; runner-up T128_176_2P 0.0305 ms; spread 10.7 %
+  {2, 128, 10, 14, 8, 316},
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0535 ms; runner-up T128_128_2P 0.054 ms; spread 3.3 %
+  {2, 128, 11, 15, 6, 317},
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1614 ms; runner-up T128_128_2P 0.1616 ms; spread 2.9 %
+  {2, 128, 12, 16, 6, 318},
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 0.5478 ms; runner-up T128_176_2 0.5534 ms; spread 1.2 %
+  {2, 128, 13, 17, 7, 319},
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: default 2.019 ms; runner-up T128_128_2 2.103 ms; spread 0.4 %
+  {2, 128, 14, 18, -1, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.777 ms; runner-up T128_128_2 9.067 ms; spread 15.1 %
+  {2, 128, 15, 19, -1, 321},
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 1.116 ms; runner-up T128_128_2 1.127 ms; spread 1.6 %
+  {2, 128, 13, 18, 7, 322},
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.314 ms; runner-up T128_176_2 2.34 ms; spread 0.9 %
+  {2, 128, 13, 19, -1, 323},
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.951 ms; runner-up T128_176_2 5.361 ms; spread 0.5 %
+  {2, 128, 13, 20, -1, 324},
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 11.12 ms; runner-up T128_176_2P 11.31 ms; spread 10.2 %
+  {2, 128, 13, 21, -1, 325},
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 22.72 ms; runner-up T128_176_2 23.09 ms; spread 14.3 %
+  {2, 128, 13, 22, -1, 326},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2067,6 +2211,23 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2078,6 +2239,18 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 6: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128WM: a score affine in Q.K, masked, 4096 keys or more. Source: bench/NOTES.md, Hopper
       // family, v4 (H200, 2026-11-23T22:45Z, same-call A/B): causal-pf-8k 586 TFLOP/s against 568
       // with 128-key tiles, gqa-pf-32k 581 against 556; slower at 2k keys; ptxas spills 20 bytes

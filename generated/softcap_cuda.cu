@@ -2049,6 +2049,148 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T00:50Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 327: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0603 ms; runner-up T64_128_3 0.0603 ms; spread 19.8 %
+  {1, 64, 8, 12, 0, 327},
+  // line 328: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0761 ms; runner-up T64_176_2P 0.0761 ms; spread 10.1 %
+  {1, 64, 9, 13, 0, 328},
+  // line 329: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1098 ms; runner-up T64_176_2P 0.1099 ms; spread 52.3 %
+  {1, 64, 10, 14, 1, 329},
+  // line 330: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.197 ms; runner-up T64_128_3 0.1955 ms; spread 5.9 %
+  {1, 64, 11, 15, -1, 330},
+  // line 331: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5772 ms; runner-up T64_176_2 0.5797 ms; spread 7.5 %
+  {1, 64, 12, 16, 2, 331},
+  // line 332: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 1.94 ms; runner-up T64_176_2 1.955 ms; spread 3.5 %
+  {1, 64, 13, 17, 2, 332},
+  // line 333: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.128 ms; runner-up T64_176_2 7.132 ms; spread 0.9 %
+  {1, 64, 14, 18, 2, 333},
+  // line 334: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.45 ms; runner-up T64_176_2 27.92 ms; spread 0.7 %
+  {1, 64, 15, 19, 2, 334},
+  // line 335: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.796 ms; runner-up T64_176_2 3.82 ms; spread 1.3 %
+  {1, 64, 13, 18, 2, 335},
+  // line 336: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.549 ms; runner-up T64_176_2 7.572 ms; spread 0.8 %
+  {1, 64, 13, 19, 2, 336},
+  // line 337: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 15.16 ms; runner-up T64_176_3 15.2 ms; spread 0.7 %
+  {1, 64, 13, 20, 3, 337},
+  // line 338: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.31 ms; runner-up T64_176_2P 31.32 ms; spread 3.2 %
+  {1, 64, 13, 21, 3, 338},
+  // line 339: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 61.44 ms; runner-up T64_176_3 62.89 ms; spread 1.2 %
+  {1, 64, 13, 22, 3, 339},
+  // line 340: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0637 ms; runner-up T128_128_3P 0.0661 ms; spread 16.0 %
+  {1, 128, 8, 12, 4, 340},
+  // line 341: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0858 ms; runner-up T128_128_2P 0.0863 ms; spread 38.8 %
+  {1, 128, 9, 13, 5, 341},
+  // line 342: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1228 ms; runner-up T128_176_2P 0.125 ms; spread 18.7 %
+  {1, 128, 10, 14, 5, 342},
+  // line 343: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2256 ms; runner-up T128_128_3 0.227 ms; spread 25.0 %
+  {1, 128, 11, 15, 5, 343},
+  // line 344: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6881 ms; runner-up T128_128_3P 0.7002 ms; spread 9.8 %
+  {1, 128, 12, 16, 6, 344},
+  // line 345: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.309 ms; runner-up T128_176_2 2.371 ms; spread 2.7 %
+  {1, 128, 13, 17, 6, 345},
+  // line 346: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 8.935 ms; runner-up T128_176_2 8.981 ms; spread 3.3 %
+  {1, 128, 14, 18, 6, 346},
+  // line 347: bf16 D 128, 2^15 keys, 2^19 rows of work: default 36.66 ms; runner-up T128_176_2P 38.27 ms; spread 11.1 %
+  {1, 128, 15, 19, -1, 347},
+  // line 348: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.629 ms; runner-up T128_176_2 4.742 ms; spread 1.9 %
+  {1, 128, 13, 18, 6, 348},
+  // line 349: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_176_2 9.762 ms; runner-up T128_128_2 9.811 ms; spread 0.7 %
+  {1, 128, 13, 19, 7, 349},
+  // line 350: bf16 D 128, 2^13 keys, 2^20 rows of work: default 19.85 ms; runner-up T128_176_2 20.61 ms; spread 7.7 %
+  {1, 128, 13, 20, -1, 350},
+  // line 351: bf16 D 128, 2^13 keys, 2^21 rows of work: default 41.89 ms; runner-up T128_176_2P 43 ms; spread 15.8 %
+  {1, 128, 13, 21, -1, 351},
+  // line 352: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 85.81 ms; runner-up default 86.85 ms; spread 3.2 %
+  {1, 128, 13, 22, 6, 352},
+  // line 353: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0588 ms; runner-up T64_128_3 0.0594 ms; spread 26.3 %
+  {2, 64, 8, 12, 0, 353},
+  // line 354: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0753 ms; runner-up T64_176_3P 0.0765 ms; spread 22.3 %
+  {2, 64, 9, 13, 8, 354},
+  // line 355: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1094 ms; runner-up T64_176_2 0.1114 ms; spread 36.0 %
+  {2, 64, 10, 14, 1, 355},
+  // line 356: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1964 ms; runner-up default 0.2001 ms; spread 14.9 %
+  {2, 64, 11, 15, 9, 356},
+  // line 357: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5825 ms; runner-up T64_176_2 0.5894 ms; spread 4.9 %
+  {2, 64, 12, 16, 2, 357},
+  // line 358: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 1.962 ms; runner-up T64_176_2 1.98 ms; spread 2.1 %
+  {2, 64, 13, 17, 2, 358},
+  // line 359: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.161 ms; runner-up T64_176_2 7.188 ms; spread 0.5 %
+  {2, 64, 14, 18, 2, 359},
+  // line 360: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.51 ms; runner-up T64_176_2 27.92 ms; spread 0.5 %
+  {2, 64, 15, 19, 2, 360},
+  // line 361: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.799 ms; runner-up T64_176_2 3.825 ms; spread 1.2 %
+  {2, 64, 13, 18, 2, 361},
+  // line 362: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.557 ms; runner-up T64_176_2 7.561 ms; spread 0.9 %
+  {2, 64, 13, 19, 2, 362},
+  // line 363: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 15.26 ms; runner-up T64_176_3 15.32 ms; spread 1.3 %
+  {2, 64, 13, 20, 3, 363},
+  // line 364: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.74 ms; runner-up T64_176_3 31.69 ms; spread 5.3 %
+  {2, 64, 13, 21, 3, 364},
+  // line 365: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 63.31 ms; runner-up T64_176_3 63.92 ms; spread 4.4 %
+  {2, 64, 13, 22, 3, 365},
+  // line 366: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2P 0.0615 ms; runner-up T128_128_3P 0.0624 ms; spread 15.0 %
+  {2, 128, 8, 12, 10, 366},
+  // line 367: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.082 ms; runner-up T128_128_2P 0.0828 ms; spread 24.6 %
+  {2, 128, 9, 13, 5, 367},
+  // line 368: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.12 ms; runner-up T128_128_3P 0.12 ms; spread 48.2 %
+  {2, 128, 10, 14, 4, 368},
+  // line 369: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2234 ms; runner-up T128_128_3P 0.2246 ms; spread 4.8 %
+  {2, 128, 11, 15, -1, 369},
+  // line 370: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6913 ms; runner-up T128_128_2P 0.7025 ms; spread 2.6 %
+  {2, 128, 12, 16, 6, 370},
+  // line 371: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.288 ms; runner-up T128_176_2 2.353 ms; spread 1.8 %
+  {2, 128, 13, 17, 6, 371},
+  // line 372: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 9.043 ms; runner-up T128_176_2 9.104 ms; spread 2.0 %
+  {2, 128, 14, 18, 6, 372},
+  // line 373: fp16 D 128, 2^15 keys, 2^19 rows of work: default 37.21 ms; runner-up T128_176_2P 38.4 ms; spread 13.3 %
+  {2, 128, 15, 19, -1, 373},
+  // line 374: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.614 ms; runner-up T128_176_2 4.71 ms; spread 1.7 %
+  {2, 128, 13, 18, 6, 374},
+  // line 375: fp16 D 128, 2^13 keys, 2^19 rows of work: T128_176_2 9.624 ms; runner-up default 9.84 ms; spread 3.6 %
+  {2, 128, 13, 19, 7, 375},
+  // line 376: fp16 D 128, 2^13 keys, 2^20 rows of work: default 20.23 ms; runner-up T128_176_2 20.75 ms; spread 9.0 %
+  {2, 128, 13, 20, -1, 376},
+  // line 377: fp16 D 128, 2^13 keys, 2^21 rows of work: default 40.41 ms; runner-up T128_128_2 43.45 ms; spread 17.0 %
+  {2, 128, 13, 21, -1, 377},
+  // line 378: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 88.39 ms; runner-up T128_128_2P 89.81 ms; spread 3.3 %
+  {2, 128, 13, 22, 6, 378},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2056,6 +2198,20 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2067,6 +2223,19 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 4: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128: any shape. Source: bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z):
       // without ping-pong causal-pf-8k 524 TFLOP/s against 499, gqa-pf-32k 557 against 529.
       fg_note_config(entry, "H128", nullptr, 0);

@@ -2062,6 +2062,145 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T00:50Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 379: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0667 ms; runner-up T64_128_3P 0.0668 ms; spread 17.4 %
+  {1, 64, 8, 12, 0, 379},
+  // line 380: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.082 ms; runner-up T64_128_2P 0.0823 ms; spread 64.4 %
+  {1, 64, 9, 13, 1, 380},
+  // line 381: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1174 ms; runner-up T64_128_2P 0.1189 ms; spread 9.8 %
+  {1, 64, 10, 14, 2, 381},
+  // line 382: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.2059 ms; runner-up T64_128_3 0.2049 ms; spread 6.1 %
+  {1, 64, 11, 15, -1, 382},
+  // line 383: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5956 ms; runner-up T64_128_3 0.5953 ms; spread 2.6 %
+  {1, 64, 12, 16, -1, 383},
+  // line 384: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.633 ms; runner-up T64_128_3 1.631 ms; spread 1.0 %
+  {1, 64, 13, 17, -1, 384},
+  // line 385: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.668 ms; runner-up T64_128_3 3.657 ms; spread 0.7 %
+  {1, 64, 14, 18, -1, 385},
+  // line 386: bf16 D 64, 2^15 keys, 2^19 rows of work: default 7.705 ms; runner-up T64_128_3 7.703 ms; spread 0.4 %
+  {1, 64, 15, 19, -1, 386},
+  // line 387: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.196 ms; runner-up T64_128_3 3.189 ms; spread 1.6 %
+  {1, 64, 13, 18, -1, 387},
+  // line 388: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.359 ms; runner-up T64_128_3 6.314 ms; spread 0.8 %
+  {1, 64, 13, 19, -1, 388},
+  // line 389: bf16 D 64, 2^13 keys, 2^20 rows of work: default 12.52 ms; runner-up T64_128_3 12.55 ms; spread 1.3 %
+  {1, 64, 13, 20, -1, 389},
+  // line 390: bf16 D 64, 2^13 keys, 2^21 rows of work: default 24.96 ms; runner-up T64_128_3 25.02 ms; spread 0.8 %
+  {1, 64, 13, 21, -1, 390},
+  // line 391: bf16 D 64, 2^13 keys, 2^22 rows of work: default 49.87 ms; runner-up T64_128_2 50.41 ms; spread 4.4 %
+  {1, 64, 13, 22, -1, 391},
+  // line 392: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0656 ms; runner-up T128_128_2P 0.0666 ms; spread 13.5 %
+  {1, 128, 8, 12, 3, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0856 ms; runner-up T128_128_3P 0.088 ms; spread 41.8 %
+  {1, 128, 9, 13, 4, 393},
+  // line 394: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1268 ms; runner-up T128_128_2P 0.1276 ms; spread 10.4 %
+  {1, 128, 10, 14, 3, 394},
+  // line 395: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.2351 ms; runner-up T128_128_3P 0.2342 ms; spread 5.3 %
+  {1, 128, 11, 15, -1, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.7193 ms; runner-up T128_128_3P 0.7194 ms; spread 2.7 %
+  {1, 128, 12, 16, 5, 396},
+  // line 397: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.933 ms; runner-up T128_128_3 1.957 ms; spread 2.1 %
+  {1, 128, 13, 17, 5, 397},
+  // line 398: bf16 D 128, 2^14 keys, 2^18 rows of work: default 4.44 ms; runner-up T128_176_2P 4.418 ms; spread 1.1 %
+  {1, 128, 14, 18, -1, 398},
+  // line 399: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_128_2 9.334 ms; runner-up T128_128_3 9.482 ms; spread 4.1 %
+  {1, 128, 15, 19, 6, 399},
+  // line 400: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.828 ms; runner-up T128_128_2 3.852 ms; spread 1.1 %
+  {1, 128, 13, 18, 5, 400},
+  // line 401: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 7.792 ms; runner-up default 7.911 ms; spread 0.6 %
+  {1, 128, 13, 19, 6, 401},
+  // line 402: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.53 ms; runner-up T128_128_2 16.2 ms; spread 5.4 %
+  {1, 128, 13, 20, -1, 402},
+  // line 403: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.44 ms; runner-up T128_128_3 33.9 ms; spread 19.2 %
+  {1, 128, 13, 21, -1, 403},
+  // line 404: bf16 D 128, 2^13 keys, 2^22 rows of work: default 67.75 ms; runner-up T128_128_3 68.7 ms; spread 14.2 %
+  {1, 128, 13, 22, -1, 404},
+  // line 405: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.058 ms; runner-up T64_128_2P 0.0581 ms; spread 33.3 %
+  {2, 64, 8, 12, 7, 405},
+  // line 406: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0755 ms; runner-up T64_128_3P 0.0748 ms; spread 12.6 %
+  {2, 64, 9, 13, -1, 406},
+  // line 407: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1096 ms; runner-up T64_128_3 0.1102 ms; spread 37.8 %
+  {2, 64, 10, 14, -1, 407},
+  // line 408: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1969 ms; runner-up default 0.199 ms; spread 6.2 %
+  {2, 64, 11, 15, 2, 408},
+  // line 409: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5887 ms; runner-up T64_128_3 0.5884 ms; spread 4.4 %
+  {2, 64, 12, 16, -1, 409},
+  // line 410: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.623 ms; runner-up T64_128_3 1.623 ms; spread 1.1 %
+  {2, 64, 13, 17, -1, 410},
+  // line 411: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.659 ms; runner-up T64_128_3 3.65 ms; spread 1.2 %
+  {2, 64, 14, 18, -1, 411},
+  // line 412: fp16 D 64, 2^15 keys, 2^19 rows of work: default 7.71 ms; runner-up T64_128_3 7.698 ms; spread 1.1 %
+  {2, 64, 15, 19, -1, 412},
+  // line 413: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.176 ms; runner-up T64_128_3 3.171 ms; spread 0.7 %
+  {2, 64, 13, 18, -1, 413},
+  // line 414: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.294 ms; runner-up T64_128_3 6.288 ms; spread 0.5 %
+  {2, 64, 13, 19, -1, 414},
+  // line 415: fp16 D 64, 2^13 keys, 2^20 rows of work: default 12.51 ms; runner-up T64_128_3 12.6 ms; spread 0.4 %
+  {2, 64, 13, 20, -1, 415},
+  // line 416: fp16 D 64, 2^13 keys, 2^21 rows of work: default 24.97 ms; runner-up T64_128_2 25.24 ms; spread 5.5 %
+  {2, 64, 13, 21, -1, 416},
+  // line 417: fp16 D 64, 2^13 keys, 2^22 rows of work: default 50.69 ms; runner-up T64_128_2 51.13 ms; spread 6.3 %
+  {2, 64, 13, 22, -1, 417},
+  // line 418: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0655 ms; runner-up T128_128_3P 0.0666 ms; spread 24.8 %
+  {2, 128, 8, 12, 4, 418},
+  // line 419: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0844 ms; runner-up T128_128_3P 0.0845 ms; spread 9.9 %
+  {2, 128, 9, 13, 4, 419},
+  // line 420: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1254 ms; runner-up T128_128_2P 0.1281 ms; spread 11.8 %
+  {2, 128, 10, 14, 3, 420},
+  // line 421: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2352 ms; runner-up T128_128_3P 0.2342 ms; spread 8.1 %
+  {2, 128, 11, 15, -1, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7204 ms; runner-up T128_176_2P 0.723 ms; spread 5.8 %
+  {2, 128, 12, 16, 3, 422},
+  // line 423: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.944 ms; runner-up default 1.969 ms; spread 2.1 %
+  {2, 128, 13, 17, 5, 423},
+  // line 424: fp16 D 128, 2^14 keys, 2^18 rows of work: default 4.431 ms; runner-up T128_176_2P 4.397 ms; spread 1.0 %
+  {2, 128, 14, 18, -1, 424},
+  // line 425: fp16 D 128, 2^15 keys, 2^19 rows of work: default 9.443 ms; runner-up T128_128_2 9.417 ms; spread 6.1 %
+  {2, 128, 15, 19, -1, 425},
+  // line 426: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.828 ms; runner-up T128_128_2 3.863 ms; spread 0.8 %
+  {2, 128, 13, 18, 5, 426},
+  // line 427: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.948 ms; runner-up T128_128_2 7.924 ms; spread 1.8 %
+  {2, 128, 13, 19, -1, 427},
+  // line 428: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.77 ms; runner-up T128_128_2 16.29 ms; spread 4.0 %
+  {2, 128, 13, 20, -1, 428},
+  // line 429: fp16 D 128, 2^13 keys, 2^21 rows of work: default 31.66 ms; runner-up T128_128_2 34.84 ms; spread 11.1 %
+  {2, 128, 13, 21, -1, 429},
+  // line 430: fp16 D 128, 2^13 keys, 2^22 rows of work: default 69.66 ms; runner-up T128_128_3P 71.76 ms; spread 12.9 %
+  {2, 128, 13, 22, -1, 430},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2069,6 +2208,18 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2080,6 +2231,18 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 3: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128: any shape. Source: bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z):
       // without ping-pong causal-pf-8k 524 TFLOP/s against 499, gqa-pf-32k 557 against 529.
       fg_note_config(entry, "H128", nullptr, 0);
