@@ -26,6 +26,7 @@ generator_libfggen_a_SOURCES = \
 	generator/middle/rules.c \
 	generator/middle/variants.c \
 	generator/middle/kernel.c \
+	generator/middle/kernel_rows.c \
 	generator/middle/dump_kernel.c \
 	generator/middle/interp.c \
 	generator/back/print.c \
@@ -36,6 +37,7 @@ generator_libfggen_a_SOURCES = \
 	generator/back/c/validate_c.c \
 	generator/back/cuda/lower_cuda.c \
 	generator/back/cuda/configs.c \
+	generator/back/cuda/lower_rows.c \
 	generator/back/backends.c \
 	generator/back/emit.c \
 	$(NULL)
