@@ -25,3 +25,14 @@ EXTRA_DIST += bench/dry-run-check.sh bench/dry-run-cases.tsv bench/cases.tsv \
 # gnuplot); plot-check.sh runs it on a made-up run and measures the bars.
 TESTS += bench/plot-check.sh
 EXTRA_DIST += bench/plot bench/plot-check.sh
+
+# rows-bench: the row-reduction kernels on bench/rows.tsv (GPU only; with
+# bench/rows_torch.py beside it in the same call, bench/run-gpu.sh step rows).
+if HAVE_CUDA
+check_PROGRAMS += bench/rows-bench
+bench_rows_bench_SOURCES = bench/rows-bench.c
+bench_rows_bench_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+bench_rows_bench_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(CUDA_CPPFLAGS) $(AM_CPPFLAGS)
+bench_rows_bench_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
+endif
+EXTRA_DIST += bench/rows-bench.c bench/rows.tsv bench/rows_torch.py

@@ -28,6 +28,9 @@
 #                    case, FlexAttention on $PEERS_FLEX_ONLY (each Flex case
 #                    compiles first: ~10-20 s a case, too slow for all 25)
 #     6. compare     .carry/compare.py fusegen.jsonl peers.jsonl
+#     7. rows        bench/rows-bench and bench/rows_torch.py on bench/rows.tsv
+#                    in the same call (the row reductions beside torch),
+#                    side by side at the end of bench.txt
 # A step that fails is reported and the later steps still run (a failed
 # build skips the steps that need it).  The exit status is the number of
 # failed steps.
@@ -39,7 +42,8 @@
 #                    8 files: build.log check-gpu.log bench.txt fusegen.jsonl
 #                    peers.log peers.jsonl compare.txt summary.txt
 #   BUILD            build folder (default /tmp/fg-build)
-#   STEPS            steps to run (default "build check-gpu bench peers compare")
+#   STEPS            steps to run (default "build sass smoke check-gpu bench peers
+#                    compare rows")
 #   BENCH_ONLY       case ids for fusegen-bench (default all)
 #   PEERS_ONLY       case ids for the SDPA peers (default all)
 #   PEERS_FLEX_ONLY  case ids for Flex (default the masks SDPA cannot express,
@@ -49,7 +53,7 @@
 #                    step is cut to what is left
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-/tmp/fg-build}
-STEPS=${STEPS:-build sass smoke check-gpu bench peers compare}
+STEPS=${STEPS:-build sass smoke check-gpu bench peers compare rows}
 RUN_LIMIT=${RUN_LIMIT:-540}
 PEERS_FLEX_ONLY=${PEERS_FLEX_ONLY:-alibi-pf-8k,softcap-pf-8k,window-pf-8k,window-pf-32k,alibi-dc-8k,softcap-dc-8k}
 SRC=$PWD
@@ -103,7 +107,7 @@ if has_step build; then
     cd "$BUILD"
     "$SRC/configure" --with-cuda-arch=90a --disable-werror
     make -j16
-    make -j16 tests/gpu_check bench/fusegen-bench
+    make -j16 tests/gpu_check bench/fusegen-bench bench/rows-bench
   ) > "$OUT/build.log" 2>&1
   rc=$?
   tail -25 "$OUT/build.log"
@@ -247,6 +251,33 @@ if has_step compare; then
     step compare $?
   else
     step compare "no .carry/compare.py or no fusegen.jsonl"
+  fi
+fi
+
+# The row reductions beside torch, in this call (appended to bench.txt).
+if has_step rows; then
+  if test $built = 1; then
+    {
+      echo; echo "== rows: bench/rows-bench and bench/rows_torch.py (bench/rows.tsv)"
+      timeout `left 90` "$BUILD/bench/rows-bench" --cases "$SRC/bench/rows.tsv" > /tmp/fg-rows.jsonl
+      rc=$?
+      PYTHONUNBUFFERED=1 timeout `left 90` python3 "$SRC/bench/rows_torch.py" --cases "$SRC/bench/rows.tsv" \
+        >> /tmp/fg-rows.jsonl
+      rc2=$?
+      test $rc -eq 0 && rc=$rc2
+      echo "case                     fusegen GB/s  torch GB/s  fusegen/torch time"
+      awk -F'"' '{ id = $4; impl = $8; split($0, m, "\"ms\": "); split(m[2], v, ","); ms = v[1] + 0
+                   split($0, g, "\"gbps\": "); gb = g[2] + 0
+                   if (!(id in seen)) { seen[id] = 1; ids[n++] = id }
+                   t[id, impl] = ms; b[id, impl] = gb }
+           END { for (i = 0; i < n; i++) { id = ids[i]
+                   r = (t[id, "fusegen"] > 0 && t[id, "torch"] > 0) ? sprintf("%.2fx", t[id, "torch"] / t[id, "fusegen"]) : "n/a"
+                   printf "%-24s %12.1f %11.1f  %s\n", id, b[id, "fusegen"], b[id, "torch"], r } }' /tmp/fg-rows.jsonl
+      exit $rc
+    } >> "$OUT/bench.txt" 2>&1
+    step rows $?
+  else
+    step rows "not built"
   fi
 fi
 

@@ -197,6 +197,65 @@ static fg_status gqa_decode_cuda_(const fg_tensor *inputs, const fg_tensor *outp
     return fg_gqa_decode(&a_, (struct CUstream_st *)stream);
 }
 
+static fg_status logsoftmax_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_logsoftmax_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "logsoftmax: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Y = outputs[0];
+    a_.splits = splits;
+    return fg_logsoftmax(&a_, (struct CUstream_st *)stream);
+}
+
+static fg_status logsumexp_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_logsumexp_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "logsumexp: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.LSE = outputs[0];
+    a_.splits = splits;
+    return fg_logsumexp(&a_, (struct CUstream_st *)stream);
+}
+
+static fg_status rmsnorm_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_rmsnorm_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "rmsnorm: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Rstd = outputs[0];
+    a_.Y = outputs[1];
+    if (params && has_params && has_params[0]) {
+        a_.eps = (float)params[0];
+        a_.has_eps = 1;
+    }
+    a_.splits = splits;
+    return fg_rmsnorm(&a_, (struct CUstream_st *)stream);
+}
+
 static fg_status softcap_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -264,6 +323,24 @@ static fg_status softcap_decode_cuda_(const fg_tensor *inputs, const fg_tensor *
     return fg_softcap_decode(&a_, (struct CUstream_st *)stream);
 }
 
+static fg_status softmax_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_softmax_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "softmax: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Y = outputs[0];
+    a_.splits = splits;
+    return fg_softmax(&a_, (struct CUstream_st *)stream);
+}
+
 static fg_status window_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -309,8 +386,12 @@ const fg_plan_cuda_entry fg_plan_cuda_list[] = {
     {"global", global_cuda_},
     {"gqa", gqa_cuda_},
     {"gqa_decode", gqa_decode_cuda_},
+    {"logsoftmax", logsoftmax_cuda_},
+    {"logsumexp", logsumexp_cuda_},
+    {"rmsnorm", rmsnorm_cuda_},
     {"softcap", softcap_cuda_},
     {"softcap_decode", softcap_decode_cuda_},
+    {"softmax", softmax_cuda_},
     {"window", window_cuda_},
     {NULL, NULL},
 };

@@ -31,8 +31,12 @@ FG_CUDA_KERNEL_FILES = \
 	generated/global_cuda.cu \
 	generated/gqa_cuda.cu \
 	generated/gqa_decode_cuda.cu \
+	generated/logsoftmax_cuda.cu \
+	generated/logsumexp_cuda.cu \
+	generated/rmsnorm_cuda.cu \
 	generated/softcap_cuda.cu \
 	generated/softcap_decode_cuda.cu \
+	generated/softmax_cuda.cu \
 	generated/window_cuda.cu \
 	generated/fusegen_plans_cuda.c \
 	$(NULL)

@@ -767,6 +767,27 @@ typedef struct fg_kattn {
     int *score_chain;       /* the tile statements the score comes from */
 } fg_kattn;
 
+/* The roles the rowreduce family binds: each row of the running state (one
+ * index of the row axes) is one independent row of the GPU kernels, walked
+ * along the fused axis in chunks; outputs along the fused axis are written
+ * by a second walk with the final running values.  Tensor indices. */
+#define FG_KROWS_MAX 8
+typedef struct fg_krows {
+    uint32_t row_axes;               /* the running state's axes, rows in plan order */
+    int nrow_axes, row_axis[FG_MAX_AXES];
+    int nin_c, in_c[FG_KROWS_MAX];   /* inputs along the fused axis, read per element */
+    int nin_row, in_row[FG_KROWS_MAX]; /* inputs without it, read once per row */
+    int nout_c, out_c[FG_KROWS_MAX]; /* outputs along the fused axis (the second walk) */
+    int nout_row, out_row[FG_KROWS_MAX]; /* outputs per row: running or epilogue */
+    int npro, pro[FG_KROWS_MAX];     /* row statements before the walk (prologue) */
+    int nfin, fin[FG_KROWS_MAX];     /* row statements after it (epilogue), in order */
+    /* Per running value (fg_kernel.values order): its body; per out_c: its
+     * value; each with every per-element statement inlined, so they read
+     * inputs, axes, dims, params, running values and row statements only. */
+    fg_expr **body;
+    fg_expr **out_value;
+} fg_krows;
+
 struct fg_cuda_config;
 
 typedef struct fg_kernel {
@@ -791,6 +812,12 @@ typedef struct fg_kernel {
     fg_loc attn_why_loc;
     const char *attn_why;
     fg_kattn attn;
+    /* The rowreduce family's binding; rows_ok says whether the GPU row
+     * kernels can compute the plan, else why (and where). */
+    bool rows_ok;
+    fg_loc rows_why_loc;
+    const char *rows_why;
+    fg_krows rows;
     /* The compiled variants (variants.c) the plan's GPU kernels can take,
      * in dispatch order; each launch takes the first whose rule holds. */
     int nconfigs;
@@ -804,6 +831,8 @@ typedef struct fg_kernel {
  * backends cannot place gets a located error (-1). */
 int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out);
 void dump_kernel(FILE *f, const fg_kernel *k);
+/* kernel_rows.c: binds the rowreduce roles (k->rows, rows_ok, rows_why). */
+void kernel_bind_rows(fg_arena *a, fg_kernel *k);
 /* e with every elementwise tile statement inlined (running values and
  * contractions stay references); NULL when nested too deeply. */
 fg_expr *kernel_inline_tiles(fg_arena *a, const fg_fused *fz, const fg_expr *e);
@@ -947,6 +976,16 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
                fg_diag *d);
 int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                               fg_diag *d);
+
+/* back/cuda/lower_rows.c: the CUDA backend's rowreduce family (templates/cuda/rowreduce.m4) */
+int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                    fg_diag *d);
+/* back/c/lower_c.c: the CPU entry's argument checks for another entry point
+ * (named `entry`), the C names of the args fields (per tensor), and of the
+ * locals the checks bind every dim and scalar param to. */
+char *lower_c_validation(fg_arena *a, const fg_kernel *k, const char *entry, fg_diag *d,
+                         const char *const **tnames, const char *const **dnames,
+                         const char *const **pnames);
 
 /* middle/variants.c, back/cuda/configs.c: the compiled tile configurations of the CUDA kernels,
  * one row per variant, with the rule that selects it as data.  For one

@@ -28,6 +28,7 @@ generator_libfggen_a_SOURCES = \
 	generator/middle/tune.c \
 	generator/middle/wisdom.c \
 	generator/middle/kernel.c \
+	generator/middle/kernel_rows.c \
 	generator/middle/dump_kernel.c \
 	generator/middle/interp.c \
 	generator/back/print.c \
@@ -39,6 +40,7 @@ generator_libfggen_a_SOURCES = \
 	generator/back/cuda/lower_cuda.c \
 	generator/back/cuda/configs.c \
 	generator/back/cuda/tuned.c \
+	generator/back/cuda/lower_rows.c \
 	generator/back/backends.c \
 	generator/back/emit.c \
 	$(NULL)

@@ -30,6 +30,13 @@ templates_cudadir = $(templatesdir)/cuda
 dist_templates_cuda_DATA = \
 	templates/cuda/attention.m4 \
 	templates/cuda/prelude.m4 \
+	templates/cuda/rowreduce.m4 \
+	$(NULL)
+
+# The hand-written skeleton of the row-reduction family.
+templates_cuda_rowreducedir = $(templatesdir)/cuda/rowreduce
+dist_templates_cuda_rowreduce_DATA = \
+	templates/cuda/rowreduce/rows.cuh \
 	$(NULL)
 
 # The hand-written skeletons of the sm_80 attention family and their launchers.
@@ -58,5 +65,6 @@ FG_TEMPLATES = \
 	$(dist_templates_c_DATA) \
 	$(dist_templates_cuda_DATA) \
 	$(dist_templates_cuda_sm80_DATA) \
+	$(dist_templates_cuda_rowreduce_DATA) \
 	$(dist_templates_cuda_sm90_DATA) \
 	$(NULL)

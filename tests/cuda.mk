@@ -36,8 +36,10 @@ AM_TESTS_ENVIRONMENT += \
 	export FG_HAVE_CUDA NVCC CUDA_ARCHS FG_CUDA_KERNEL_FILES CXX;
 
 # cuda-hooks.sh runs the generated mask hooks on the host, cuda-dispatch.sh
-# the generated configuration dispatch (no GPU, no nvcc).
-TESTS += tests/cuda-refuse.sh tests/cuda-library.sh tests/cuda-hooks.sh tests/cuda-dispatch.sh
+# the generated configuration dispatch, rows-hooks.sh the row kernels' hooks
+# and entry against the CPU entries (no GPU, no nvcc).
+TESTS += tests/cuda-refuse.sh tests/cuda-library.sh tests/cuda-hooks.sh tests/cuda-dispatch.sh \
+	tests/rows-hooks.sh
 EXTRA_DIST += \
 	tests/cuda-refuse.sh \
 	tests/cuda-library.sh \
@@ -45,9 +47,12 @@ EXTRA_DIST += \
 	tests/cuda_hooks_sim.cc \
 	tests/cuda-dispatch.sh \
 	tests/cuda_dispatch_sim.cc \
+	tests/rows-hooks.sh \
+	tests/rows_hooks_sim.cc \
 	tests/cuda-bad/bias.fp tests/cuda-bad/bias.err tests/cuda-bad/bias.warn \
 	tests/cuda-bad/maxout.fp tests/cuda-bad/maxout.err tests/cuda-bad/maxout.warn \
 	tests/cuda-bad/normalised.fp tests/cuda-bad/normalised.err tests/cuda-bad/normalised.warn \
-	tests/cuda-bad/rowmax.fp tests/cuda-bad/rowmax.err tests/cuda-bad/rowmax.warn \
+	tests/cuda-bad/rowgather.fp tests/cuda-bad/rowgather.err tests/cuda-bad/rowgather.warn \
+	tests/cuda-bad/rowslope.fp tests/cuda-bad/rowslope.err tests/cuda-bad/rowslope.warn \
 	tests/cuda-bad/ragged_rolling.fp tests/cuda-bad/ragged_rolling.err tests/cuda-bad/ragged_rolling.warn \
 	$(NULL)

@@ -36,8 +36,19 @@
  * columns past D read as zero), refused by the sm_80 family and served by
  * the sm_90a one, and groups up to 8.
  *
+ *   row plans (family rowreduce: softmax, logsumexp, ...): rows 1, 3, 67,
+ *     300 x row lengths 1, 7, 33, 1000, 4097, 32769, each form's edges
+ *     (1024, 8192, 32768) and past them up to 262147, inputs bf16, fp16 and
+ *     f32, outputs declared f32 also stored in 16 bits, layouts dense,
+ *     rows padded by 3 elements (unaligned row starts), column-major, and
+ *     from a base one element off (row_cases); split counts given (1 to
+ *     1000) and chosen; inside a CUDA graph; bad arguments (NULL data, a
+ *     short output, a misaligned input, splits -1) refused, nothing
+ *     written.
+ *
  * Pass: ||O - ref|| / ||ref|| < 1e-2 and, per LSE element,
- * |LSE - ref| / max(1, |ref|) < 1e-3; a reference -inf (no visible key)
+ * |LSE - ref| / max(1, |ref|) < 1e-3 (every output stored as f32 is checked
+ * per element so); a reference -inf (no visible key)
  * must be matched exactly; no NaN in any output element.
  *
  * usage: gpu_check [--small] [--seed N]
@@ -82,6 +93,10 @@ typedef struct gc_case {
     int graph;   /* launched on a stream of its own, captured into a CUDA graph (split
                     plans then take the separate combine kernel), the graph run twice */
     int32_t lens[8];
+    /* rowreduce plans: the inputs' dtype (bf16, fp16 or f32), and outputs
+     * declared f32 stored in dt instead (out16) */
+    fg_dtype in_dt;
+    int out16;
     char label[200];
 
     double params[MAX_PARAMS];
@@ -280,6 +295,28 @@ static void shape_of(const fg_plan_tensor_info *ti, const int64_t *dims, fg_tens
         t->shape[k] = dims[ti->dims[k]];
 }
 
+/* The layouts of the row plans (gc_case.strided): 0 dense; 1 rows padded by
+ * 3 elements (most rows start unaligned: the element path); 2 column-major
+ * (stride 1 across rows, none along them), a rank-1 tensor with stride 2;
+ * 3 dense from a base one element past an aligned one (run_gpu). */
+static void rows_strides(fg_tensor *t, int mode)
+{
+    dense_strides(t);
+    if (mode == 1 && t->rank == 2)
+        t->stride[0] = t->shape[1] + 3;
+    if (mode == 2 && t->rank == 2) {
+        t->stride[0] = 1;
+        t->stride[1] = t->shape[0];
+    }
+    if (mode == 2 && t->rank == 1)
+        t->stride[0] = 2;
+}
+
+static int is_rows(const fg_plan_info *info)
+{
+    return !strcmp(info->family, "rowreduce");
+}
+
 static void set_params(gc_case *c)
 {
     memset(c->params, 0, sizeof c->params);
@@ -390,35 +427,48 @@ static void run_gpu(gc_case *c)
         return;
     }
     set_params(c);
-    int ud = role_index(info, FG_ROLE_HEADS);
+    int ud = role_index(info, FG_ROLE_HEADS), rows = is_rows(info);
     for (int i = 0; i < info->ninputs; i++) {
         const fg_plan_tensor_info *ti = &info->inputs[i];
         fg_tensor *r = &c->ref_in[i], *d = &din[i];
         shape_of(ti, dims, r);
         shape_of(ti, dims, d);
         r->dtype = FG_F32;
-        d->dtype = c->dt;
+        d->dtype = rows && c->in_dt == FG_F32 ? FG_F32 : c->dt;
         dense_strides(r);
-        if (c->strided)
+        if (rows)
+            rows_strides(d, c->strided);
+        else if (c->strided)
             strided_strides(d, ti->rank == 4 && ti->dims[1] == ud);
         else
             dense_strides(d);
         int64_t n = numel(r), e = extent(d);
+        size_t es = fg_dtype_size(d->dtype), skew = rows && c->strided == 3 ? es : 0;
         r->data = malloc((size_t)(n ? n : 1) * sizeof(float));
-        uint16_t *h = malloc((size_t)(e ? e : 1) * 2);
+        unsigned char *h = malloc((size_t)(e ? e : 1) * es);
         if (!r->data || !h) {
             free(h);
             case_fail(c, "host allocation failed");
             goto out;
         }
-        memset(h, 0xff, (size_t)e * 2); /* NaN in the gaps */
+        memset(h, 0xff, (size_t)e * es); /* NaN in the gaps */
         for (int64_t k = 0; k < n; k++) {
-            uint16_t v = to16(c->dt, normal(&rs));
-            ((float *)r->data)[k] = from16(c->dt, v);
-            h[offset_of(d, k)] = v;
+            /* row plans: a wider spread, so that the running max moves */
+            float x = rows ? 4.0f * normal(&rs) : normal(&rs);
+            if (d->dtype == FG_F32) {
+                ((float *)r->data)[k] = x;
+                ((float *)h)[offset_of(d, k)] = x;
+            } else {
+                uint16_t v = to16(d->dtype, x);
+                ((float *)r->data)[k] = from16(d->dtype, v);
+                ((uint16_t *)h)[offset_of(d, k)] = v;
+            }
         }
-        int ok = dev_alloc(&ds, (size_t)e * 2, &d->data) &&
-                 cudaMemcpy(d->data, h, (size_t)e * 2, cudaMemcpyHostToDevice) == cudaSuccess;
+        void *base = NULL;
+        int ok = dev_alloc(&ds, (size_t)e * es + skew, &base) &&
+                 cudaMemcpy((char *)base + skew, h, (size_t)e * es, cudaMemcpyHostToDevice) ==
+                     cudaSuccess;
+        d->data = base ? (char *)base + skew : NULL;
         free(h);
         if (!ok) {
             case_fail(c, "device allocation or copy failed");
@@ -430,15 +480,18 @@ static void run_gpu(gc_case *c)
         fg_tensor *g = &c->got[j], *d = &dout[j], *r = &c->ref_out[j];
         shape_of(ti, dims, d);
         shape_of(ti, dims, r);
-        d->dtype = ti->dtype == FG_F32 ? FG_F32 : c->dt;
+        d->dtype = ti->dtype == FG_F32 && !(c->out16 && ti->rank == 2) ? FG_F32 : c->dt;
         r->dtype = FG_F32;
         dense_strides(r);
-        if (c->strided)
+        if (rows)
+            rows_strides(d, c->strided);
+        else if (c->strided)
             strided_strides(d, ti->rank == 4 && ti->dims[1] == ud);
         else
             dense_strides(d);
         *g = *d;
         size_t bytes = (size_t)extent(d) * fg_dtype_size(d->dtype);
+        size_t skew = rows && c->strided == 3 ? fg_dtype_size(d->dtype) : 0;
         c->got_elems[j] = (size_t)extent(d);
         g->data = malloc(bytes ? bytes : 1);
         r->data = malloc((size_t)(numel(r) ? numel(r) : 1) * sizeof(float));
@@ -447,11 +500,13 @@ static void run_gpu(gc_case *c)
             goto out;
         }
         memset(g->data, 0xff, bytes);
-        if (!dev_alloc(&ds, bytes, &d->data) ||
-            cudaMemcpy(d->data, g->data, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+        void *base = NULL;
+        if (!dev_alloc(&ds, bytes + skew, &base) ||
+            cudaMemcpy((char *)base + skew, g->data, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
             case_fail(c, "device allocation or copy failed");
             goto out;
         }
+        d->data = (char *)base + skew;
     }
 
     const int32_t *lv[16] = {0};
@@ -543,7 +598,8 @@ static void check_case(gc_case *c)
         const fg_tensor *g = &c->got[j], *r = &c->ref_out[j];
         const char *name = info->outputs[j].name;
         int64_t n = numel(r);
-        int is_lse = info->outputs[j].dtype == FG_F32; /* per element, else a norm */
+        /* per element, else a norm (16-bit storage) */
+        int is_lse = info->outputs[j].dtype == FG_F32 && g->dtype == FG_F32;
         double num = 0, den = 0, worst = 0;
         char *touched = calloc(c->got_elems[j] ? c->got_elems[j] : 1, 1);
         if (!touched) {
@@ -910,6 +966,162 @@ static void split_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
     }
 }
 
+/* ---- the row plans (family rowreduce) ---- */
+
+static const char *const layout_names[] = {"", " padded-rows", " column-major", " skewed-base"};
+
+static void add_row_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype in_dt, int rows,
+                         int cols, int splits, int layout, int out16, int graph)
+{
+    gc_case *c = &batch[nbatch];
+    memset(c, 0, sizeof *c);
+    c->info = info;
+    c->fn = fn;
+    c->index = ncases++;
+    c->m = rows;
+    c->n = cols;
+    c->in_dt = in_dt;
+    c->dt = in_dt == FG_F32 ? FG_BF16 : in_dt; /* 16-bit outputs when out16 */
+    c->splits = splits;
+    c->strided = layout;
+    c->out16 = out16;
+    c->graph = graph;
+    snprintf(c->label, sizeof c->label, "%s %s rows %d cols %d splits %d%s%s%s", info->name,
+             fg_dtype_name(in_dt), rows, cols, splits, layout_names[layout & 3],
+             out16 ? (c->dt == FG_BF16 ? " out bf16" : " out fp16") : "",
+             graph ? " in a graph" : "");
+    run_gpu(c);
+    if (++nbatch == BATCH)
+        flush_batch();
+}
+
+/* Row lengths 1, 7, 33, 1000, 4097, 32769 (every form: one row per warp up
+ * to 1024, per CTA kept in registers up to 32768, the rolling walk beyond,
+ * the split form for few long rows), rows 1, 3, 67, 300, every input dtype,
+ * the four layouts, split counts given and chosen, outputs in 16 bits, and
+ * inside a CUDA graph (the split form's separate merge kernel). */
+static void row_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
+{
+    static const int rs[] = {1, 3, 67, 300}, cs[] = {1, 7, 33, 1000, 4097, 32769};
+    static const fg_dtype dts[] = {FG_BF16, FG_FP16, FG_F32};
+    if (small) {
+        add_row_case(info, fn, FG_BF16, 7, 33, 0, 1, 0, 0);
+        add_row_case(info, fn, FG_F32, 3, 1000, 3, 0, 0, 0);
+        add_row_case(info, fn, FG_FP16, 67, 7, 0, 2, 0, 0);
+        add_row_case(info, fn, FG_BF16, 1, 20000, 0, 3, 0, 0);
+        add_row_case(info, fn, FG_BF16, 2, 5000, 4, 0, 0, 1);
+        return;
+    }
+    int k = 0;
+    for (size_t t = 0; t < 3; t++)
+        for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 6; j++, k++)
+                add_row_case(info, fn, dts[t], rs[i], cs[j], 0, k % 4, k % 7 == 3, 0);
+    /* every form at its edges and past them */
+    static const int edges[][2] = {{5, 1024}, {5, 1025}, {9, 8192}, {9, 8193}, {300, 20000},
+                                   {130, 32768}, {130, 40001}, {2, 70001}, {1, 262147}};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (size_t t = 0; t < 3; t++, k++)
+            add_row_case(info, fn, dts[t], edges[e][0], edges[e][1], 0, k % 4, 0, 0);
+    /* split counts given: more parts than chunks, one part, many parts */
+    static const int splits[] = {1, 2, 3, 7, 64, 1000};
+    for (size_t q = 0; q < sizeof splits / sizeof splits[0]; q++)
+        for (size_t t = 0; t < 3; t++, k++) {
+            add_row_case(info, fn, dts[t], 3, 4097, splits[q], k % 4, k % 2, 0);
+            add_row_case(info, fn, dts[t], 1, 33, splits[q], 0, 0, 0);
+        }
+    /* inside a graph: no tickets, the split form's merge kernel */
+    for (size_t t = 0; t < 3; t++) {
+        add_row_case(info, fn, dts[t], 2, 70001, 0, 0, 0, 1);
+        add_row_case(info, fn, dts[t], 67, 1000, 0, 1, 0, 1);
+    }
+}
+
+/* Bad arguments of a row plan: refused, nothing written. */
+static void row_bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
+{
+    static const struct {
+        const char *what;
+        fg_status want;
+    } kinds[] = {
+        {"NULL input data", FG_ERR_NULL},
+        {"an output one column short", FG_ERR_SHAPE},
+        {"input misaligned by one byte", FG_ERR_ALIGN},
+        {"splits -1", FG_ERR_PARAM},
+    };
+    int64_t dims[16];
+    gc_case c;
+    memset(&c, 0, sizeof c);
+    c.info = info;
+    c.m = 5;
+    c.n = 70;
+    if (info->ndims > 16 || info->ninputs > MAX_IO || info->noutputs > MAX_IO ||
+        info->nparams > MAX_PARAMS || !bind_dims(&c, dims))
+        return;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        dev_set ds = {{0}, 0};
+        fg_tensor din[MAX_IO], dout[MAX_IO];
+        size_t obytes[MAX_IO];
+        snprintf(c.label, sizeof c.label, "%s bad argument: %s", info->name, kinds[k].what);
+        c.state = C_FAIL;
+        snprintf(c.why, sizeof c.why, "device allocation failed");
+        int ok = 1;
+        for (int i = 0; i < info->ninputs && ok; i++) {
+            shape_of(&info->inputs[i], dims, &din[i]);
+            din[i].dtype = FG_BF16;
+            dense_strides(&din[i]);
+            size_t b = (size_t)extent(&din[i]) * 2 + 16;
+            ok = dev_alloc(&ds, b, &din[i].data) && cudaMemset(din[i].data, 0, b) == cudaSuccess;
+        }
+        for (int j = 0; j < info->noutputs && ok; j++) {
+            shape_of(&info->outputs[j], dims, &dout[j]);
+            dout[j].dtype = FG_F32;
+            if (kinds[k].want == FG_ERR_SHAPE && j == 0)
+                dout[j].shape[dout[j].rank - 1]--;
+            dense_strides(&dout[j]);
+            obytes[j] = (size_t)extent(&dout[j]) * 4;
+            ok = dev_alloc(&ds, obytes[j], &dout[j].data) &&
+                 cudaMemset(dout[j].data, 0xff, obytes[j]) == cudaSuccess;
+        }
+        if (ok) {
+            if (kinds[k].want == FG_ERR_NULL)
+                din[0].data = NULL;
+            if (kinds[k].want == FG_ERR_ALIGN)
+                din[0].data = (char *)din[0].data + 1;
+            fg_status st = fn(din, dout, c.params, c.has, NULL, NULL,
+                              kinds[k].want == FG_ERR_PARAM ? -1 : 0, NULL);
+            cudaError_t e = cudaDeviceSynchronize();
+            if (st != kinds[k].want)
+                snprintf(c.why, sizeof c.why, "returned %s, expected %s (%s)", fg_strerror(st),
+                         fg_strerror(kinds[k].want), fg_last_error());
+            else if (e != cudaSuccess)
+                snprintf(c.why, sizeof c.why, "CUDA error: %s", cudaGetErrorString(e));
+            else {
+                c.state = C_DONE;
+                snprintf(c.why, sizeof c.why, "%s: %s", fg_strerror(st), fg_last_error());
+            }
+            for (int j = 0; j < info->noutputs && c.state == C_DONE; j++) {
+                unsigned char *h = malloc(obytes[j] ? obytes[j] : 1);
+                if (!h || cudaMemcpy(h, dout[j].data, obytes[j], cudaMemcpyDeviceToHost) !=
+                              cudaSuccess) {
+                    c.state = C_FAIL;
+                    snprintf(c.why, sizeof c.why, "copy back failed");
+                } else
+                    for (size_t q = 0; q < obytes[j]; q++)
+                        if (h[q] != 0xff) {
+                            c.state = C_FAIL;
+                            snprintf(c.why, sizeof c.why, "refused but wrote output %s (byte %zu)",
+                                     info->outputs[j].name, q);
+                            break;
+                        }
+                free(h);
+            }
+        }
+        dev_free(&ds);
+        report(&c);
+    }
+}
+
 static const fg_plan_info *find_plan(const char *name)
 {
     for (int i = 0; fg_plan_list[i]; i++)
@@ -964,6 +1176,11 @@ int main(int argc, char **argv)
             continue;
         }
         nplans++;
+        if (is_rows(info)) {
+            row_bad_args(info, fn);
+            row_cases(info, fn, small);
+            continue;
+        }
         bad_args(info, fn);
         if (!strcmp(info->form, "split"))
             split_cases(info, fn, small);

@@ -130,14 +130,19 @@ run check-all 0 -o "$tmp/generated" --check plans/*.fp && {
 # --target=cuda on a plan the CUDA backend cannot serve is an error, in
 # --check as in a run, and the run writes nothing (issue 13: it exited 0
 # having written only a header when the plan's targets left cuda out).
-run check-cuda-named 1 --check --target=cuda plans/softmax.fp &&
+run check-cuda-named 1 --check --target=cuda plans/sigmoid.fp &&
     expect_line check-cuda-named "$tmp/err" \
-        "plans/softmax.fp:17:1: error: plan 'softmax' has no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'softmax' has 2"
-run cuda-named 1 --templates=templates --target=cuda -o "$tmp/gen-cuda" plans/softmax.fp && {
+        "plans/sigmoid.fp:25:1: error: plan 'sigmoid' has no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'sigmoid' has 1"
+run cuda-named 1 --templates=templates --target=cuda -o "$tmp/gen-cuda" plans/sigmoid.fp && {
     expect_line cuda-named "$tmp/err" \
-        "plans/softmax.fp:17:1: error: plan 'softmax' has no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'softmax' has 2"
+        "plans/sigmoid.fp:25:1: error: plan 'sigmoid' has no CUDA kernel: the attention kernel keeps 3 running reductions (max, sum, and the P.V contraction); plan 'sigmoid' has 1"
     if test -e "$tmp/gen-cuda"; then fail "cuda-named: a failing run wrote $tmp/gen-cuda"; fi
 }
+# The row reductions have the row kernels (issue 13): --target=cuda serves them.
+run cuda-rows 0 --templates=templates --target=cuda -o "$tmp/gen-rows" plans/softmax.fp plans/logsumexp.fp &&
+    for f in softmax_cuda.cu logsumexp_cuda.cu fusegen_plans_cuda.c; do
+        test -s "$tmp/gen-rows/$f" || fail "cuda-rows: $f was not written"
+    done
 run cuda-named-sigmoid 1 --templates=templates --target=cuda -o "$tmp/gen-cuda" plans/sigmoid.fp
 
 # One bad plan fails the run (status 1) and nothing is written.

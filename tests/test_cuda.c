@@ -122,23 +122,85 @@ static void every_bundled_attention_plan_fits(void **state)
     }
 }
 
-static void row_reductions_are_not_attention(void **state)
+/* The definitions lower_cuda writes for a plan of the row kernels. */
+static const char *rows_defs(fixture *f, const char *rel)
+{
+    fg_kernel *k = fused_file(f, rel);
+    assert_non_null(k);
+    fg_loc loc = {0, 0};
+    const char *why = NULL;
+    if (lower_cuda_supported(k, &loc, &why) != 0)
+        fail_msg("%s: %s (line %d)", rel, why ? why : "?", loc.line);
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_cuda(f->arena, k, defs, &tmpl, &f->diag), 0);
+    assert_string_equal(tmpl, "cuda/rowreduce.m4");
+    assert_int_equal(f->diag.errors, 0);
+    return defs_text(defs);
+}
+
+/* softmax: the running max and the sum under it, the derived rescale in
+ * the chunk step and in the merge, the output from the final state. */
+static void softmax_has_row_kernels(void **state)
+{
+    fixture *f = *state;
+    const char *d = rows_defs(f, "plans/softmax.fp");
+    assert_def(d, "cuda_rows_nin", "1");
+    assert_def(d, "cuda_rows_nout", "1");
+    assert_def(d, "cuda_rows_nrout", "0");
+    assert_def(d, "cuda_rows_nstate", "3");
+    assert_has(d, "const float Mx_prev_ = s.Mx;");
+    assert_has(d, "if (e < n) acc_ = fmaxf(acc_, x@{0@}@{e@});");
+    assert_has(d, "if (s.any != 0.f) s.L *= __expf(Mx_prev_ - plan_safe(s.Mx));");
+    assert_has(d, "if (e < n) acc_ = acc_ + __expf(x@{0@}@{e@} - plan_safe(s.Mx));");
+    assert_has(d, "a.Mx = fmaxf(o.Mx, b.Mx);");
+    assert_has(d, "a.L = o.L * (__expf(o.Mx - plan_safe(a.Mx))) + b.L * (__expf(b.Mx - "
+                  "plan_safe(a.Mx)));");
+    /* Y = E / L with E inlined, under the masked-row division */
+    assert_has(d, "y@{0@}@{e@} = plan_div0(__expf(x@{0@}@{e@} - plan_safe(s.Mx)), s.L);");
+    /* the host checks are the CPU entry's, under the CUDA entry's name */
+    assert_has(d, "fg@&_check_tensor(&args->X, \"fg@&_softmax: X\", 2,");
+}
+
+/* rmsnorm and logsumexp: outputs per row (an epilogue statement), a param,
+ * a dim read as a float. */
+static void row_outputs_and_params(void **state)
+{
+    fixture *f = *state;
+    const char *d = rows_defs(f, "plans/rmsnorm.fp");
+    assert_def(d, "cuda_rows_nrout", "1");
+    assert_def(d, "cuda_rows_nout", "1");
+    assert_has(d, "f.Rstd = rsqrtf(s.Ss / p.C + p.eps);");
+    assert_has(d, "if (p.rout@{0@}) rr_store1(p.rout@{0@}, p.rout_dt@{0@}, r.rout_off@{0@}, f.Rstd);");
+    assert_has(d, "y@{0@}@{e@} = x@{0@}@{e@} * f.Rstd;");
+    assert_has(d, "p.eps = eps;");
+    d = rows_defs(f, "plans/logsumexp.fp");
+    assert_def(d, "cuda_rows_nout", "0");
+    assert_has(d, "f.LSE = plan_safe(s.Mx) + __logf(s.L);");
+}
+
+/* Plans the row kernels cannot compute get a located reason. */
+static void row_plans_refused_with_reasons(void **state)
 {
     fixture *f = *state;
     static const struct {
-        const char *plan;
+        const char *plan, *why;
         int line, col;
     } cases[] = {
-        {"softmax", 17, 1}, {"logsumexp", 16, 1}, {"logsoftmax", 16, 1},
+        {"tests/cuda-bad/rowslope.fp", "the row kernels take scalar params only", 6, 7},
+        {"tests/cuda-bad/rowgather.fp", "'X' is read at other indices than declared (a gather)",
+         7, 16},
+        /* a contraction: the attention family's reason, not the rows' */
+        {"plans/sigmoid.fp", "the attention kernel keeps 3 running reductions", 25, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        fg_kernel *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", cases[i].plan));
-        assert_non_null(fz);
+        fg_kernel *k = fused_file(f, cases[i].plan);
+        assert_non_null(k);
         fg_loc loc = {0, 0};
         const char *why = NULL;
-        assert_int_equal(lower_cuda_supported(fz, &loc, &why), -1);
+        assert_int_equal(lower_cuda_supported(k, &loc, &why), -1);
         assert_non_null(why);
-        assert_has(why, "the attention kernel keeps 3 running reductions");
+        assert_has(why, cases[i].why);
         assert_int_equal(loc.line, cases[i].line);
         assert_int_equal(loc.col, cases[i].col);
     }
@@ -514,7 +576,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_bundled_attention_plan_fits, setup, teardown),
-        cmocka_unit_test_setup_teardown(row_reductions_are_not_attention, setup, teardown),
+        cmocka_unit_test_setup_teardown(softmax_has_row_kernels, setup, teardown),
+        cmocka_unit_test_setup_teardown(row_outputs_and_params, setup, teardown),
+        cmocka_unit_test_setup_teardown(row_plans_refused_with_reasons, setup, teardown),
         cmocka_unit_test_setup_teardown(global_score_is_folded_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(causal_mask_bounds_keys_and_tiles, setup, teardown),
         cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),

@@ -249,7 +249,8 @@ static void registry_lists_the_cuda_plans(void **state)
     (void)state;
     static const char *const want[] = {
         "alibi", "alibi_decode", "causal", "causal_decode", "global",
-        "gqa", "gqa_decode", "softcap", "softcap_decode", "window",
+        "gqa", "gqa_decode", "logsoftmax", "logsumexp", "rmsnorm",
+        "softcap", "softcap_decode", "softmax", "window",
     };
     size_t n = 0;
     while (fg_plan_cuda_list[n].name) {

@@ -133,6 +133,35 @@ static void dump_mask(FILE *f, const fg_kernel *k, fg_arena *a)
                          : "visited");
 }
 
+static void dump_names(FILE *f, const fg_plan *p, const char *what, int n, const int *list)
+{
+    fprintf(f, "%s", what);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? ", " : " ", p->tensors[list[i]].name);
+    fputs(n ? "\n" : " none\n", f);
+}
+
+/* The rowreduce family's binding (kernel_rows.c). */
+static void dump_rows(FILE *f, const fg_kernel *k)
+{
+    const fg_plan *p = k->plan;
+    const fg_krows *r = &k->rows;
+    if (!k->rows_ok) {
+        fprintf(f, "gpu row kernels: no, line %d: %s\n", k->rows_why_loc.line, k->rows_why);
+        return;
+    }
+    fputs("gpu row kernels: yes\n  rows over", f);
+    for (int i = 0; i < r->nrow_axes; i++)
+        fprintf(f, "%s%s", i ? ", " : " ", p->axes[r->row_axis[i]].name);
+    fputs(r->nrow_axes ? "\n" : " nothing (one row)\n", f);
+    dump_names(f, p, "  read per element:", r->nin_c, r->in_c);
+    dump_names(f, p, "  read per row:", r->nin_row, r->in_row);
+    dump_names(f, p, "  row statements before the walk:", r->npro, r->pro);
+    dump_names(f, p, "  row statements after the walk:", r->nfin, r->fin);
+    dump_names(f, p, "  outputs per row:", r->nout_row, r->out_row);
+    dump_names(f, p, "  outputs per element (second walk):", r->nout_c, r->out_c);
+}
+
 static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
 {
     const fg_plan *p = k->plan;
@@ -140,6 +169,8 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
     if (!k->attn_ok) {
         fprintf(f, "gpu attention kernels: no, line %d: %s\n", k->attn_why_loc.line,
                 k->attn_why);
+        if (k->family == FAMILY_ROWREDUCE)
+            dump_rows(f, k);
         return;
     }
     fputs("gpu attention kernels: yes\n", f);

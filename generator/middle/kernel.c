@@ -993,6 +993,7 @@ int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
     } else {
         k->attn_why = c.why;
         k->attn_why_loc = c.why_loc;
+        kernel_bind_rows(a, k);
     }
     *out = k;
     return 0;

@@ -897,3 +897,20 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
                               : "ntiles_ / 4 < 1 ? 1 : ntiles_ / 4 > 64 ? 64 : ntiles_ / 4");
     return L.errors ? -1 : 0;
 }
+
+/* The CPU entry's checks, for another entry point (the CUDA row kernels'):
+ * plain C that binds every dim and scalar param to a local of its C name. */
+char *lower_c_validation(fg_arena *a, const fg_kernel *k, const char *entry, fg_diag *d,
+                         const char *const **tnames, const char *const **dnames,
+                         const char *const **pnames)
+{
+    lc L;
+    if (lc_init(&L, a, k, d) < 0)
+        return NULL;
+    L.entry = entry;
+    char *code = lc_validation_code(&L);
+    *tnames = L.tname;
+    *dnames = L.dname;
+    *pnames = L.pname;
+    return L.errors ? NULL : code;
+}

@@ -517,14 +517,17 @@ static void host_defs(cu *c, fg_defs *defs, const char *entry)
     fg_def_code(defs, "cuda_set_params", cb_str(&params));
 }
 
+/* The attention family serves plans with contractions, the row kernels
+ * (lower_rows.c) chains of row reductions; the reason given is the family's. */
 int lower_cuda_supported(const fg_kernel *k, fg_loc *loc, const char **why)
 {
-    if (k->attn_ok)
+    bool rows = k->family == FAMILY_ROWREDUCE;
+    if (rows ? k->rows_ok : k->attn_ok)
         return 0;
     if (loc)
-        *loc = k->attn_why_loc;
+        *loc = rows ? k->rows_why_loc : k->attn_why_loc;
     if (why)
-        *why = k->attn_why;
+        *why = rows ? k->rows_why : k->attn_why;
     return -1;
 }
 
@@ -532,6 +535,8 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
                fg_diag *d)
 {
     const fg_plan *p = k->plan;
+    if (k->family == FAMILY_ROWREDUCE)
+        return lower_cuda_rows(a, k, defs, template_rel, d);
     if (!k->attn_ok) {
         diag_error(d, k->attn_why_loc, "plan '%s' does not fit the CUDA attention kernel: %s",
                    p->name, k->attn_why);

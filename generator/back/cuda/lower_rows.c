@@ -1,0 +1,528 @@
+/* lower_rows.c - the CUDA backend's rowreduce family: the kernel model as
+ * the hooks of the row kernels (templates/cuda/rowreduce/rows.cuh).
+ *
+ * The skeleton walks each row along the fused axis in chunks of V elements
+ * (one 16-byte load per input), keeps the running state in registers, merges
+ * the states of the threads of a row (and of the CTAs of a split row), then
+ * computes the row's epilogue and writes the outputs.  What it calls per
+ * plan is printed here from kernel_rows.c's binding, generically: the
+ * running state and its identity, one chunk's step (each value's correction
+ * as fuse.c derived it, then the chunk's contribution, producers first),
+ * the merge of two states with the same corrections, the row statements
+ * before and after the walk, and the per-element outputs.  The host entry
+ * checks its arguments with the CPU entry's own checks (validate_c.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "generator.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef fg_strbuf cb;
+
+typedef enum rsite {
+    RS_ELEM,  /* per element of a chunk: x[k][e], c_, s.V, V_prev_ */
+    RS_ROW,   /* row setup and epilogue: s.V, r.*, f.* */
+    RS_MERGE  /* the merge: TENSOR = a.V, PREV = o.V or b.V */
+} rsite;
+
+typedef struct rw {
+    fg_arena *a;
+    const fg_kernel *k;
+    const fg_plan *p;
+    const fg_krows *r;
+    const char **tf, **af, **df, **pf; /* field names per tensor, axis, dim, param */
+    int *in_c;                         /* per tensor: its index among in_c, or -1 */
+    bool *running, *fin;
+    rsite site;
+    const char *prev_obj; /* RS_MERGE: "o" or "b" */
+    bool used_c;
+    int errors;
+} rw;
+
+/* Words the skeleton uses as fields or locals, and C++'s own. */
+static const char *const reserved[] = {
+    "any", "rows", "ncols", "ext", "vec", "in", "in_sc", "in_rs", "out", "out_dt", "out_sc",
+    "out_rs", "rin", "rin_dt", "rin_rs", "rout", "rout_dt", "rout_rs", "in_off", "out_off",
+    "rin_off", "rout_off", "p", "r", "s", "f", "x", "y", "e", "n", "a", "b", "o", "c0",
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "class",
+    "template", "this", "new", "delete", "private", "public", "namespace", "operator",
+    "friend", "virtual", "using", "min", "max", NULL,
+};
+
+static const char *field(fg_arena *a, const char *name)
+{
+    size_t n = strlen(name);
+    bool bad = n == 0 || name[n - 1] == '_';
+    for (int i = 0; !bad && reserved[i]; i++)
+        bad = !strcmp(reserved[i], name);
+    return bad ? arena_printf(a, "%s_v", name) : name;
+}
+
+/* The CUDA dialect with the masked-row division (docs/plan-language.md). */
+static fg_dialect rows_dialect(void)
+{
+    fg_dialect dl = fg_dialects[DIALECT_CUDA];
+    dl.div0 = "plan_div0";
+    return dl;
+}
+
+static void leaf(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
+{
+    rw *w = pr->ctx;
+    const fg_plan *p = w->p;
+    switch (e->kind) {
+    case E_DIM:
+        strbuf_printf(b, "p.%s", w->df[e->ref]);
+        return;
+    case E_PARAM:
+        strbuf_printf(b, "p.%s", w->pf[e->ref]);
+        return;
+    case E_AXIS:
+        if (e->ref == w->k->sched.reduced_axis && w->site == RS_ELEM) {
+            w->used_c = true;
+            strbuf_puts(b, "c_");
+        } else if (w->r->row_axes & (1u << e->ref))
+            strbuf_printf(b, "r.%s", w->af[e->ref]);
+        else
+            break;
+        return;
+    case E_TENSOR: {
+        const fg_ir_tensor *t = &p->tensors[e->ref];
+        if (t->kind == TENSOR_INPUT) {
+            if (w->in_c[e->ref] >= 0 && w->site == RS_ELEM)
+                strbuf_printf(b, "x[%d][e]", w->in_c[e->ref]);
+            else if (w->in_c[e->ref] < 0)
+                strbuf_printf(b, "r.%s", w->tf[e->ref]);
+            else
+                break;
+        } else if (w->running[e->ref]) {
+            const char *obj = w->site == RS_MERGE ? "a" : "s";
+            if (rule_masked_minmax(t))
+                strbuf_printf(b, "plan_safe(%s.%s)", obj, w->tf[e->ref]);
+            else
+                strbuf_printf(b, "%s.%s", obj, w->tf[e->ref]);
+        } else if (w->fin[e->ref])
+            strbuf_printf(b, "f.%s", w->tf[e->ref]);
+        else
+            strbuf_printf(b, "r.%s", w->tf[e->ref]); /* a row statement before the walk */
+        return;
+    }
+    case E_PREV:
+        if (w->site == RS_MERGE)
+            strbuf_printf(b, "%s.%s", w->prev_obj, w->tf[e->ref]);
+        else
+            strbuf_printf(b, "%s_prev_", w->tf[e->ref]);
+        return;
+    default:
+        break;
+    }
+    w->errors++;
+    strbuf_puts(b, "0");
+}
+
+static char *text(rw *w, rsite site, const fg_expr *e)
+{
+    fg_dialect dl = rows_dialect();
+    w->site = site;
+    fg_printer pr = {.a = w->a, .p = w->p, .dl = &dl, .leaf = leaf, .ctx = w, .masked_div = true};
+    char *s = code_expr_text(&pr, e);
+    w->errors += pr.errors;
+    return s;
+}
+
+static char *plan_text(rw *w, const fg_expr *e)
+{
+    return comment_safe(w->a, expr_to_string(w->a, w->p, e));
+}
+
+static char *stmt_line(rw *w, int t)
+{
+    const fg_ir_tensor *ts = &w->p->tensors[t];
+    if (ts->hoisted && ts->hoisted_from >= 0)
+        return arena_printf(w->a, "%s = %s (inside %s), plan line %d", ts->name,
+                            plan_text(w, ts->rhs), w->p->tensors[ts->hoisted_from].name,
+                            ts->loc.line);
+    return arena_printf(w->a, "%s = %s, plan line %d", ts->name, plan_text(w, ts->rhs),
+                        ts->loc.line);
+}
+
+static const char *identity(fg_reduce_op op)
+{
+    return op == R_SUM ? "0.f" : op == R_MAX ? "-INFINITY" : "INFINITY";
+}
+
+static char *combine(fg_arena *a, fg_reduce_op op, const char *x, const char *y)
+{
+    if (op == R_SUM)
+        return arena_printf(a, "%s + %s", x, y);
+    return arena_printf(a, "%s(%s, %s)", op == R_MAX ? "fmaxf" : "fminf", x, y);
+}
+
+/* ------------------------------------------------------------------ */
+/* Device hooks                                                        */
+/* ------------------------------------------------------------------ */
+
+static void state_defs(rw *w, fg_defs *defs)
+{
+    const fg_kernel *k = w->k;
+    cb fields = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0};
+    cb save = {w->a, NULL, 0, 0}, load = {w->a, NULL, 0, 0};
+    for (int i = 0; i < k->nvalues; i++) {
+        const char *n = w->tf[k->values[i].tensor];
+        strbuf_printf(&fields, "  float %s; // %s\n", n,
+                      comment_safe(w->a, stmt_line(w, k->values[i].tensor)));
+        strbuf_printf(&init, "  s.%s = %s;\n", n, identity(k->values[i].op));
+        strbuf_printf(&shfl, "  t.%s = __shfl_xor_sync(0xffffffffu, s.%s, o);\n", n, n);
+        strbuf_printf(&save, "  w[%d] = s.%s;\n", i, n);
+        strbuf_printf(&load, "  s.%s = __ldcg(w + %d);\n", n, i);
+    }
+    strbuf_printf(&save, "  w[%d] = s.any;\n", k->nvalues);
+    strbuf_printf(&load, "  s.any = __ldcg(w + %d);\n", k->nvalues);
+    fg_def_code(defs, "cuda_rows_state_fields", strbuf_str(&fields));
+    fg_def_code(defs, "cuda_rows_state_init", strbuf_str(&init));
+    fg_def_code(defs, "cuda_rows_state_shfl", strbuf_str(&shfl));
+    fg_def_code(defs, "cuda_rows_state_save", strbuf_str(&save));
+    fg_def_code(defs, "cuda_rows_state_load", strbuf_str(&load));
+    fg_def_int(defs, "cuda_rows_nstate", k->nvalues + 1);
+}
+
+/* The comment of a running value: its reducer and its correction. */
+static char *value_comment(rw *w, const fg_kvalue *v)
+{
+    const fg_plan *p = w->p;
+    const fg_ir_tensor *t = &p->tensors[v->tensor];
+    cb b = {w->a, NULL, 0, 0};
+    strbuf_printf(&b, "%s: running %s over %s, %s", t->name, fg_reduce_names[v->op],
+                  p->axes[w->k->sched.reduced_axis].name,
+                  comment_safe(w->a, stmt_line(w, v->tensor)));
+    if (v->corr->kind != CORR_NONE && v->corr->factor) {
+        strbuf_printf(&b, "; correction %s %s", v->corr->kind == CORR_SCALE ? "*" : "+",
+                      plan_text(w, v->corr->factor));
+        if (v->corr->origin >= 0)
+            strbuf_printf(&b, " derived from %s (plan line %d)", p->tensors[v->corr->origin].name,
+                          p->tensors[v->corr->origin].loc.line);
+    }
+    return strbuf_str(&b);
+}
+
+/* One chunk's step and the merge of two states, producers first. */
+static void step_defs(rw *w, fg_defs *defs)
+{
+    const fg_kernel *k = w->k;
+    cb acc = {w->a, NULL, 0, 0}, merge = {w->a, NULL, 0, 0};
+    uint64_t saved = 0;
+    for (int i = 0; i < k->nvalues; i++)
+        if (k->values[i].corr->kind != CORR_NONE)
+            saved |= k->values[i].corr->producers;
+    for (int i = 0; i < k->nvalues && i < 64; i++) {
+        int t = k->values[i].tensor;
+        if (t < 64 && (saved & (1ull << t)))
+            strbuf_printf(&acc, "  const float %s_prev_ = s.%s;\n", w->tf[t], w->tf[t]);
+    }
+    strbuf_puts(&merge, "  if (b.any == 0.f) return;\n"
+                        "  if (a.any == 0.f) {\n    a = b;\n    return;\n  }\n"
+                        "  const plan_state o = a;\n");
+    for (int i = 0; i < k->nvalues; i++) {
+        const fg_kvalue *v = &k->values[i];
+        const char *n = w->tf[v->tensor];
+        const fg_correction *cr = v->corr;
+        bool corr = cr->kind != CORR_NONE && cr->factor;
+        const char *cop = cr->kind == CORR_SCALE ? "*" : "+";
+        strbuf_printf(&acc, "  // %s\n  {\n", value_comment(w, v));
+        if (corr)
+            strbuf_printf(&acc, "    if (s.any != 0.f) s.%s %s= %s;\n", n, cop,
+                          text(w, RS_ELEM, cr->factor));
+        w->used_c = false;
+        char *body = text(w, RS_ELEM, w->r->body[i]);
+        strbuf_printf(&acc, "    float acc_ = %s;\n#pragma unroll\n    for (int e = 0; e < V; e++) {\n",
+                      identity(v->op));
+        if (w->used_c)
+            strbuf_puts(&acc, "      const long long c_ = c0 + e;\n");
+        strbuf_printf(&acc, "      if (e < n) acc_ = %s;\n    }\n    s.%s = %s;\n  }\n",
+                      combine(w->a, v->op, "acc_", body), n,
+                      combine(w->a, v->op, arena_printf(w->a, "s.%s", n), "acc_"));
+        /* merge: each side corrected to the merged producers */
+        const char *x = arena_printf(w->a, "o.%s", n), *y = arena_printf(w->a, "b.%s", n);
+        if (corr) {
+            w->prev_obj = "o";
+            x = arena_printf(w->a, "o.%s %s (%s)", n, cop, text(w, RS_MERGE, cr->factor));
+            w->prev_obj = "b";
+            y = arena_printf(w->a, "b.%s %s (%s)", n, cop, text(w, RS_MERGE, cr->factor));
+        }
+        strbuf_printf(&merge, "  a.%s = %s;  // %s\n", n, combine(w->a, v->op, x, y),
+                      corr ? "each side corrected to the merged values" : fg_reduce_names[v->op]);
+    }
+    strbuf_puts(&acc, "  s.any = 1.f;\n");
+    fg_def_code(defs, "cuda_rows_accumulate", strbuf_str(&acc));
+    fg_def_code(defs, "cuda_rows_merge", strbuf_str(&merge));
+}
+
+/* The position of axis ax among an input's indices or an output's axes. */
+static int position(const fg_ir_tensor *t, int ax)
+{
+    if (t->kind == TENSOR_INPUT) {
+        for (int i = 0; i < t->nindex; i++)
+            if (t->index[i]->ref == ax)
+                return i;
+        return -1;
+    }
+    for (int i = 0; i < t->naxes; i++)
+        if (t->axes[i] == ax)
+            return i;
+    return -1;
+}
+
+/* The row: its axes from the row number, each tensor's row offset, the
+ * inputs read once per row, the row statements before the walk. */
+static void row_defs(rw *w, fg_defs *defs)
+{
+    const fg_krows *r = w->r;
+    const fg_plan *p = w->p;
+    cb fields = {w->a, NULL, 0, 0}, setup = {w->a, NULL, 0, 0};
+    if (r->nrow_axes)
+        strbuf_puts(&setup, "  long long t_ = row;\n");
+    else
+        strbuf_puts(&setup, "  (void)row;\n");
+    for (int j = r->nrow_axes - 1; j >= 0; j--) {
+        const char *n = w->af[r->row_axis[j]];
+        strbuf_printf(&fields, "  long long %s; // axis %s\n", n, p->axes[r->row_axis[j]].name);
+        if (j > 0)
+            strbuf_printf(&setup, "  r.%s = t_ %% p.ext[%d];\n  t_ /= p.ext[%d];\n", n, j, j);
+        else
+            strbuf_printf(&setup, "  r.%s = t_;\n", n);
+    }
+    struct {
+        const char *arr;
+        int n;
+        const int *list;
+    } groups[] = {{"in", r->nin_c, r->in_c},
+                  {"rin", r->nin_row, r->in_row},
+                  {"out", r->nout_c, r->out_c},
+                  {"rout", r->nout_row, r->out_row}};
+    for (int g = 0; g < 4; g++)
+        for (int i = 0; i < groups[g].n; i++) {
+            strbuf_printf(&setup, "  r.%s_off[%d] = 0", groups[g].arr, i);
+            for (int j = 0; j < r->nrow_axes; j++)
+                strbuf_printf(&setup, " + r.%s * p.%s_rs[%d][%d]", w->af[r->row_axis[j]],
+                              groups[g].arr, i, j);
+            strbuf_printf(&setup, "; // %s\n", p->tensors[groups[g].list[i]].name);
+        }
+    for (int i = 0; i < r->nin_row; i++) {
+        const char *n = w->tf[r->in_row[i]];
+        strbuf_printf(&fields, "  float %s; // input %s, read once per row\n", n,
+                      p->tensors[r->in_row[i]].name);
+        strbuf_printf(&setup, "  r.%s = rr_load1(p.rin[%d], p.rin_dt[%d], r.rin_off[%d]);\n", n,
+                      i, i, i);
+    }
+    for (int i = 0; i < r->npro; i++) {
+        int t = r->pro[i];
+        strbuf_printf(&fields, "  float %s; // %s\n", w->tf[t], comment_safe(w->a, stmt_line(w, t)));
+        strbuf_printf(&setup, "  r.%s = %s;\n", w->tf[t], text(w, RS_ROW, p->tensors[t].rhs));
+    }
+    fg_def_code(defs, "cuda_rows_row_fields", strbuf_str(&fields));
+    fg_def_code(defs, "cuda_rows_row_setup", strbuf_str(&setup));
+}
+
+/* After the walk: the row statements, the row outputs, the element outputs. */
+static void epilogue_defs(rw *w, fg_defs *defs)
+{
+    const fg_krows *r = w->r;
+    const fg_plan *p = w->p;
+    cb fields = {w->a, NULL, 0, 0}, fin = {w->a, NULL, 0, 0}, store = {w->a, NULL, 0, 0};
+    cb elem = {w->a, NULL, 0, 0};
+    for (int i = 0; i < r->nfin; i++) {
+        int t = r->fin[i];
+        const char *line = comment_safe(w->a, stmt_line(w, t));
+        strbuf_printf(&fields, "  float %s; // %s\n", w->tf[t], line);
+        strbuf_printf(&fin, "  f.%s = %s;  // %s\n", w->tf[t], text(w, RS_ROW, p->tensors[t].rhs),
+                      line);
+    }
+    if (!r->nfin)
+        strbuf_puts(&fields, "  float unused_;\n");
+    strbuf_puts(&fin, "  (void)f;\n  (void)s;\n  (void)p;\n  (void)r;\n");
+    for (int i = 0; i < r->nout_row; i++) {
+        int t = r->out_row[i];
+        /* a running output is its final value (a max or min stays +-inf) */
+        const char *v = w->running[t] ? arena_printf(w->a, "s.%s", w->tf[t])
+                                      : arena_printf(w->a, "f.%s", w->tf[t]);
+        strbuf_printf(&store, "  if (p.rout[%d]) rr_store1(p.rout[%d], p.rout_dt[%d], r.rout_off[%d], %s);  // %s\n",
+                      i, i, i, i, v, p->tensors[t].name);
+    }
+    strbuf_puts(&store, "  (void)f;\n  (void)s;\n  (void)p;\n  (void)r;\n");
+    if (r->nout_c) {
+        bool used = false;
+        cb vals = {w->a, NULL, 0, 0};
+        for (int i = 0; i < r->nout_c; i++) {
+            w->used_c = false;
+            char *v = text(w, RS_ELEM, r->out_value[i]);
+            used |= w->used_c;
+            strbuf_printf(&vals, "    y[%d][e] = %s;  // %s\n", i, v,
+                          comment_safe(w->a, stmt_line(w, r->out_c[i])));
+        }
+        strbuf_puts(&elem, "#pragma unroll\n  for (int e = 0; e < V; e++) {\n");
+        if (used)
+            strbuf_puts(&elem, "    const long long c_ = c0 + e;\n");
+        strbuf_puts(&elem, strbuf_str(&vals));
+        strbuf_puts(&elem, "  }\n");
+    }
+    strbuf_puts(&elem, "  (void)y;\n  (void)x;\n  (void)c0;\n  (void)f;\n  (void)s;\n  (void)p;\n  (void)r;\n");
+    fg_def_code(defs, "cuda_rows_fin_fields", strbuf_str(&fields));
+    fg_def_code(defs, "cuda_rows_finish", strbuf_str(&fin));
+    fg_def_code(defs, "cuda_rows_store_row", strbuf_str(&store));
+    fg_def_code(defs, "cuda_rows_elementwise", strbuf_str(&elem));
+}
+
+/* ------------------------------------------------------------------ */
+/* Host                                                                */
+/* ------------------------------------------------------------------ */
+
+static void params_defs(rw *w, fg_defs *defs)
+{
+    const fg_plan *p = w->p;
+    cb fields = {w->a, NULL, 0, 0};
+    for (int i = 0; i < p->ndims; i++)
+        strbuf_printf(&fields, "  long long %s; // dim %s\n", w->df[i], p->dims[i].name);
+    for (int i = 0; i < p->nparams; i++)
+        strbuf_printf(&fields, "  %s %s; // param %s\n",
+                      p->params[i].dtype == DT_INT ? "long long" : "float", w->pf[i],
+                      p->params[i].name);
+    fg_def_code(defs, "cuda_rows_params_fields", strbuf_str(&fields));
+}
+
+/* The entry: the CPU entry's checks, then plan_params from the arguments. */
+static int host_defs(rw *w, fg_defs *defs, const char *entry, fg_diag *d)
+{
+    const fg_krows *r = w->r;
+    const fg_plan *p = w->p;
+    const char *const *tn, *const *dn, *const *pn;
+    char *check = lower_c_validation(w->a, w->k, entry, d, &tn, &dn, &pn);
+    if (!check)
+        return -1;
+    fg_def_code(defs, "cuda_rows_validate", text_indented(w->a, check, 2));
+    const int cax = w->k->sched.reduced_axis;
+    const char *cdim = dn[p->axes[cax].dim];
+    cb set = {w->a, NULL, 0, 0};
+    for (int i = 0; i < p->ndims; i++)
+        strbuf_printf(&set, "  p.%s = %s;\n", w->df[i], dn[i]);
+    for (int i = 0; i < p->nparams; i++)
+        strbuf_printf(&set, "  p.%s = %s;\n", w->pf[i], pn[i]);
+    strbuf_printf(&set, "  p.ncols = %s;\n  p.rows = 1", cdim);
+    for (int j = 0; j < r->nrow_axes; j++)
+        strbuf_printf(&set, " * (long long)%s", dn[p->axes[r->row_axis[j]].dim]);
+    strbuf_puts(&set, ";\n");
+    for (int j = 0; j < r->nrow_axes; j++)
+        strbuf_printf(&set, "  p.ext[%d] = %s;\n", j, dn[p->axes[r->row_axis[j]].dim]);
+    struct {
+        const char *arr;
+        int n;
+        const int *list;
+        bool along, out;
+    } groups[] = {{"in", r->nin_c, r->in_c, true, false},
+                  {"rin", r->nin_row, r->in_row, false, false},
+                  {"out", r->nout_c, r->out_c, true, true},
+                  {"rout", r->nout_row, r->out_row, false, true}};
+    for (int g = 0; g < 4; g++)
+        for (int i = 0; i < groups[g].n; i++) {
+            int t = groups[g].list[i];
+            const fg_ir_tensor *ts = &p->tensors[t];
+            const char *a = groups[g].arr, *n = tn[t];
+            strbuf_printf(&set, "  p.%s[%d] = args->%s.data;\n", a, i, n);
+            if (g != 0)
+                strbuf_printf(&set, "  p.%s_dt[%d] = (int)args->%s.dtype;\n", a, i, n);
+            if (groups[g].along)
+                strbuf_printf(&set, "  p.%s_sc[%d] = args->%s.stride[%d];\n", a, i, n,
+                              position(ts, cax));
+            for (int j = 0; j < r->nrow_axes; j++) {
+                int pos = position(ts, r->row_axis[j]);
+                if (pos >= 0)
+                    strbuf_printf(&set, "  p.%s_rs[%d][%d] = args->%s.stride[%d];\n", a, i, j, n,
+                                  pos);
+            }
+        }
+    /* one dtype for the inputs read per element: the kernels' template */
+    const char *first = tn[r->in_c[0]];
+    strbuf_printf(&set, "  const fg_dtype dt_in = args->%s.dtype;\n", first);
+    for (int i = 1; i < r->nin_c; i++)
+        strbuf_printf(&set,
+                      "  if (args->%s.dtype != dt_in)\n"
+                      "    return fg_set_error(FG_ERR_DTYPE, \"%s: %s is %%s and %s %%s: the row "
+                      "kernels read the inputs along %s in one dtype\", fg_dtype_name(dt_in), "
+                      "fg_dtype_name(args->%s.dtype));\n",
+                      tn[r->in_c[i]], entry, first, tn[r->in_c[i]], p->axes[cax].name,
+                      tn[r->in_c[i]]);
+    fg_def_code(defs, "cuda_rows_set", strbuf_str(&set));
+    return 0;
+}
+
+/* The plan's statements, as comment lines of the hooks. */
+static char *chain(rw *w)
+{
+    cb b = {w->a, NULL, 0, 0};
+    for (int o = 0; o < w->p->norder; o++) {
+        int t = w->p->order[o];
+        if (t >= 0 && t < w->p->ntensors && w->p->tensors[t].rhs)
+            strbuf_printf(&b, "//   %s\n", comment_safe(w->a, stmt_line(w, t)));
+    }
+    return strbuf_str(&b);
+}
+
+int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                    fg_diag *d)
+{
+    const fg_plan *p = k->plan;
+    if (!k->rows_ok) {
+        diag_error(d, k->rows_why_loc, "plan '%s' does not fit the CUDA row kernels: %s", p->name,
+                   k->rows_why);
+        return -1;
+    }
+    rw w = {.a = a, .k = k, .p = p, .r = &k->rows};
+    w.tf = ARENA_ARRAY(a, const char *, p->ntensors + 1);
+    w.af = ARENA_ARRAY(a, const char *, p->naxes + 1);
+    w.df = ARENA_ARRAY(a, const char *, p->ndims + 1);
+    w.pf = ARENA_ARRAY(a, const char *, p->nparams + 1);
+    w.in_c = ARENA_ARRAY(a, int, p->ntensors + 1);
+    w.running = ARENA_ARRAY(a, bool, p->ntensors + 1);
+    w.fin = ARENA_ARRAY(a, bool, p->ntensors + 1);
+    for (int i = 0; i < p->ntensors; i++) {
+        w.tf[i] = field(a, p->tensors[i].name);
+        w.in_c[i] = -1;
+    }
+    for (int i = 0; i < p->naxes; i++)
+        w.af[i] = field(a, p->axes[i].name);
+    for (int i = 0; i < p->ndims; i++)
+        w.df[i] = field(a, p->dims[i].name);
+    for (int i = 0; i < p->nparams; i++)
+        w.pf[i] = field(a, p->params[i].name);
+    for (int i = 0; i < k->rows.nin_c; i++)
+        w.in_c[k->rows.in_c[i]] = i;
+    for (int i = 0; i < k->nvalues; i++)
+        w.running[k->values[i].tensor] = true;
+    for (int i = 0; i < k->rows.nfin; i++)
+        w.fin[k->rows.fin[i]] = true;
+    *template_rel = "cuda/rowreduce.m4";
+    const fg_krows *r = &k->rows;
+    fg_def_str(defs, "cuda_rows_ns", arena_printf(a, "rows_%s", p->name));
+    fg_def_int(defs, "cuda_rows_nin", r->nin_c);
+    fg_def_int(defs, "cuda_rows_nrin", r->nin_row);
+    fg_def_int(defs, "cuda_rows_nout", r->nout_c);
+    fg_def_int(defs, "cuda_rows_nrout", r->nout_row);
+    fg_def_int(defs, "cuda_rows_naxes", r->nrow_axes);
+    fg_def_str(defs, "cuda_rows_axis", p->axes[k->sched.reduced_axis].name);
+    fg_def_code(defs, "cuda_rows_chain", chain(&w));
+    params_defs(&w, defs);
+    state_defs(&w, defs);
+    step_defs(&w, defs);
+    row_defs(&w, defs);
+    epilogue_defs(&w, defs);
+    if (host_defs(&w, defs, arena_printf(a, "fg_%s", p->name), d) < 0)
+        return -1;
+    if (w.errors) {
+        diag_internal(d, p->name_loc, "lower_rows: an expression the row kernels cannot read");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,180 @@
+m4_include([[[common/prelude.m4]]])m4_dnl
+m4_dnl cuda/rowreduce.m4 - the row-reduction kernels of one plan (a chain of
+m4_dnl running reductions without contractions): the hooks lower_rows.c
+m4_dnl computes from the fused schedule, the hand-written skeleton of the
+m4_dnl family (rowreduce/rows.cuh: one row per warp or per CTA, the split form,
+m4_dnl their launch) and the host entry point that validates and dispatches.
+fg_c_file_header
+/* Kernels: the row-reduction family (plain CUDA, sm_80+), one row per warp
+ * (short rows), per CTA (long rows: kept in registers up to 32 elements a
+ * thread, else the rolling walk), or split over several CTAs when rows are
+ * few and long (partial states merged with the same corrections); 16-byte
+ * loads where a row's start allows them.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "fg_header_name"
+#include "fusegen_internal.h"
+#include "fusegen_cuda_internal.h"
+
+#define FG_NS fg_cuda_rows_ns
+namespace FG_NS {
+
+// ============================ PLAN HOOKS BEGIN ============================
+// Generated from the fused schedule of plan fg_plan_name:
+fg_cuda_rows_chain[[[]]]m4_dnl
+// A row is one index of the running state's axes; the kernels walk its
+// elements along fg_cuda_rows_axis in chunks of V.
+constexpr int plan_nin = fg_cuda_rows_nin;    // inputs along fg_cuda_rows_axis (one dtype: the kernels' template)
+constexpr int plan_nrin = fg_cuda_rows_nrin;  // inputs read once per row
+constexpr int plan_nout = fg_cuda_rows_nout;  // outputs along fg_cuda_rows_axis (the second walk)
+constexpr int plan_nrout = fg_cuda_rows_nrout; // outputs per row
+constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
+constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
+constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
+constexpr int plan_nrin_a = plan_nrin > 0 ? plan_nrin : 1;
+constexpr int plan_nout_a = plan_nout > 0 ? plan_nout : 1;
+constexpr int plan_nrout_a = plan_nrout > 0 ? plan_nrout : 1;
+constexpr int plan_naxes_a = plan_naxes > 0 ? plan_naxes : 1;
+
+__device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
+__device__ __forceinline__ float fa_tanh(float x) { return tanhf(x); }
+// A max or min that has seen no finite value reads as 0; a division by a
+// reduction that is exactly 0 gives 0 (the masked-row rules).
+__device__ __forceinline__ float plan_safe(float x) { return isinf(x) ? 0.f : x; }
+__device__ __forceinline__ float plan_div0(float x, float y) { return y == 0.f ? 0.f : x / y; }
+
+// Per launch, filled by the entry point below.
+struct plan_params {
+  long long rows, ncols;  // rows (the product of the row axes' extents), elements per row
+  long long ext[plan_naxes_a];  // the row axes' extents, in plan order (the last varies fastest)
+  const void* in[plan_nin_a];  // inputs along the axis: data, stride along it, strides per row axis
+  long long in_sc[plan_nin_a];
+  long long in_rs[plan_nin_a][plan_naxes_a];
+  const void* rin[plan_nrin_a];  // inputs per row: data, dtype, strides per row axis
+  int rin_dt[plan_nrin_a];
+  long long rin_rs[plan_nrin_a][plan_naxes_a];
+  void* out[plan_nout_a];  // outputs along the axis (NULL: not computed)
+  int out_dt[plan_nout_a];
+  long long out_sc[plan_nout_a];
+  long long out_rs[plan_nout_a][plan_naxes_a];
+  void* rout[plan_nrout_a];  // outputs per row (NULL: not stored)
+  int rout_dt[plan_nrout_a];
+  long long rout_rs[plan_nrout_a][plan_naxes_a];
+  int vec;    // unit strides along the axis everywhere: 16-byte accesses where a row's start allows
+  int pass2;  // an output along the axis is wanted: the second walk
+fg_cuda_rows_params_fields[[[]]]m4_dnl
+};
+
+// One row: its indices, its offset in each tensor, the values read or
+// computed once per row before the walk.
+struct plan_row {
+  long long in_off[plan_nin_a], rin_off[plan_nrin_a], out_off[plan_nout_a], rout_off[plan_nrout_a];
+fg_cuda_rows_row_fields[[[]]]m4_dnl
+};
+
+// The running state of a row (or of a thread's part of it); `any` is 0
+// until it has taken an element (then corrections apply).
+struct plan_state {
+fg_cuda_rows_state_fields[[[]]]m4_dnl
+  float any;
+};
+
+// The row statements after the walk.
+struct plan_fin {
+fg_cuda_rows_fin_fields[[[]]]m4_dnl
+};
+
+__device__ __forceinline__ float rr_load1(const void* base, int dt, long long off);
+__device__ __forceinline__ void rr_store1(void* base, int dt, long long off, float v);
+
+__device__ __forceinline__ void plan_row_setup(const plan_params& p, long long row, plan_row& r) {
+fg_cuda_rows_row_setup[[[]]]m4_dnl
+}
+
+__device__ __forceinline__ void plan_state_init(plan_state& s) {
+fg_cuda_rows_state_init[[[]]]m4_dnl
+  s.any = 0.f;
+}
+
+__device__ __forceinline__ plan_state plan_state_shfl(const plan_state& s, int o) {
+  plan_state t;
+fg_cuda_rows_state_shfl[[[]]]m4_dnl
+  t.any = __shfl_xor_sync(0xffffffffu, s.any, o);
+  return t;
+}
+
+__device__ __forceinline__ void plan_state_save(float* w, const plan_state& s) {
+fg_cuda_rows_state_save[[[]]]m4_dnl
+}
+
+__device__ __forceinline__ plan_state plan_state_load(const float* w) {
+  plan_state s;
+fg_cuda_rows_state_load[[[]]]m4_dnl
+  return s;
+}
+
+// One chunk of the row: elements c0 .. c0 + n - 1 (n <= V), x[k][e] the
+// element c0 + e of input k.  Each running value, producers first: its
+// correction to the producers' new values (when it holds something), then
+// the chunk's contribution.
+template <int V>
+__device__ __forceinline__ void plan_accumulate(plan_state& s, const float (&x)[plan_nin_a][V], int n, long long c0,
+                                                const plan_params& p, const plan_row& r) {
+  (void)x;
+  (void)c0;
+  (void)p;
+  (void)r;
+fg_cuda_rows_accumulate[[[]]]m4_dnl
+}
+
+// a <- the merge of states a and b (threads, or the CTAs of a split row),
+// each side corrected to the merged values with the same corrections.
+__device__ __forceinline__ void plan_merge(plan_state& a, const plan_state& b) {
+fg_cuda_rows_merge[[[]]]m4_dnl
+}
+
+__device__ __forceinline__ void plan_finish(plan_fin& f, const plan_state& s, const plan_params& p, const plan_row& r) {
+fg_cuda_rows_finish[[[]]]m4_dnl
+}
+
+__device__ __forceinline__ void plan_store_row(const plan_fin& f, const plan_state& s, const plan_params& p,
+                                               const plan_row& r) {
+fg_cuda_rows_store_row[[[]]]m4_dnl
+}
+
+// The outputs along the axis at elements c0 .. c0 + V - 1, from the final
+// state (the caller stores only the elements of the row).
+template <int V>
+__device__ __forceinline__ void plan_elementwise(float (&y)[plan_nout_a][V], const float (&x)[plan_nin_a][V], long long c0,
+                                                 const plan_fin& f, const plan_state& s, const plan_params& p,
+                                                 const plan_row& r) {
+fg_cuda_rows_elementwise[[[]]]m4_dnl
+}
+// ============================= PLAN HOOKS END =============================
+
+m4_include([[[cuda/rowreduce/rows.cuh]]])m4_dnl
+}  // namespace FG_NS
+
+extern "C" fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *stream) {
+  using namespace FG_NS;
+fg_cuda_rows_validate[[[]]]m4_dnl
+  if (args->splits < 0)
+    return fg_set_error(FG_ERR_PARAM, "fg_gpu_entry: splits is %d, must be 0 (by shape) or more", args->splits);
+  plan_params p;
+  memset(&p, 0, sizeof p);
+fg_cuda_rows_set[[[]]]m4_dnl
+  int dev = 0;
+  const cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fg_set_error(FG_ERR_DEVICE, "fg_gpu_entry: no usable CUDA device: %s", cudaGetErrorString(e));
+  }
+  return rr_dispatch(p, dt_in, args->splits, (cudaStream_t)stream, dev, "fg_gpu_entry");
+}

@@ -1,0 +1,486 @@
+// ---------------------------------------------------------------------------
+// rowreduce/rows.cuh - the hand-written skeleton of the row-reduction family:
+// chains of running reductions without contractions (softmax, log-sum-exp,
+// normalisation statistics).  Plain CUDA for sm_80 and later.  The plan
+// hooks above say what a row computes; this file says how rows are walked:
+//
+//   warp form   one row per warp (4 rows per CTA), rows up to 32 * RR_CACHE
+//               elements, kept in registers between the two walks;
+//   CTA form    one row per CTA of 256 or 1024 threads, kept in registers up
+//               to NT * RR_CACHE elements; beyond, the rolling walk by 512
+//               threads (the running state corrected chunk by chunk, the
+//               input read again by the second walk, mostly from L2);
+//   split form  when rows are few and long: S CTAs per row, each walks its
+//               part and saves its partial state; the partials are merged
+//               with the plan's own corrections by the last CTA of the row
+//               (an atomic ticket) when there is no second walk, else by each
+//               CTA of a second kernel, which then writes its part.
+//
+// Inputs along the axis are read V = 16 / sizeof(T) elements at a time, by one
+// 16-byte load where the row's start is 16-byte aligned and the strides along
+// the axis are 1 (host: p.vec), else element by element; no access is ever
+// past a row's end.  No word of this file begins with the generator's prefix
+// (templates/README.md).
+// ---------------------------------------------------------------------------
+
+// Input floats a thread keeps in registers between the two walks of a row.
+constexpr int RR_CACHE = 32;
+// Chunks in flight per thread in the rolling walk.
+constexpr int RR_UNROLL = 4;
+
+template <typename T>
+struct rr_v {
+  static constexpr int V = 16 / (int)sizeof(T);  // elements per 16-byte load
+  // chunks a thread keeps (at least 1)
+  static constexpr int K = RR_CACHE / (V * plan_nin_a) > 0 ? RR_CACHE / (V * plan_nin_a) : 1;
+};
+
+__device__ __forceinline__ float rr_to_float(float x) { return x; }
+__device__ __forceinline__ float rr_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float rr_to_float(__half x) { return __half2float(x); }
+
+__device__ __forceinline__ int rr_dsize(int dt) { return dt == FG_F32 ? 4 : 2; }
+
+// One element of a tensor whose dtype is known at run time only.
+__device__ __forceinline__ float rr_load1(const void* base, int dt, long long off) {
+  if (dt == FG_BF16) return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[off]);
+  if (dt == FG_FP16) return __half2float(static_cast<const __half*>(base)[off]);
+  return static_cast<const float*>(base)[off];
+}
+
+__device__ __forceinline__ void rr_store1(void* base, int dt, long long off, float v) {
+  if (dt == FG_BF16)
+    static_cast<__nv_bfloat16*>(base)[off] = __float2bfloat16_rn(v);
+  else if (dt == FG_FP16)
+    static_cast<__half*>(base)[off] = __float2half_rn(v);
+  else
+    static_cast<float*>(base)[off] = v;
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void rr_load_vec(const T* ptr, float (&x)[V]) {
+  static_assert(sizeof(T) * V == 16, "one 16-byte load");
+  const uint4 u = __ldg(reinterpret_cast<const uint4*>(ptr));
+  const T* t = reinterpret_cast<const T*>(&u);
+#pragma unroll
+  for (int e = 0; e < V; e++) x[e] = rr_to_float(t[e]);
+}
+
+__device__ __forceinline__ unsigned rr_pack2(int dt, float a, float b) {
+  if (dt == FG_BF16) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<const unsigned*>(&h);
+  }
+  const __half2 h = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const unsigned*>(&h);
+}
+
+// V elements at base + off (16-byte aligned for f32; V * 2 bytes for 16-bit).
+template <int V>
+__device__ __forceinline__ void rr_store_vec(void* base, int dt, long long off, const float (&y)[V]) {
+  if (dt == FG_F32) {
+    float4* d = reinterpret_cast<float4*>(static_cast<float*>(base) + off);
+#pragma unroll
+    for (int q = 0; q < V / 4; q++) d[q] = make_float4(y[4 * q], y[4 * q + 1], y[4 * q + 2], y[4 * q + 3]);
+    return;
+  }
+  unsigned w[V / 2];
+#pragma unroll
+  for (int q = 0; q < V / 2; q++) w[q] = rr_pack2(dt, y[2 * q], y[2 * q + 1]);
+  unsigned short* d = static_cast<unsigned short*>(base) + off;
+  if constexpr (V == 8)
+    *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
+  else
+    *reinterpret_cast<uint2*>(d) = make_uint2(w[0], w[1]);
+}
+
+// Whether this row takes 16-byte accesses: unit strides (p.vec) and the row's
+// start 16-byte aligned in every tensor along the axis.
+template <typename T>
+__device__ __forceinline__ bool rr_row_vec(const plan_params& p, const plan_row& r) {
+  if (!p.vec) return false;
+  bool ok = true;
+#pragma unroll
+  for (int k = 0; k < plan_nin; k++)
+    ok = ok && (reinterpret_cast<uintptr_t>(static_cast<const T*>(p.in[k]) + r.in_off[k]) & 15) == 0;
+#pragma unroll
+  for (int k = 0; k < plan_nout; k++)
+    ok = ok && (!p.out[k] ||
+                ((reinterpret_cast<uintptr_t>(p.out[k]) + (uintptr_t)(r.out_off[k] * rr_dsize(p.out_dt[k]))) & 15) == 0);
+  return ok;
+}
+
+// Elements c0 .. c0 + V - 1 of every input along the axis (0 past c1).
+template <typename T, int V>
+__device__ __forceinline__ void rr_load_chunk(const plan_params& p, const plan_row& r, long long c0, long long c1,
+                                              bool vec, float (&x)[plan_nin_a][V]) {
+  if (vec && c0 + V <= c1) {
+#pragma unroll
+    for (int k = 0; k < plan_nin; k++) rr_load_vec<T, V>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0, x[k]);
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < plan_nin; k++)
+#pragma unroll
+    for (int e = 0; e < V; e++) {
+      const long long c = c0 + e;
+      x[k][e] = c < c1 ? rr_to_float(static_cast<const T*>(p.in[k])[r.in_off[k] + c * p.in_sc[k]]) : 0.f;
+    }
+}
+
+// The outputs along the axis at c0 .. c0 + V - 1, those before c1.
+template <int V>
+__device__ __forceinline__ void rr_store_chunk(const plan_params& p, const plan_row& r, long long c0, long long c1,
+                                               bool vec, const float (&y)[plan_nout_a][V]) {
+#pragma unroll
+  for (int k = 0; k < plan_nout; k++) {
+    if (!p.out[k]) continue;
+    if (vec && c0 + V <= c1) {
+      rr_store_vec<V>(p.out[k], p.out_dt[k], r.out_off[k] + c0, y[k]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; e++)
+        if (c0 + e < c1) rr_store1(p.out[k], p.out_dt[k], r.out_off[k] + (c0 + e) * p.out_sc[k], y[k][e]);
+    }
+  }
+}
+
+// Merge the states of the G threads of a row (a warp, or a CTA of G threads
+// with sh holding G / 32 states); every thread ends with the row's state.
+template <int G>
+__device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const plan_state t = plan_state_shfl(s, o);
+    plan_merge(s, t);
+  }
+  if constexpr (G > 32) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __syncthreads();  // sh is free: an earlier reduction has read it
+    if (lane == 0) sh[warp] = s;
+    __syncthreads();
+    if (warp == 0) {
+      plan_state_init(s);
+      if (lane < G / 32) s = sh[lane];
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) {
+        const plan_state t = plan_state_shfl(s, o);
+        plan_merge(s, t);
+      }
+      if (lane == 0) sh[0] = s;
+    }
+    __syncthreads();
+    s = sh[0];
+  } else {
+    (void)sh;
+  }
+}
+
+// The first walk over [cb, ce) by thread t of G, keeping its K chunks.
+template <typename T, int G, int K>
+__device__ __forceinline__ void rr_walk_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
+                                             bool vec, plan_state& s, float (&xs)[K][plan_nin_a][rr_v<T>::V]) {
+  constexpr int V = rr_v<T>::V;
+#pragma unroll
+  for (int i = 0; i < K; i++) {
+    const long long c0 = cb + ((long long)i * G + t) * V;
+    if (c0 < ce) rr_load_chunk<T, V>(p, r, c0, ce, vec, xs[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < K; i++) {
+    const long long c0 = cb + ((long long)i * G + t) * V;
+    if (c0 < ce) plan_accumulate<V>(s, xs[i], ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+  }
+}
+
+// The second walk from the kept chunks.
+template <typename T, int G, int K>
+__device__ __forceinline__ void rr_write_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
+                                              bool vec, const plan_fin& f, const plan_state& s,
+                                              const float (&xs)[K][plan_nin_a][rr_v<T>::V]) {
+  constexpr int V = rr_v<T>::V;
+#pragma unroll
+  for (int i = 0; i < K; i++) {
+    const long long c0 = cb + ((long long)i * G + t) * V;
+    if (c0 < ce) {
+      float y[plan_nout_a][V];
+      plan_elementwise<V>(y, xs[i], c0, f, s, p, r);
+      rr_store_chunk<V>(p, r, c0, ce, vec, y);
+    }
+  }
+}
+
+// The rolling walk over [cb, ce): RR_UNROLL chunks in flight per thread.
+template <typename T, int G>
+__device__ __forceinline__ void rr_walk_rolling(const plan_params& p, const plan_row& r, long long cb, long long ce,
+                                                int t, bool vec, plan_state& s) {
+  constexpr int V = rr_v<T>::V;
+  for (long long c0 = cb + (long long)t * V; c0 < ce; c0 += (long long)RR_UNROLL * G * V) {
+    float x[RR_UNROLL][plan_nin_a][V];
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++) {
+      const long long cu = c0 + (long long)u * G * V;
+      if (cu < ce) rr_load_chunk<T, V>(p, r, cu, ce, vec, x[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++) {
+      const long long cu = c0 + (long long)u * G * V;
+      if (cu < ce) plan_accumulate<V>(s, x[u], ce - cu < V ? (int)(ce - cu) : V, cu, p, r);
+    }
+  }
+}
+
+// The second walk of the rolling form: the inputs read again.
+template <typename T, int G>
+__device__ __forceinline__ void rr_write_rolling(const plan_params& p, const plan_row& r, long long cb, long long ce,
+                                                 int t, bool vec, const plan_fin& f, const plan_state& s) {
+  constexpr int V = rr_v<T>::V;
+  for (long long c0 = cb + (long long)t * V; c0 < ce; c0 += (long long)RR_UNROLL * G * V) {
+    float x[RR_UNROLL][plan_nin_a][V];
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++) {
+      const long long cu = c0 + (long long)u * G * V;
+      if (cu < ce) rr_load_chunk<T, V>(p, r, cu, ce, vec, x[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++) {
+      const long long cu = c0 + (long long)u * G * V;
+      if (cu < ce) {
+        float y[plan_nout_a][V];
+        plan_elementwise<V>(y, x[u], cu, f, s, p, r);
+        rr_store_chunk<V>(p, r, cu, ce, vec, y);
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ kernels
+
+// Warp form: one row per warp, NW warps per CTA.
+template <typename T, int NW>
+__global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant__ plan_params p) {
+  constexpr int V = rr_v<T>::V, K = rr_v<T>::K;
+  const long long row = (long long)blockIdx.x * NW + (threadIdx.x >> 5);
+  if (row >= p.rows) return;  // the whole warp
+  const int lane = threadIdx.x & 31;
+  plan_row r;
+  plan_row_setup(p, row, r);
+  const bool vec = rr_row_vec<T>(p, r);
+  plan_state s;
+  plan_state_init(s);
+  float xs[K][plan_nin_a][V];
+  rr_walk_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, s, xs);
+  rr_reduce<32>(s, nullptr);
+  plan_fin f;
+  plan_finish(f, s, p, r);
+  if (lane == 0) plan_store_row(f, s, p, r);
+  if (plan_nout > 0 && p.pass2) rr_write_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, f, s, xs);
+}
+
+// CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
+// (ncols <= NT * V * K), else the rolling walk.
+template <typename T, int NT, bool KEEP>
+__global__ void __launch_bounds__(NT) rr_cta_kernel(const __grid_constant__ plan_params p) {
+  constexpr int V = rr_v<T>::V, K = rr_v<T>::K;
+  __shared__ plan_state sh[NT / 32];
+  const long long row = blockIdx.x;
+  const int t = threadIdx.x;
+  plan_row r;
+  plan_row_setup(p, row, r);
+  const bool vec = rr_row_vec<T>(p, r);
+  plan_state s;
+  plan_state_init(s);
+  if constexpr (KEEP) {
+    float xs[K][plan_nin_a][V];
+    rr_walk_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, s, xs);
+    rr_reduce<NT>(s, sh);
+    plan_fin f;
+    plan_finish(f, s, p, r);
+    if (t == 0) plan_store_row(f, s, p, r);
+    if (plan_nout > 0 && p.pass2) rr_write_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, f, s, xs);
+  } else {
+    rr_walk_rolling<T, NT>(p, r, 0, p.ncols, t, vec, s);
+    rr_reduce<NT>(s, sh);
+    plan_fin f;
+    plan_finish(f, s, p, r);
+    if (t == 0) plan_store_row(f, s, p, r);
+    if (plan_nout > 0 && p.pass2) rr_write_rolling<T, NT>(p, r, 0, p.ncols, t, vec, f, s);
+  }
+}
+
+// The split form's arguments: S parts of `part` elements per row (a multiple
+// of V), their partial states, and the tickets of the folded merge.
+struct rr_split {
+  int S;
+  long long part;
+  float* ws;             // [rows][S][plan_nstate]
+  unsigned* counters;    // [rows], 0 between launches; NULL: the merge kernel
+};
+
+// The row's state from its S partials, merged by the NT threads of a CTA.
+template <int NT>
+__device__ __forceinline__ void rr_merge_parts(const rr_split& q, long long row, plan_state& s, plan_state* sh) {
+  plan_state_init(s);
+  for (int i = threadIdx.x; i < q.S; i += NT) {
+    const plan_state b = plan_state_load(q.ws + ((size_t)row * q.S + i) * plan_nstate);
+    plan_merge(s, b);
+  }
+  rr_reduce<NT>(s, sh);
+}
+
+// Split form, first kernel: CTA (part, row) walks its part and saves its
+// state.  With tickets (and no second walk), the last CTA of a row merges.
+template <typename T, int NT>
+__global__ void __launch_bounds__(NT) rr_split_kernel(const __grid_constant__ plan_params p, const rr_split q) {
+  __shared__ plan_state sh[NT / 32];
+  __shared__ unsigned s_ticket;
+  const long long row = blockIdx.y;
+  const int t = threadIdx.x;
+  const long long cb = (long long)blockIdx.x * q.part;
+  const long long ce = cb + q.part < p.ncols ? cb + q.part : p.ncols;
+  plan_row r;
+  plan_row_setup(p, row, r);
+  const bool vec = rr_row_vec<T>(p, r);
+  plan_state s;
+  plan_state_init(s);
+  rr_walk_rolling<T, NT>(p, r, cb, ce, t, vec, s);
+  rr_reduce<NT>(s, sh);
+  if (t == 0) plan_state_save(q.ws + ((size_t)row * q.S + blockIdx.x) * plan_nstate, s);
+  if (!q.counters) return;
+  __syncthreads();
+  if (t == 0) {
+    __threadfence();  // release: this CTA's partial before its ticket
+    s_ticket = atomicAdd(q.counters + row, 1u);
+    __threadfence();  // acquire: the other CTAs' partials after their tickets
+  }
+  __syncthreads();
+  if (s_ticket != (unsigned)(q.S - 1)) return;  // uniform
+  rr_merge_parts<NT>(q, row, s, sh);
+  plan_fin f;
+  plan_finish(f, s, p, r);
+  if (t == 0) {
+    plan_store_row(f, s, p, r);
+    q.counters[row] = 0u;  // every ticket of this launch is drawn: ready for the next
+  }
+}
+
+// Split form, second kernel: CTA (part, row) merges the row's partials, the
+// first stores the row's outputs, each writes its part of the outputs along
+// the axis.
+template <typename T, int NT>
+__global__ void __launch_bounds__(NT) rr_merge_kernel(const __grid_constant__ plan_params p, const rr_split q) {
+  __shared__ plan_state sh[NT / 32];
+  const long long row = blockIdx.y;
+  const int t = threadIdx.x;
+  plan_row r;
+  plan_row_setup(p, row, r);
+  plan_state s;
+  rr_merge_parts<NT>(q, row, s, sh);
+  plan_fin f;
+  plan_finish(f, s, p, r);
+  if (blockIdx.x == 0 && t == 0) plan_store_row(f, s, p, r);
+  if (plan_nout > 0 && p.pass2) {
+    const long long cb = (long long)blockIdx.x * q.part;
+    const long long ce = cb + q.part < p.ncols ? cb + q.part : p.ncols;
+    rr_write_rolling<T, NT>(p, r, cb, ce, t, rr_row_vec<T>(p, r), f, s);
+  }
+}
+
+// ------------------------------------------------------------------ launch
+
+// When the split form pays: fewer rows than half the SMs, rows of at least
+// RR_SPLIT_MIN elements; parts of at least RR_SPLIT_MIN / 4 elements, about
+// two CTAs per SM in all.
+constexpr long long RR_SPLIT_MIN = 16384;
+
+static int rr_auto_splits(long long rows, long long ncols, int sms) {
+  if (rows * 2 >= sms || ncols < RR_SPLIT_MIN) return 1;
+  long long s = (2LL * sms + rows - 1) / rows;
+  const long long most = ncols / (RR_SPLIT_MIN / 4);
+  if (s > most) s = most;
+  return s < 1 ? 1 : (int)s;
+}
+
+static fg_status rr_launched(const char* entry) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
+  return FG_OK;
+}
+
+template <typename T>
+static fg_status rr_launch_split(const plan_params& p, int S, cudaStream_t st, int dev, const char* entry) {
+  constexpr int V = rr_v<T>::V, NT = 512;
+  rr_split q;
+  q.part = ((p.ncols + S - 1) / S + V - 1) / V * V;  // whole chunks: parts start 16-byte aligned
+  q.S = (int)((p.ncols + q.part - 1) / q.part);
+  q.counters = nullptr;
+  const size_t bytes = (size_t)p.rows * (size_t)q.S * plan_nstate * sizeof(float);
+  cudaMemPool_t pool;
+  fg_status s = fg_cuda_pool(dev, &pool, entry);
+  if (s != FG_OK) return s;
+  void* ws = nullptr;
+  if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
+    const cudaError_t e = cudaGetLastError();
+    return fg_set_error(FG_ERR_NOMEM, "%s: no device memory for %zu bytes of partial states: %s", entry, bytes,
+                        cudaGetErrorString(e));
+  }
+  q.ws = static_cast<float*>(ws);
+  // no second walk: the last CTA of each row merges, where the stream has
+  // tickets (none while it is captured into a graph: the merge kernel)
+  const bool walk2 = plan_nout > 0 && p.pass2;
+  if (!walk2) q.counters = fg_cuda_tickets(dev, st, (size_t)p.rows, entry);
+  rr_split_kernel<T, NT><<<dim3((unsigned)q.S, (unsigned)p.rows), NT, 0, st>>>(p, q);
+  s = rr_launched(entry);
+  if (s == FG_OK && !q.counters) {
+    rr_merge_kernel<T, NT><<<dim3(walk2 ? (unsigned)q.S : 1u, (unsigned)p.rows), NT, 0, st>>>(p, q);
+    s = rr_launched(entry);
+  }
+  (void)cudaFreeAsync(ws, st);
+  return s;
+}
+
+template <typename T>
+static fg_status rr_launch(const plan_params& p, int splits, cudaStream_t st, int dev, const char* entry) {
+  constexpr int V = rr_v<T>::V, K = rr_v<T>::K;
+  if (p.rows > INT_MAX)
+    return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %lld rows are beyond the kernels' grid", entry, p.rows);
+  int S = splits;
+  if (S == 0) {
+    int sms = 0;
+    const fg_status s = fg_cuda_sm_count(dev, &sms, entry);
+    if (s != FG_OK) return s;
+    S = rr_auto_splits(p.rows, p.ncols, sms);
+  }
+  const long long chunks = (p.ncols + V - 1) / V;
+  if (S > chunks) S = (int)chunks;  // at least one chunk per part
+  if (S > 1 && p.rows <= 65535) return rr_launch_split<T>(p, S, st, dev, entry);
+  if (p.ncols <= 32LL * V * K) {
+    constexpr int NW = 4;
+    rr_warp_kernel<T, NW><<<(unsigned)((p.rows + NW - 1) / NW), NW * 32, 0, st>>>(p);
+  } else if (p.ncols <= 256LL * V * K) {
+    rr_cta_kernel<T, 256, true><<<(unsigned)p.rows, 256, 0, st>>>(p);
+  } else if (p.ncols <= 1024LL * V * K) {
+    rr_cta_kernel<T, 1024, true><<<(unsigned)p.rows, 1024, 0, st>>>(p);
+  } else {
+    rr_cta_kernel<T, 512, false><<<(unsigned)p.rows, 512, 0, st>>>(p);
+  }
+  return rr_launched(entry);
+}
+
+// The entry's dispatch: the inputs' dtype, unit strides, the second walk.
+static fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, cudaStream_t st, int dev, const char* entry) {
+  p.vec = 1;
+  for (int k = 0; k < plan_nin; k++)
+    if (p.in_sc[k] != 1) p.vec = 0;
+  p.pass2 = 0;
+  for (int k = 0; k < plan_nout; k++)
+    if (p.out[k]) {
+      p.pass2 = 1;
+      if (p.out_sc[k] != 1) p.vec = 0;
+    }
+  switch (dt) {
+  case FG_BF16: return rr_launch<__nv_bfloat16>(p, splits, st, dev, entry);
+  case FG_FP16: return rr_launch<__half>(p, splits, st, dev, entry);
+  default: return rr_launch<float>(p, splits, st, dev, entry);
+  }
+}

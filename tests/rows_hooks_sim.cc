@@ -1,0 +1,209 @@
+// rows_hooks_sim.cc - the plan hooks of one generated row-kernel source
+// (templates/cuda/rowreduce.m4: plan_row_setup, plan_accumulate, plan_merge,
+// plan_finish, plan_store_row, plan_elementwise) and its host entry, run on
+// the host: the entry's own checks and parameter setting, then the walk of
+// the skeleton emulated in plain C++ (chunks of V elements dealt to G
+// threads, the threads' states merged in a random order, rows split into S
+// parts whose states are merged again, the second walk), against the plan's
+// CPU entry from the registry.  Built and run by tests/rows-hooks.sh, which
+// extracts the hooks and the entry into hooks.h.  No GPU is involved: this
+// checks the generated code of the family, not the kernels' scheduling.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "fusegen_registry.h"
+#include "fusegen_internal.h"
+#include SIM_HEADER
+
+// The device dialect on the host.
+#define __device__
+#define __forceinline__ inline
+#define __expf expf
+#define __logf logf
+#define __log2f log2f
+typedef struct CUstream_st* cudaStream_t;
+typedef int cudaError_t;
+enum { cudaSuccess = 0 };
+static cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
+static cudaError_t cudaGetLastError() { return cudaSuccess; }
+static const char* cudaGetErrorString(cudaError_t) { return "no error"; }
+static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+using std::isinf;
+using std::isfinite;
+static float __ldcg(const float* p) { return *p; }
+static float __shfl_xor_sync(unsigned, float v, int) { return v; }  // unused: merges are emulated
+
+#include "hooks.h"
+
+namespace FG_NS {
+
+float rr_load1(const void* base, int dt, long long off) {
+  if (dt != FG_F32) abort();
+  return static_cast<const float*>(base)[off];
+}
+void rr_store1(void* base, int dt, long long off, float v) {
+  if (dt != FG_F32) abort();
+  static_cast<float*>(base)[off] = v;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd() {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+// The states merged pairwise in a random order.
+static plan_state merge_all(std::vector<plan_state> v) {
+  while (v.size() > 1) {
+    size_t i = rnd() % v.size(), j = rnd() % (v.size() - 1);
+    if (j >= i) j++;
+    plan_merge(v[i], v[j]);
+    v.erase(v.begin() + (long)j);
+  }
+  return v[0];
+}
+
+static int sim_G = 32, sim_S = 1, sim_V = 8;
+
+template <int V>
+static void walk(plan_params& p) {
+  const long long C = p.ncols;
+  for (long long row = 0; row < p.rows; row++) {
+    plan_row r;
+    plan_row_setup(p, row, r);
+    const long long part = ((C + sim_S - 1) / sim_S + V - 1) / V * V;
+    std::vector<plan_state> parts;
+    for (long long cb = 0; cb < C; cb += part) {
+      const long long ce = cb + part < C ? cb + part : C;
+      std::vector<plan_state> th((size_t)sim_G);
+      for (auto& s : th) plan_state_init(s);
+      for (long long c0 = cb; c0 < ce; c0 += V) {
+        float x[plan_nin_a][V];
+        for (int k = 0; k < plan_nin; k++)
+          for (int e = 0; e < V; e++)
+            x[k][e] = c0 + e < ce ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
+        const int t = (int)(((c0 - cb) / V) % sim_G);
+        plan_accumulate<V>(th[(size_t)t], x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+      }
+      parts.push_back(merge_all(th));
+    }
+    plan_state s = merge_all(parts);
+    plan_fin f;
+    plan_finish(f, s, p, r);
+    plan_store_row(f, s, p, r);
+    if (plan_nout == 0 || !p.pass2) continue;
+    for (long long c0 = 0; c0 < C; c0 += V) {
+      float x[plan_nin_a][V], y[plan_nout_a][V];
+      for (int k = 0; k < plan_nin; k++)
+        for (int e = 0; e < V; e++)
+          x[k][e] = c0 + e < C ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
+      plan_elementwise<V>(y, x, c0, f, s, p, r);
+      for (int k = 0; k < plan_nout; k++)
+        for (int e = 0; e < V && c0 + e < C; e++)
+          if (p.out[k]) rr_store1(p.out[k], p.out_dt[k], r.out_off[k] + (c0 + e) * p.out_sc[k], y[k][e]);
+    }
+  }
+}
+
+fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, cudaStream_t, int, const char*) {
+  (void)splits;
+  if (dt != FG_F32) return FG_ERR_DTYPE;
+  p.pass2 = 0;
+  for (int k = 0; k < plan_nout; k++) p.pass2 |= p.out[k] != nullptr;
+  if (sim_V == 8)
+    walk<8>(p);
+  else
+    walk<4>(p);
+  return FG_OK;
+}
+
+}  // namespace FG_NS
+
+#include "hooks_entry.h"
+
+int main() {
+  using namespace FG_NS;
+  const fg_plan_info* info = nullptr;
+  for (int i = 0; fg_plan_list[i]; i++)
+    if (!strcmp(fg_plan_list[i]->name, SIM_PLAN)) info = fg_plan_list[i];
+  if (!info || info->ndims > 8 || info->ninputs > 4 || info->noutputs > 4) {
+    printf("skipped: plan shape not known to this check\n");
+    return 77;
+  }
+  static const long long shapes[][2] = {{1, 1}, {3, 7}, {5, 33}, {2, 1000}, {1, 4097}};
+  static const int gs[] = {1, 32, 256}, ss[] = {1, 3, 7}, vs[] = {4, 8};
+  double worst = 0;
+  int cases = 0;
+  for (const auto& sh : shapes)
+    for (int g : gs)
+      for (int sp : ss)
+        for (int v : vs) {
+          int64_t dims[8];
+          for (int i = 0; i < info->ndims; i++) {
+            if (info->dim_role[i] == FG_ROLE_ROWS)
+              dims[i] = sh[0];
+            else if (info->dim_role[i] == FG_ROLE_KEYS)
+              dims[i] = sh[1];
+            else {
+              printf("skipped: a dim other than rows and the reduced one\n");
+              return 77;
+            }
+          }
+          fg_tensor in[4], ref[4], got[4];
+          std::vector<std::vector<float>> buf;
+          auto make = [&](const fg_plan_tensor_info& ti, fg_tensor& t, bool fill) {
+            memset(&t, 0, sizeof t);
+            t.dtype = FG_F32;
+            t.rank = ti.rank;
+            int64_t n = 1;
+            for (int k = ti.rank - 1; k >= 0; k--) {
+              t.shape[k] = dims[ti.dims[k]];
+              t.stride[k] = n;
+              n *= t.shape[k];
+            }
+            buf.emplace_back((size_t)n);
+            for (auto& x : buf.back()) x = fill ? (float)((int64_t)(rnd() % 2001) - 1000) / 125.0f : NAN;
+            t.data = buf.back().data();
+          };
+          buf.reserve(16);
+          for (int i = 0; i < info->ninputs; i++) make(info->inputs[i], in[i], true);
+          for (int j = 0; j < info->noutputs; j++) {
+            make(info->outputs[j], ref[j], false);
+            make(info->outputs[j], got[j], false);
+          }
+          if (info->cpu(in, ref, NULL, NULL, NULL, NULL, 0) != FG_OK) {
+            printf("FAIL: CPU entry: %s\n", fg_last_error());
+            return 1;
+          }
+          sim_G = g;
+          sim_S = sp;
+          sim_V = v;
+          if (sim_entry(in, got) != FG_OK) {
+            printf("FAIL: the CUDA entry's checks refused the call: %s\n", fg_last_error());
+            return 1;
+          }
+          for (int j = 0; j < info->noutputs; j++) {
+            int64_t n = 1;
+            for (int k = 0; k < got[j].rank; k++) n *= got[j].shape[k];
+            for (int64_t q = 0; q < n; q++) {
+              const double a = ((float*)got[j].data)[q], b = ((float*)ref[j].data)[q];
+              const double err = (std::isinf(a) || std::isinf(b)) ? (a == b ? 0 : 1) : fabs(a - b) / fmax(1.0, fabs(b));
+              if (!(err < 1e-4)) {
+                printf("FAIL: %s[%lld] = %g, CPU entry %g (rows %lld, cols %lld, G %d, S %d, V %d)\n",
+                       info->outputs[j].name, (long long)q, a, b, sh[0], sh[1], g, sp, v);
+                return 1;
+              }
+              worst = fmax(worst, err);
+            }
+          }
+          cases++;
+        }
+  printf("%d cases, worst relative error %.2e\n", cases, worst);
+  return 0;
+}
