@@ -36,6 +36,7 @@ generator_libfggen_a_SOURCES = \
 	generator/back/c/validate_c.c \
 	generator/back/cuda/lower_cuda.c \
 	generator/back/cuda/configs.c \
+	generator/back/hip/lower_hip.c \
 	generator/back/backends.c \
 	generator/back/emit.c \
 	$(NULL)
