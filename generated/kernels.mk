@@ -42,6 +42,17 @@ FG_CUDA_KERNEL_FILES = \
 	$(NULL)
 
 FG_HIP_KERNEL_FILES = \
+	generated/alibi_hip.hip \
+	generated/alibi_decode_hip.hip \
+	generated/causal_hip.hip \
+	generated/causal_decode_hip.hip \
+	generated/global_hip.hip \
+	generated/gqa_hip.hip \
+	generated/gqa_decode_hip.hip \
+	generated/softcap_hip.hip \
+	generated/softcap_decode_hip.hip \
+	generated/window_hip.hip \
+	generated/fusegen_plans_hip.c \
 	$(NULL)
 
 FG_KERNEL_HEADER_FILES = \

@@ -53,5 +53,24 @@ libfusegen_cuda_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(AM_CPPF
 libfusegen_cuda_a_CFLAGS = $(FG_PIC_CFLAGS) $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 AM_NVCCFLAGS += -I$(srcdir)/generated -I$(srcdir)/runtime
 endif
+# libfusegen_hip.a: the generated HIP kernels (FG_HIP_KERNEL_FILES, from
+# kernels.mk) for the --with-hip-arch list, the generic HIP registry and the
+# runtime's HIP host services (runtime/fusegen_hip.hip: CU count, workspace
+# pool, parameter copies).  Link it before libfusegen_cpu.a.
+if HAVE_HIP
+lib_LIBRARIES += libfusegen_hip.a
+libfusegen_hip_a_SOURCES = \
+	$(FG_HIP_KERNEL_FILES) \
+	$(FG_KERNEL_HEADER_FILES) \
+	runtime/fusegen_hip.hip \
+	runtime/fusegen_hip_internal.h \
+	runtime/fusegen_internal.h \
+	runtime/fusegen_registry.h \
+	$(NULL)
+libfusegen_hip_a_CPPFLAGS = -I$(srcdir)/generated -I$(srcdir)/runtime $(HIP_CPPFLAGS) $(AM_CPPFLAGS)
+libfusegen_hip_a_CFLAGS = $(FG_PIC_CFLAGS) $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+AM_HIPCCFLAGS += -I$(srcdir)/generated -I$(srcdir)/runtime
+endif
+EXTRA_DIST += runtime/fusegen_hip.hip runtime/fusegen_hip_internal.h
 # The CUDA runtime sources travel without CUDA too (make dist in any build).
 EXTRA_DIST += runtime/fusegen_cuda.cu runtime/fusegen_cuda_internal.h

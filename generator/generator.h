@@ -952,9 +952,10 @@ extern const fg_backend fg_backends[FG_NBACKENDS];
  * argument struct (see templates/README.md). */
 int lower_common(fg_arena *a, const fg_kernel *k, fg_defs *defs, fg_diag *d);
 /* The generic wrapper `fn` of an entry point (with a stream argument when
- * `stream`): it takes the registry's arrays and calls `entry`. */
+ * `stream`, the tag of the stream's struct): it takes the registry's
+ * arrays and calls `entry`. */
 char *registry_wrapper(fg_arena *a, const fg_plan *p, const char *fn, const char *entry,
-                       bool stream);
+                       const char *stream);
 char *comment_safe(fg_arena *a, const char *s); /* no comment terminator inside */
 char *c_string(fg_arena *a, const char *s);     /* the body of a C string literal */
 void strbuf_indented(fg_strbuf *b, const char *text, int ind);
@@ -976,6 +977,17 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
                fg_diag *d);
 int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                               fg_diag *d);
+/* The definitions both GPU backends share (lower_cuda.c): the plan hooks
+ * of the attention skeletons and the host entry's dims and params, in the
+ * device dialect given, plan_key_range walked by `wave` lanes together. */
+int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
+                       fg_dialect_id dialect, int wave);
+
+/* back/hip/lower_hip.c: the HIP backend (templates/hip/), attention on CDNA */
+int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+              fg_diag *d);
+int lower_hip_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
+                             fg_diag *d);
 
 /* back/cuda/lower_rows.c: the CUDA backend's rowreduce family (templates/cuda/rowreduce.m4) */
 int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
@@ -1006,7 +1018,7 @@ typedef struct fg_cuda_when {
 } fg_cuda_when;
 typedef struct fg_cuda_config {
     fg_cuda_family family;
-    const char *arch;  /* the skeleton family, templates/cuda/ARCH/: "sm80", "sm90" */
+    const char *arch;  /* the skeleton family: "sm80", "sm90" (templates/cuda/ARCH/), "cdna" (templates/hip/cdna/) */
     const char *name;  /* the C++ alias: using NAME = fa_cfg<...> / fd_cfg<...> */
     int d;             /* head dim */
     int bm, bn;        /* rolling: query rows per CTA, keys per tile */
@@ -1040,6 +1052,10 @@ int config_admits(const fg_cuda_config *k, bool affine_score, bool masked);
  * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */
 void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split,
                       bool affine_score, bool masked);
+/* The same from the rows of one skeleton family: "sm80" (with the sm90
+ * rows of a rolling plan, as cuda_config_defs) or "cdna" (the HIP backend). */
+void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, const char *arch, bool split,
+                     bool affine_score, bool masked);
 /* back/cuda/tuned.c: the tuned dispatch (docs/tuning.md): cuda_tuned,
  * cuda_tuned_configs and cuda_tuned_code; the tuned cases at the head of
  * the sm_90a block of compiled head dim d (rows: the query rows of the

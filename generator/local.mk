@@ -41,6 +41,7 @@ generator_libfggen_a_SOURCES = \
 	generator/back/cuda/configs.c \
 	generator/back/cuda/tuned.c \
 	generator/back/cuda/lower_rows.c \
+	generator/back/hip/lower_hip.c \
 	generator/back/backends.c \
 	generator/back/emit.c \
 	$(NULL)

@@ -98,6 +98,18 @@ typedef struct fg_plan_cuda_entry {
 /* One entry per plan that has a CUDA kernel; ends with {NULL, NULL}. */
 extern const fg_plan_cuda_entry fg_plan_cuda_list[];
 
+/* The generic HIP entry (libfusegen_hip.a, generated fusegen_plans_hip.c):
+ * as fg_plan_cuda_fn, the stream a hipStream_t. */
+typedef fg_plan_cuda_fn fg_plan_hip_fn;
+
+typedef struct fg_plan_hip_entry {
+    const char *name; /* the plan, as in fg_plan_list */
+    fg_plan_hip_fn fn;
+} fg_plan_hip_entry;
+
+/* One entry per plan that has a HIP kernel; ends with {NULL, NULL}. */
+extern const fg_plan_hip_entry fg_plan_hip_list[];
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@ dist_templates_api_DATA = \
 	templates/api/plan_h.m4 \
 	templates/api/plans_c.m4 \
 	templates/api/plans_cuda_c.m4 \
+	templates/api/plans_hip_c.m4 \
 	templates/api/plans_h.m4 \
 	$(NULL)
 
@@ -56,6 +57,29 @@ dist_templates_cuda_sm90_DATA = \
 	templates/cuda/sm90/wgmma.m4 \
 	$(NULL)
 
+# What the CUDA and HIP attention templates share: the plan hooks and the
+# entry point's argument checks.
+templates_gpudir = $(templatesdir)/gpu
+dist_templates_gpu_DATA = \
+	templates/gpu/hooks.m4 \
+	templates/gpu/validate.m4 \
+	$(NULL)
+
+templates_hipdir = $(templatesdir)/hip
+dist_templates_hip_DATA = \
+	templates/hip/attention.m4 \
+	$(NULL)
+
+# The hand-written skeleton of the CDNA attention family (wave64, MFMA).
+templates_hip_cdnadir = $(templatesdir)/hip/cdna
+dist_templates_hip_cdna_DATA = \
+	templates/hip/cdna/common.hpp \
+	templates/hip/cdna/launch.m4 \
+	templates/hip/cdna/layout.h \
+	templates/hip/cdna/rolling.hpp \
+	templates/hip/cdna/split.hpp \
+	$(NULL)
+
 EXTRA_DIST += templates/README.md
 
 # Every template, for the rule that regenerates generated/ (generated/local.mk).
@@ -67,4 +91,7 @@ FG_TEMPLATES = \
 	$(dist_templates_cuda_sm80_DATA) \
 	$(dist_templates_cuda_rowreduce_DATA) \
 	$(dist_templates_cuda_sm90_DATA) \
+	$(dist_templates_gpu_DATA) \
+	$(dist_templates_hip_DATA) \
+	$(dist_templates_hip_cdna_DATA) \
 	$(NULL)

@@ -11,7 +11,7 @@ failed=0
 total=0
 for n in $defs; do
     total=$((total + 1))
-    if ! grep -rqE "fg_${n}(_if)?([^a-zA-Z0-9_]|\$)" "$srcdir"/templates --include='*.m4' --include='*.cuh'; then
+    if ! grep -rqE "fg_${n}(_if)?([^a-zA-Z0-9_]|\$)" "$srcdir"/templates --include='*.m4' --include='*.cuh' --include='*.hpp'; then
         echo "FAIL: fg_$n is defined by the generator and read by no template"
         failed=$((failed + 1))
     fi

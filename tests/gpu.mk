@@ -16,3 +16,14 @@ tests_gpu_check_LDFLAGS = -pthread
 tests_gpu_check_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
 endif
 EXTRA_DIST += tests/gpu_check.c tests/gpu-sanitize.sh tests/gpu-sm80.sh
+
+# The HIP kernels against the CPU entries on an AMD GPU (77 without one).
+if HAVE_HIP
+check_PROGRAMS += tests/gpu_hip_check
+GPU_CHECKS += tests/gpu_hip_check
+tests_gpu_hip_check_SOURCES = tests/gpu_hip_check.c
+tests_gpu_hip_check_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
+tests_gpu_hip_check_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(HIP_CPPFLAGS) $(AM_CPPFLAGS)
+tests_gpu_hip_check_LDADD = libfusegen_hip.a libfusegen_cpu.a $(HIP_LDFLAGS) $(HIP_LIBS) -lm
+endif
+EXTRA_DIST += tests/gpu_hip_check.c

@@ -9,6 +9,7 @@ include tests/write.mk
 include tests/fuzz.mk
 include tests/interp.mk
 include tests/cuda.mk
+include tests/hip.mk
 include tests/gpu.mk
 include tests/tune.mk
 include tests/install.mk

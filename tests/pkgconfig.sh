@@ -65,6 +65,17 @@ if test "x$FG_HAVE_CUDA" = x1; then
 else
   umbrella=fusegen-cpu
 fi
+if test "x$FG_HAVE_HIP" = x1; then
+  if test "$umbrella" = fusegen-cpu; then umbrella=fusegen-hip; else umbrella="$umbrella fusegen-hip"; fi
+  hip=`pc --libs fusegen-hip`
+  echo "fusegen-hip: $hip"
+  first=`echo " $hip " | sed -n 's/.* -lfusegen_hip .* -lfusegen_cpu .*/ok/p'`
+  test "x$first" = xok || bad "fusegen-hip: -lfusegen_hip must come before -lfusegen_cpu"
+  case " $hip " in *" -lamdhip64 "*) ;; *) bad "fusegen-hip lacks -lamdhip64";; esac
+else
+  pc --exists fusegen-hip 2>/dev/null && bad "fusegen-hip.pc exists in a build without HIP"
+  case "`pc --libs fusegen`" in *fusegen_hip*|*amdhip*) bad "fusegen names HIP without a HIP build";; esac
+fi
 test "x`pc --libs fusegen`" = "x`pc --libs $umbrella`" ||
   bad "fusegen's libs are not $umbrella's"
 test "x`pc --cflags fusegen`" = "x`pc --cflags $umbrella`" ||
@@ -117,6 +128,22 @@ EOC
       "$tmp/cuda" || bad "the program linked from fusegen-cuda's Libs did not refuse NULL"
     else
       bad "a program does not link with fusegen-cuda's Libs"
+    fi
+  fi
+  if test "x$FG_HAVE_HIP" = x1; then
+    # linked, and run where the call needs no device: the entry refuses NULL
+    cat > "$tmp/hip.c" <<'EOC'
+#include "fusegen_causal.h"
+int main(void)
+{
+    return fg_causal_hip(NULL, NULL) == FG_ERR_NULL ? 0 : 1;
+}
+EOC
+    if $FG_CC $FG_CFLAGS $inc `pc --cflags fusegen-hip` -o "$tmp/hip" "$tmp/hip.c" $FG_LDFLAGS \
+         `pc --define-variable=libdir="$b" --libs fusegen-hip`; then
+      "$tmp/hip" || bad "the program linked from fusegen-hip's Libs did not refuse NULL"
+    else
+      bad "a program does not link with fusegen-hip's Libs"
     fi
   fi
 fi

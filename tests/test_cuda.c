@@ -503,6 +503,14 @@ static void config_table_rows(void **state)
         {"H128", "fh_cfg<128, 128, 3, false>"},
         {"H192", "fh_cfg<192, 64, 3, false>"},
         {"H256", "fh_cfg<256, 64, 2, false>"},
+        {"K64", "fa_cfg<64, 128, 64, 4, 2, true>"},
+        {"K96", "fa_cfg<96, 128, 64, 4, 2, true>"},
+        {"K128", "fa_cfg<128, 128, 32, 4, 2, true>"},
+        {"K256", "fa_cfg<256, 128, 32, 4, 1, true>"},
+        {"KD64", "fd_cfg<64, 1, 4, 16, 1, true, 1>"},
+        {"KD96", "fd_cfg<96, 1, 4, 16, 1, true, 1>"},
+        {"KD128", "fd_cfg<128, 1, 4, 16, 1, true, 1>"},
+        {"KD256", "fd_cfg<256, 1, 2, 16, 1, true, 1>"},
     };
     assert_int_equal(fg_cuda_nconfigs, (int)(sizeof want / sizeof want[0]));
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -511,7 +519,9 @@ static void config_table_rows(void **state)
             if (!strcmp(fg_cuda_configs[j].name, want[i].name))
                 k = &fg_cuda_configs[j];
         assert_non_null(k);
-        assert_string_equal(k->arch, want[i].line[1] == 'h' ? "sm90" : "sm80");
+        assert_string_equal(k->arch, want[i].line[1] == 'h' ? "sm90"
+                                     : want[i].name[0] == 'K' ? "cdna"
+                                                              : "sm80");
         assert_non_null(strstr(k->origin, "bench/"));
         char line[128];
         if (!strcmp(k->arch, "sm90"))

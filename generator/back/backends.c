@@ -48,7 +48,11 @@ const fg_backend fg_backends[FG_NBACKENDS] = {
         .suffix = "_hip",
         .sources_var = "FG_HIP_KERNEL_FILES",
         .templates = "hip/attention.m4",
-        .supported = NULL,
-        .lower = NULL, /* no lowering yet: issue 12 */
+        .supported = lower_cuda_supported, /* the same attention kernel model */
+        .lower = lower_hip,
+        .registry_entry = lower_hip_registry_entry,
+        .registry_template = "api/plans_hip_c.m4",
+        .registry_file = "fusegen_plans_hip.c",
+        .registry_always = false,
     },
 };

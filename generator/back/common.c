@@ -442,10 +442,11 @@ static const char *public_dtype(fg_ir_dtype t)
 
 /* The generic wrapper of an entry point: it takes the registry's arrays
  * (inputs, outputs, params, param vectors, lengths, splits) and calls
- * `entry` with the plan's argument struct; `stream` adds a stream
- * argument, passed on as the entry's second. */
+ * `entry` with the plan's argument struct; `stream` (a struct tag:
+ * "CUstream_st", "ihipStream_t"; NULL for none) adds a stream argument,
+ * passed on as the entry's second. */
 char *registry_wrapper(fg_arena *a, const fg_plan *p, const char *fn, const char *entry,
-                       bool stream)
+                       const char *stream)
 {
     sb b = {a, NULL, 0, 0};
     sb_printf(&b,
@@ -478,8 +479,8 @@ char *registry_wrapper(fg_arena *a, const fg_plan *p, const char *fn, const char
     for (int i = 0; i < p->ndims; i++)
         if (p->dims[i].index_axis >= 0)
             sb_printf(&b, "    a_.%s_len = lens ? lens[%d] : NULL;\n", p->dims[i].name, i);
-    sb_printf(&b, "    a_.splits = splits;\n    return %s(&a_%s);\n}\n", entry,
-              stream ? ", (struct CUstream_st *)stream" : "");
+    sb_printf(&b, "    a_.splits = splits;\n    return %s(&a_%s%s%s);\n}\n", entry,
+              stream ? ", (struct " : "", stream ? stream : "", stream ? " *)stream" : "");
     return sb_str(&b);
 }
 
@@ -561,7 +562,7 @@ int lower_c_registry_entry(fg_arena *a, const fg_kernel *km, char **code, char *
         sb_puts(&b, "};\n");
     }
     sb_puts(&b, registry_wrapper(a, p, arena_printf(a, "%s_cpu_", n),
-                                 arena_printf(a, "fg_%s_cpu", n), false));
+                                 arena_printf(a, "fg_%s_cpu", n), NULL));
     sb_printf(&b,
               "static const fg_plan_info %s_info_ = {\n"
               "    \"%s\", \"%s\", \"%s\", %d, %s_dims_, %s_dim_role_, %s_dim_over_,\n"

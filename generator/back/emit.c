@@ -173,7 +173,11 @@ static const char *const api_names[] = {
     "fg_cuda_sm_count", "fg_cuda_smem_optin", "fg_cuda_occupancy", "fg_cuda_pool", "fg_cuda_tickets",
     "fg_cuda_once", "fg_cuda_per_device", "fg_cuda_param_vector", "fg_cuda_params_to_device",
     "fg_cuda_params_free", "fg_cuda_sm90a", "fg_cuda_tensor_map",
-    NULL, /* runtime/fusegen_cuda_internal.h */
+    /* runtime/fusegen_cuda_internal.h */
+    "fg_plan_hip_fn", "fg_plan_hip_entry", "fg_plan_hip_list",
+    "fg_hip_cu_count", "fg_hip_alloc", "fg_hip_free", "fg_hip_param_vector",
+    "fg_hip_params_to_device",
+    NULL, /* runtime/fusegen_hip_internal.h */
 };
 
 static bool allowed_name(const char *w, size_t n, const char *const *plans)
@@ -188,7 +192,7 @@ static bool allowed_name(const char *w, size_t n, const char *const *plans)
         const char *rest = w + 3 + k;
         size_t rn = n - 3 - k;
         if (rn == 0 || (rn == 5 && !memcmp(rest, "_args", 5)) ||
-            (rn == 4 && !memcmp(rest, "_cpu", 4)))
+            (rn == 4 && !memcmp(rest, "_cpu", 4)) || (rn == 4 && !memcmp(rest, "_hip", 4)))
             return true;
     }
     return false;

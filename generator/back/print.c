@@ -33,15 +33,17 @@ const fg_dialect fg_dialects[DIALECT_COUNT] = {
         .int_abs = "abs", .int_min = "min", .int_max = "max",
         .float_suffix = "f", .to_float = "(float)(", .div0 = NULL,
     },
-    /* HIP device code (the HIP backend, issue 12, prints with it): the
-     * same single-precision intrinsics under HIP's names */
+    /* HIP device code (the HIP backend): compiler builtins and the
+     * skeleton's helpers only, no device library call, so that a target
+     * built with -nogpulib (gfx942 under Debian's clang-19) links */
     [DIALECT_HIP] = {
         .name = "hip",
-        .fn = {[F_EXP] = "__expf", [F_EXP2] = "exp2f", [F_LOG] = "__logf",
-               [F_LOG2] = "__log2f", [F_TANH] = "tanhf", [F_SIGMOID] = "plan_sigmoid",
-               [F_SQRT] = "sqrtf", [F_RSQRT] = "rsqrtf", [F_ABS] = "fabsf", [F_MIN] = "fminf",
-               [F_MAX] = "fmaxf", [F_POW] = "powf"},
-        .int_abs = "abs", .int_min = "min", .int_max = "max",
+        .fn = {[F_EXP] = "__builtin_expf", [F_EXP2] = "__builtin_exp2f",
+               [F_LOG] = "__builtin_logf", [F_LOG2] = "__builtin_log2f", [F_TANH] = "fa_tanh",
+               [F_SIGMOID] = "plan_sigmoid", [F_SQRT] = "__builtin_sqrtf",
+               [F_RSQRT] = "plan_rsqrt", [F_ABS] = "__builtin_fabsf",
+               [F_MIN] = "__builtin_fminf", [F_MAX] = "__builtin_fmaxf", [F_POW] = "plan_pow"},
+        .int_abs = "plan_iabs", .int_min = "plan_imin", .int_max = "plan_imax",
         .float_suffix = "f", .to_float = "(float)(", .div0 = NULL,
     },
     [DIALECT_HOST] = {

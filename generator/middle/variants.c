@@ -135,6 +135,46 @@ const fg_cuda_config fg_cuda_configs[] = {
      .note = "16 packed rows per row group (the only D 256 variant)",
      .origin = "the prototype's dispatch (decode_inst.cu D256_1, one row tile only), checked in "
                "bench/results/proto/check_call8.txt"},
+
+    /* ---- CDNA (templates/hip/cdna/, the HIP backend): wave64 and MFMA.  Rolling
+     * fa_cfg<D, BM, BN, NW, STAGES, QREG>: each wavefront owns 32 query rows (one
+     * 32x32x8 MFMA column block), BM = 32 * NW; STAGES LDS buffers of K rows and
+     * transposed V; Q always in registers.  Split fd_cfg<D, MT, NW, BNW, STAGES,
+     * QREG, MINB>: 16 packed rows (16x16x16 MFMA), NW wavefronts of BNW keys each
+     * per LDS tile.  No AMD GPU was reachable: the sizes fit the 64 KB of LDS with
+     * no scratch (bench/NOTES.md, CDNA resource usage); none is measured. */
+    {.family = ROLLING, .arch = "cdna", .name = "K64", .d = 64, .bm = 128, .bn = 64, .warps = 4,
+     .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "4 wavefronts of 32 rows, two LDS buffers",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = ROLLING, .arch = "cdna", .name = "K96", .d = 96, .bm = 128, .bn = 64, .warps = 4,
+     .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "4 wavefronts of 32 rows, two LDS buffers",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = ROLLING, .arch = "cdna", .name = "K128", .d = 128, .bm = 128, .bn = 32,
+     .warps = 4, .stages = 2, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "4 wavefronts of 32 rows, 32-key tiles, two LDS buffers",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = ROLLING, .arch = "cdna", .name = "K256", .d = 256, .bm = 128, .bn = 32,
+     .warps = 4, .stages = 1, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "4 wavefronts of 32 rows, 32-key tiles, one LDS buffer",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = SPLIT, .arch = "cdna", .name = "KD64", .d = 64, .mt = 1, .bnw = 16, .minb = 1,
+     .warps = 4, .stages = 1, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 packed rows, 4 wavefronts of 16 keys per tile",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = SPLIT, .arch = "cdna", .name = "KD96", .d = 96, .mt = 1, .bnw = 16, .minb = 1,
+     .warps = 4, .stages = 1, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 packed rows, 4 wavefronts of 16 keys per tile",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = SPLIT, .arch = "cdna", .name = "KD128", .d = 128, .mt = 1, .bnw = 16, .minb = 1,
+     .warps = 4, .stages = 1, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 packed rows, 4 wavefronts of 16 keys per tile",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
+    {.family = SPLIT, .arch = "cdna", .name = "KD256", .d = 256, .mt = 1, .bnw = 16, .minb = 1,
+     .warps = 2, .stages = 1, .qreg = true, .dtypes = BOTH, .nwhen = 0,
+     .note = "16 packed rows, 2 wavefronts of 16 keys per tile",
+     .origin = "sized to fit LDS without scratch (bench/NOTES.md, CDNA resource usage); not timed"},
 };
 const int fg_cuda_nconfigs = (int)(sizeof fg_cuda_configs / sizeof fg_cuda_configs[0]);
 

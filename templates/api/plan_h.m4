@@ -40,6 +40,20 @@ fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *strea
 /* No CUDA kernel: the attention kernels cannot express this plan, or the
  * run did not target cuda. */
 ]]])m4_dnl
+fg_has_hip_if([[[m4_dnl
+#ifndef FUSEGEN_NO_HIP
+struct ihipStream_t;
+/* The HIP kernels for AMD CDNA, gfx90a and gfx942 (libfusegen_hip.a); stream
+ * is a hipStream_t.  Tensors are device memory, per-head params host memory;
+ * the arguments are checked as by fg_gpu_entry (one validation source) and
+ * the same fg_status codes come back.  Head dims 64, 96, 128 and 256, bf16
+ * or fp16; wave64 MFMA kernels (templates/hip/cdna/).
+fg_split_if([[[ * The splits' partial states and the combine's tickets come from the
+ * device's memory pool in stream order on `stream`: no workspace argument. */]]], [[[ * One workgroup walks all keys of its rows: splits has no effect here. */]]])
+fg_status fg_gpu_entry[[[]]]_hip(const fg_args_type *args, struct ihipStream_t *stream);
+#endif
+]]], [[[m4_dnl
+]]])m4_dnl
 
 #ifdef __cplusplus
 }

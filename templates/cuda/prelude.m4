@@ -5,8 +5,8 @@ m4_dnl shared-memory opt-in, the workspace pool and the ticket buffers are
 m4_dnl the runtime's (runtime/fusegen_cuda.cu, fusegen_cuda_internal.h).
 m4_dnl emit.c also looks for this file to know the backend has templates.
 // Host versions of the plan's functions, for parameter defaults.
-static inline double plan_rsqrt_host(double x) { return 1.0 / sqrt(x); }
-static inline double plan_sigmoid_host(double x) { return 1.0 / (1.0 + exp(-x)); }
-static inline long plan_min_host(long x, long y) { return x < y ? x : y; }
-static inline long plan_max_host(long x, long y) { return x > y ? x : y; }
+static inline __attribute__((unused)) double plan_rsqrt_host(double x) { return 1.0 / sqrt(x); }
+static inline __attribute__((unused)) double plan_sigmoid_host(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline __attribute__((unused)) long plan_min_host(long x, long y) { return x < y ? x : y; }
+static inline __attribute__((unused)) long plan_max_host(long x, long y) { return x > y ? x : y; }
 

@@ -107,6 +107,14 @@ static long config_smem(const fg_cuda_config *k)
         return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 +
                8L * (1 + 4 * k->stages);
     }
+    if (!strcmp(k->arch, "cdna")) { /* templates/hip/cdna/: K rows and transposed V, padded by 4 */
+        long keys = k->family == CUDA_FAMILY_ROLLING ? k->bn : (long)k->warps * k->bnw;
+        long ring = (long)k->stages * (keys * (k->d + 4) + (long)k->d * (keys + 4)) * 2;
+        if (k->family == CUDA_FAMILY_ROLLING)
+            return ring;
+        long merge = (long)k->warps * 16 * (k->d + 4) * 4 + 2L * k->warps * 16 * 4;
+        return ring > merge ? ring : merge;
+    }
     long row = k->d + 8;
     if (k->family == CUDA_FAMILY_ROLLING)
         return (long)(k->bm + 2 * k->stages * k->bn) * row * 2;
@@ -206,7 +214,9 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
     const char *ind = "      ";
     if (dts != BOTH) {
         strbuf_printf(body, "      if constexpr (std::is_same<T, %s>::value) {\n",
-                      dts == CUDA_CFG_BF16 ? "__nv_bfloat16" : "__half");
+                      !strcmp(k->arch, "cdna") ? (dts == CUDA_CFG_BF16 ? "ck_bf16" : "ck_fp16")
+                      : dts == CUDA_CFG_BF16  ? "__nv_bfloat16"
+                                              : "__half");
         ind = "        ";
     }
     const char *note = arena_printf(a, "fg_note_config(entry, \"%s\", %s)", k->name,
@@ -225,7 +235,15 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
 void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool split,
                       bool affine_score, bool masked)
 {
-    const char *tuned_splits = split ? cuda_tuned_splits(a, kern) : "";
+    gpu_config_defs(a, defs, kern, "sm80", split, affine_score, masked);
+}
+
+void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const char *arch,
+                     bool split, bool affine_score, bool masked)
+{
+    /* tuning (tuned.c) serves the CUDA families only */
+    const bool cuda = !strcmp(arch, "sm80");
+    const char *tuned_splits = split && cuda ? cuda_tuned_splits(a, kern) : "";
     const fg_cuda_family family = split ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING;
     const char *rows = split ? "a.QL" : "a.M";
     fg_strbuf use = {a, NULL, 0, 0}, sum = {a, NULL, 0, 0}, body = {a, NULL, 0, 0};
@@ -243,7 +261,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool sp
     int ds[16], nd = 0;
     for (int i = 0; i < fg_cuda_nconfigs; i++) {
         const fg_cuda_config *k = &fg_cuda_configs[i];
-        if (!config_in_arch(k, family, "sm80"))
+        if (!config_in_arch(k, family, arch))
             continue;
         bool seen = false;
         for (int j = 0; j < nd; j++)
@@ -264,7 +282,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool sp
         bool open = true;
         for (int i = 0; i < fg_cuda_nconfigs; i++) {
             const fg_cuda_config *k = &fg_cuda_configs[i];
-            if (!config_in_arch(k, family, "sm80") || k->d != d)
+            if (!config_in_arch(k, family, arch) || k->d != d)
                 continue;
             const char *all_rule = rule_text(a, k, false, affine_score, masked);
             const int admits = config_admits(k, affine_score, masked);
@@ -295,7 +313,8 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool sp
     strbuf_printf(&body,
                   "  return fg_set_error(FG_ERR_UNSUPPORTED, \"%%s: head dim %%d has no compiled "
                   "kernel%s (%s)\", entry, D);\n",
-                  split ? "" : " of the sm_80 family", strbuf_str(&dims));
+                  split ? "" : cuda ? " of the sm_80 family" : " of the CDNA family",
+                  strbuf_str(&dims));
     if (uses_packed || *tuned_splits) {
         fg_strbuf head = {a, NULL, 0, 0};
         strbuf_puts(&head, tuned_splits);
@@ -314,7 +333,7 @@ void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool sp
     fg_strbuf huse = {a, NULL, 0, 0}, hbody = {a, NULL, 0, 0};
     int hd[16], nhd = 0;
     bool huses_packed = false;
-    for (int i = 0; !split && i < fg_cuda_nconfigs; i++) {
+    for (int i = 0; !split && !strcmp(arch, "sm80") && i < fg_cuda_nconfigs; i++) {
         const fg_cuda_config *k = &fg_cuda_configs[i];
         if (!config_in_arch(k, family, "sm90") ||
             config_admits(k, affine_score, masked) < 0)

@@ -55,6 +55,8 @@ typedef struct cu {
     const fg_plan *p;
     const fg_kattn *at;
     const char **dfield, **pfield; /* names of the plan_params fields */
+    fg_dialect_id dialect;         /* device code: DIALECT_CUDA or DIALECT_HIP */
+    int wave;                      /* lanes that walk plan_key_range together: 32 or 64 */
 } cu;
 
 static void cu_names(cu *c)
@@ -140,7 +142,7 @@ static void leaf_host(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
 
 static char *cu_text(cu *c, const fg_expr *e, bool host)
 {
-    fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[host ? DIALECT_HOST : DIALECT_CUDA],
+    fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[host ? DIALECT_HOST : c->dialect],
                      .leaf = host ? leaf_host : leaf_device, .ctx = c};
     return code_expr_text(&pr, e);
 }
@@ -192,7 +194,8 @@ static void print_l2(fg_printer *pr, fg_strbuf *b, const fg_expr *e, int prec)
         strbuf_puts(b, "-");
         print_l2(pr, b, e->args[0], 7);
     } else if (e->kind == E_CALL && e->fn == F_LOG) {
-        strbuf_puts(b, "__log2f(");
+        strbuf_puts(b, pr->dl->fn[F_LOG2]);
+        strbuf_puts(b, "(");
         code_expr(pr, b, e->args[0], 0);
         strbuf_puts(b, ")");
     } else {
@@ -208,7 +211,7 @@ static void print_l2(fg_printer *pr, fg_strbuf *b, const fg_expr *e, int prec)
 static char *correction_text(cu *c, const fg_expr *factor, const char *prev, const char *cur)
 {
     l2ctx x = {c, prev, cur, "l"};
-    fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[DIALECT_CUDA], .leaf = leaf_l2,
+    fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[c->dialect], .leaf = leaf_l2,
                      .ctx = &x};
     fg_strbuf b = {c->a, NULL, 0, 0};
     if (factor->kind == E_CALL && factor->fn == F_EXP) {
@@ -225,7 +228,7 @@ static char *correction_text(cu *c, const fg_expr *factor, const char *prev, con
 static char *lse_text(cu *c, const fg_expr *e)
 {
     l2ctx x = {c, "m", "m", "l"};
-    fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[DIALECT_CUDA], .leaf = leaf_l2,
+    fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[c->dialect], .leaf = leaf_l2,
                      .ctx = &x};
     fg_strbuf b = {c->a, NULL, 0, 0};
     strbuf_puts(&b, "(");
@@ -334,8 +337,9 @@ static void params_defs(cu *c, fg_defs *defs)
     fg_def_code(defs, "cuda_head_setup", cb_str(&hs));
 }
 
-/* The key-range walk of masks.c, its rows split across the 32 lanes of a
- * warp (the kernels call plan_key_range with every lane together). */
+/* The key-range walk of masks.c, its rows split across the lanes of a warp
+ * (32) or wavefront (64): the kernels call plan_key_range with every lane
+ * together. */
 static void key_range_defs(cu *c, fg_defs *defs)
 {
     const fg_kernel *k = c->k;
@@ -345,7 +349,7 @@ static void key_range_defs(cu *c, fg_defs *defs)
                 c->at->mask_tiles ? mask_emit_tile_state(c->a, k->mask, mask_print_cuda, c) : "");
     bool lanes = false;
     const char *kr = c->at->mask_skip ? mask_emit_key_range_strided(c->a, k->mask, mask_print_cuda, c,
-                                                                "r0 + lane", 32, &lanes)
+                                                                "r0 + lane", c->wave, &lanes)
                                   : "";
     fg_def_bool(defs, "cuda_key_range_lanes", lanes);
     fg_def_code(defs, "cuda_key_range", kr);
@@ -531,6 +535,25 @@ int lower_cuda_supported(const fg_kernel *k, fg_loc *loc, const char **why)
     return -1;
 }
 
+/* The definitions both GPU backends share (the hooks, the host entry's
+ * names, dims and params): one lowering, printed in the device dialect of
+ * the backend, with its lanes per plan_key_range walk (32: a CUDA warp, 64:
+ * a CDNA wavefront).  entry names the entry point in messages. */
+int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
+                       fg_dialect_id dialect, int wave)
+{
+    const fg_plan *p = k->plan;
+    cu c = {.a = a, .k = k, .p = p, .at = &k->attn, .dialect = dialect, .wave = wave};
+    cu_names(&c);
+    fg_def_bool(defs, "cuda_split", k->sched.form == FORM_SPLIT);
+    fg_def_str(defs, "cuda_ns", arena_printf(a, "attn_%s", p->name));
+    fg_def_str(defs, "cuda_entry", entry);
+    params_defs(&c, defs);
+    hooks_defs(&c, defs);
+    host_defs(&c, defs, entry);
+    return 0;
+}
+
 int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
                fg_diag *d)
 {
@@ -542,20 +565,12 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
                    p->name, k->attn_why);
         return -1;
     }
-    cu c = {.a = a, .k = k, .p = p, .at = &k->attn};
-    cu_names(&c);
-    const char *entry = arena_printf(a, "fg_%s", p->name);
     *template_rel = "cuda/attention.m4";
-    bool split = k->sched.form == FORM_SPLIT;
-    fg_def_bool(defs, "cuda_split", split);
     /* the tile configurations and the dispatch over them (variants.c, back/cuda/configs.c) */
+    const bool split = k->sched.form == FORM_SPLIT;
     cuda_config_defs(a, defs, k, split, k->attn.affine_score, k->attn.mask_tiles);
     cuda_tuned_defs(a, defs, k, split);
-    fg_def_str(defs, "cuda_ns", arena_printf(a, "attn_%s", p->name));
-    params_defs(&c, defs);
-    hooks_defs(&c, defs);
-    host_defs(&c, defs, entry);
-    return 0;
+    return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s", p->name), DIALECT_CUDA, 32);
 }
 
 /* The plan's entry in fusegen_plans_cuda.c: the generic wrapper. */
@@ -565,7 +580,7 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char
     (void)d;
     const char *n = k->plan->name;
     const char *fn = arena_printf(a, "%s_cuda_", n);
-    *code = registry_wrapper(a, k->plan, fn, arena_printf(a, "fg_%s", n), true);
+    *code = registry_wrapper(a, k->plan, fn, arena_printf(a, "fg_%s", n), "CUstream_st");
     *list_line = arena_printf(a, "{\"%s\", %s},", n, fn);
     return 0;
 }

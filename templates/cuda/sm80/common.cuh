@@ -53,6 +53,13 @@ __device__ __forceinline__ float fa_ex2(float x) {  // 2^x, ex2(-inf) = +0
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// The lanes that walk plan_key_range together (gpu/hooks.m4): a warp.
+__attribute__((unused)) constexpr int plan_wave = 32;
+__device__ __forceinline__ int plan_lane() { return threadIdx.x & 31; }
+template <typename V>
+__device__ __forceinline__ V plan_shfl_xor(V v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
 __device__ __forceinline__ float fa_tanh(float x) {
   float y;
   asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
