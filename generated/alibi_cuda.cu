@@ -2075,6 +2075,146 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0137 ms; runner-up T64_128_3 0.0138 ms; spread 17.5 %
+  {1, 64, 8, 12, 0, 171},
+  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.0184 ms; runner-up T64_128_2P 0.0187 ms; spread 8.0 %
+  {1, 64, 9, 13, 1, 172},
+  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0257 ms; runner-up T64_128_3P 0.0257 ms; spread 15.8 %
+  {1, 64, 10, 14, 0, 173},
+  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0443 ms; runner-up T64_128_2P 0.0442 ms; spread 4.9 %
+  {1, 64, 11, 15, -1, 174},
+  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1272 ms; runner-up T64_128_2P 0.1287 ms; spread 2.2 %
+  {1, 64, 12, 16, 1, 175},
+  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.4106 ms; runner-up T64_176_3 0.415 ms; spread 1.3 %
+  {1, 64, 13, 17, 1, 176},
+  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 1.489 ms; runner-up T64_176_3 1.5 ms; spread 1.4 %
+  {1, 64, 14, 18, 1, 177},
+  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.867 ms; runner-up T64_176_3 5.914 ms; spread 3.6 %
+  {1, 64, 15, 19, 2, 178},
+  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8155 ms; runner-up T64_176_3 0.8233 ms; spread 1.2 %
+  {1, 64, 13, 18, 1, 179},
+  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.62 ms; runner-up T64_176_2 1.637 ms; spread 0.3 %
+  {1, 64, 13, 19, 1, 180},
+  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 3.566 ms; runner-up T64_176_3 3.591 ms; spread 1.1 %
+  {1, 64, 13, 20, 2, 181},
+  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 7.192 ms; runner-up T64_176_2P 7.16 ms; spread 6.2 %
+  {1, 64, 13, 21, -1, 182},
+  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 14.64 ms; runner-up T64_176_2P 14.7 ms; spread 1.9 %
+  {1, 64, 13, 22, 3, 183},
+  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2 0.0158 ms; runner-up T128_64_2 0.016 ms; spread 5.9 %
+  {1, 128, 8, 12, 4, 184},
+  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0196 ms; runner-up T128_128_2 0.0208 ms; spread 4.6 %
+  {1, 128, 9, 13, 5, 185},
+  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0307 ms; runner-up T128_128_2P 0.0309 ms; spread 2.7 %
+  {1, 128, 10, 14, 6, 186},
+  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0525 ms; runner-up T128_128_2P 0.0535 ms; spread 4.0 %
+  {1, 128, 11, 15, 6, 187},
+  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1599 ms; runner-up T128_128_3P 0.1608 ms; spread 1.2 %
+  {1, 128, 12, 16, 5, 188},
+  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.5451 ms; runner-up T128_176_2P 0.5415 ms; spread 0.7 %
+  {1, 128, 13, 17, -1, 189},
+  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.982 ms; runner-up T128_176_2 2.118 ms; spread 1.2 %
+  {1, 128, 14, 18, -1, 190},
+  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.66 ms; runner-up T128_176_2 8.585 ms; spread 13.0 %
+  {1, 128, 15, 19, -1, 191},
+  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.113 ms; runner-up T128_128_2 1.114 ms; spread 1.1 %
+  {1, 128, 13, 18, 5, 192},
+  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.266 ms; runner-up T128_128_2 2.346 ms; spread 0.7 %
+  {1, 128, 13, 19, -1, 193},
+  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.828 ms; runner-up T128_128_2 5.21 ms; spread 6.7 %
+  {1, 128, 13, 20, -1, 194},
+  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 10.22 ms; runner-up T128_176_2P 11.1 ms; spread 11.9 %
+  {1, 128, 13, 21, -1, 195},
+  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 22.07 ms; runner-up T128_176_2P 22.26 ms; spread 5.6 %
+  {1, 128, 13, 22, -1, 196},
+  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0145 ms; runner-up T64_128_2 0.0149 ms; spread 14.1 %
+  {2, 64, 8, 12, 7, 197},
+  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0186 ms; runner-up T64_64_3 0.0187 ms; spread 10.5 %
+  {2, 64, 9, 13, 7, 198},
+  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0252 ms; runner-up T64_128_3P 0.0254 ms; spread 9.6 %
+  {2, 64, 10, 14, 0, 199},
+  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0435 ms; runner-up T64_128_3P 0.0438 ms; spread 5.7 %
+  {2, 64, 11, 15, 0, 200},
+  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1263 ms; runner-up T64_128_3P 0.1276 ms; spread 2.5 %
+  {2, 64, 12, 16, 1, 201},
+  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.414 ms; runner-up T64_176_3 0.4187 ms; spread 1.4 %
+  {2, 64, 13, 17, 1, 202},
+  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 1.5 ms; runner-up T64_176_3 1.51 ms; spread 0.8 %
+  {2, 64, 14, 18, 1, 203},
+  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 5.96 ms; runner-up T64_176_2 5.97 ms; spread 3.0 %
+  {2, 64, 15, 19, 3, 204},
+  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8162 ms; runner-up T64_176_2 0.8257 ms; spread 0.9 %
+  {2, 64, 13, 18, 1, 205},
+  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.611 ms; runner-up T64_176_2 1.628 ms; spread 0.4 %
+  {2, 64, 13, 19, 1, 206},
+  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 3.434 ms; runner-up T64_128_3P 3.506 ms; spread 5.2 %
+  {2, 64, 13, 20, 2, 207},
+  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 7.394 ms; runner-up T64_176_2P 7.322 ms; spread 10.2 %
+  {2, 64, 13, 21, -1, 208},
+  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 14.97 ms; runner-up T64_176_2P 15.04 ms; spread 6.8 %
+  {2, 64, 13, 22, 2, 209},
+  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0164 ms; runner-up T128_128_3 0.0164 ms; spread 96.9 %
+  {2, 128, 8, 12, 5, 210},
+  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0207 ms; runner-up T128_128_3P 0.0208 ms; spread 7.0 %
+  {2, 128, 9, 13, 5, 211},
+  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0295 ms; runner-up T128_128_3P 0.0298 ms; spread 6.3 %
+  {2, 128, 10, 14, 5, 212},
+  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0534 ms; runner-up T128_128_2P 0.0538 ms; spread 4.6 %
+  {2, 128, 11, 15, 6, 213},
+  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1616 ms; runner-up T128_128_3P 0.1618 ms; spread 2.0 %
+  {2, 128, 12, 16, 5, 214},
+  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 0.5441 ms; runner-up T128_176_2 0.5515 ms; spread 0.8 %
+  {2, 128, 13, 17, 8, 215},
+  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 2.025 ms; runner-up T128_176_2 2.083 ms; spread 0.3 %
+  {2, 128, 14, 18, -1, 216},
+  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.789 ms; runner-up T128_128_2 8.813 ms; spread 14.2 %
+  {2, 128, 15, 19, -1, 217},
+  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 1.111 ms; runner-up T128_176_2 1.119 ms; spread 1.1 %
+  {2, 128, 13, 18, 8, 218},
+  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.329 ms; runner-up T128_128_2P 2.348 ms; spread 0.9 %
+  {2, 128, 13, 19, -1, 219},
+  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.957 ms; runner-up T128_176_2 5.353 ms; spread 0.4 %
+  {2, 128, 13, 20, -1, 220},
+  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: default 11.21 ms; runner-up T128_128_2P 11.46 ms; spread 10.6 %
+  {2, 128, 13, 21, -1, 221},
+  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: default 22.7 ms; runner-up T128_128_2P 22.98 ms; spread 4.0 %
+  {2, 128, 13, 22, -1, 222},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2082,6 +2222,19 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2093,6 +2246,18 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 4: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128WM: a score affine in Q.K, masked, 4096 keys or more. Source: bench/NOTES.md, Hopper
       // family, v4 (H200, 2026-11-23T22:45Z, same-call A/B): causal-pf-8k 586 TFLOP/s against 568
       // with 128-key tiles, gqa-pf-32k 581 against 556; slower at 2k keys; ptxas spills 20 bytes

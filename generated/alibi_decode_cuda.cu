@@ -1409,10 +1409,147 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0107 ms; runner-up splits=1 0.0108 ms; spread 19.1 %
+  {1, 64, 8, 4, -1, 431},
+  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0122 ms; runner-up splits=8 0.0136 ms; spread 17.8 %
+  {1, 64, 9, 4, 1, 432},
+  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0142 ms; runner-up splits=16 0.0147 ms; spread 10.4 %
+  {1, 64, 10, 4, 8, 433},
+  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0155 ms; runner-up default 0.016 ms; spread 11.8 %
+  {1, 64, 11, 4, 8, 434},
+  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0181 ms; runner-up default 0.0185 ms; spread 12.2 %
+  {1, 64, 12, 4, 8, 435},
+  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0239 ms; runner-up default 0.0244 ms; spread 10.0 %
+  {1, 64, 13, 4, 8, 436},
+  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0305 ms; runner-up splits=16 0.0309 ms; spread 8.3 %
+  {1, 64, 14, 4, 8, 437},
+  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=16 0.0473 ms; runner-up splits=8 0.0476 ms; spread 4.3 %
+  {1, 64, 15, 4, 16, 438},
+  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0301 ms; runner-up splits=8 0.0303 ms; spread 12.4 %
+  {1, 64, 13, 5, 4, 439},
+  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0473 ms; runner-up splits=2 0.0476 ms; spread 9.1 %
+  {1, 64, 13, 6, 4, 440},
+  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0775 ms; runner-up splits=2 0.0808 ms; spread 1.9 %
+  {1, 64, 13, 7, 1, 441},
+  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.141 ms; runner-up splits=1 0.1421 ms; spread 2.9 %
+  {1, 64, 13, 8, -1, 442},
+  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2752 ms; runner-up splits=4 0.2756 ms; spread 1.5 %
+  {1, 64, 13, 9, 8, 443},
+  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0113 ms; runner-up default 0.0121 ms; spread 23.7 %
+  {1, 128, 8, 4, 1, 444},
+  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0144 ms; runner-up splits=1 0.0145 ms; spread 20.3 %
+  {1, 128, 9, 4, 4, 445},
+  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0162 ms; spread 6.4 %
+  {1, 128, 10, 4, 8, 446},
+  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0185 ms; runner-up splits=8 0.0185 ms; spread 9.5 %
+  {1, 128, 11, 4, -1, 447},
+  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0232 ms; runner-up splits=8 0.023 ms; spread 5.8 %
+  {1, 128, 12, 4, -1, 448},
+  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0308 ms; runner-up splits=8 0.0308 ms; spread 4.9 %
+  {1, 128, 13, 4, -1, 449},
+  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.047 ms; runner-up splits=8 0.0474 ms; spread 5.1 %
+  {1, 128, 14, 4, -1, 450},
+  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0781 ms; runner-up default 0.0789 ms; spread 3.2 %
+  {1, 128, 15, 4, 8, 451},
+  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.046 ms; runner-up default 0.0465 ms; spread 5.5 %
+  {1, 128, 13, 5, 4, 452},
+  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0793 ms; runner-up splits=2 0.0791 ms; spread 6.6 %
+  {1, 128, 13, 6, -1, 453},
+  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1381 ms; runner-up splits=1 0.1379 ms; spread 2.8 %
+  {1, 128, 13, 7, -1, 454},
+  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2677 ms; runner-up splits=1 0.2656 ms; spread 0.9 %
+  {1, 128, 13, 8, -1, 455},
+  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.522 ms; runner-up splits=1 0.5193 ms; spread 0.9 %
+  {1, 128, 13, 9, -1, 456},
+  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.01 ms; runner-up splits=1 0.0101 ms; spread 19.8 %
+  {2, 64, 8, 4, -1, 457},
+  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0119 ms; runner-up splits=8 0.0134 ms; spread 18.3 %
+  {2, 64, 9, 4, 1, 458},
+  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0138 ms; runner-up default 0.0142 ms; spread 15.0 %
+  {2, 64, 10, 4, 8, 459},
+  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0155 ms; runner-up splits=16 0.0157 ms; spread 12.8 %
+  {2, 64, 11, 4, -1, 460},
+  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0176 ms; runner-up default 0.0178 ms; spread 13.5 %
+  {2, 64, 12, 4, 16, 461},
+  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0241 ms; runner-up splits=8 0.024 ms; spread 35.6 %
+  {2, 64, 13, 4, -1, 462},
+  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0308 ms; runner-up splits=16 0.0314 ms; spread 9.4 %
+  {2, 64, 14, 4, 8, 463},
+  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0481 ms; runner-up splits=16 0.049 ms; spread 5.4 %
+  {2, 64, 15, 4, 8, 464},
+  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0302 ms; runner-up default 0.031 ms; spread 8.3 %
+  {2, 64, 13, 5, 4, 465},
+  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0474 ms; runner-up splits=4 0.0481 ms; spread 6.1 %
+  {2, 64, 13, 6, 2, 466},
+  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0772 ms; runner-up splits=2 0.0817 ms; spread 2.3 %
+  {2, 64, 13, 7, 1, 467},
+  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1419 ms; runner-up splits=1 0.1424 ms; spread 1.7 %
+  {2, 64, 13, 8, -1, 468},
+  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2755 ms; runner-up splits=4 0.2771 ms; spread 2.3 %
+  {2, 64, 13, 9, 8, 469},
+  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0129 ms; runner-up default 0.0132 ms; spread 8.2 %
+  {2, 128, 8, 4, 1, 470},
+  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0153 ms; runner-up splits=16 0.0161 ms; spread 19.0 %
+  {2, 128, 9, 4, 8, 471},
+  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.017 ms; runner-up splits=16 0.0179 ms; spread 9.4 %
+  {2, 128, 10, 4, 8, 472},
+  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0191 ms; runner-up splits=16 0.0194 ms; spread 9.6 %
+  {2, 128, 11, 4, 8, 473},
+  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0239 ms; runner-up splits=16 0.0251 ms; spread 10.1 %
+  {2, 128, 12, 4, 8, 474},
+  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0321 ms; runner-up default 0.0331 ms; spread 6.5 %
+  {2, 128, 13, 4, 8, 475},
+  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0494 ms; runner-up splits=16 0.0494 ms; spread 11.3 %
+  {2, 128, 14, 4, 8, 476},
+  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0812 ms; runner-up splits=16 0.0818 ms; spread 3.9 %
+  {2, 128, 15, 4, 8, 477},
+  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0473 ms; runner-up splits=8 0.0473 ms; spread 7.6 %
+  {2, 128, 13, 5, 4, 478},
+  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.0825 ms; runner-up splits=4 0.0837 ms; spread 19.0 %
+  {2, 128, 13, 6, 2, 479},
+  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1403 ms; runner-up splits=2 0.147 ms; spread 2.5 %
+  {2, 128, 13, 7, 1, 480},
+  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2699 ms; runner-up splits=1 0.2702 ms; spread 2.3 %
+  {2, 128, 13, 8, -1, 481},
+  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5283 ms; runner-up splits=1 0.5263 ms; spread 1.5 %
+  {2, 128, 13, 9, -1, 482},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned split count of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
+  // splits 0 asks for the plan's split count: the tuned one where wisdom has it
+  const char* tuned_file = nullptr;
+  int tuned_line = 0;
+  if (splits == 0) {
+    const int ts = plan_tuned(a.N, (long long)a.B * a.Hq * a.QL, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, D, dev, &tuned_file, &tuned_line);
+    if (ts > 0) splits = ts;
+    else tuned_file = nullptr;
+  }
   const int packed = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
   // The plan's facts that the rules read: affine_score = 1 (the score calls no function), masked = 1.
   switch (D) {
@@ -1420,13 +1557,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD64_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D64_2:
       // two row tiles above 16 packed rows), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD64_2", nullptr, 0);
+        fg_note_config(entry, "CD64_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_2>(a, st, dev, splits, entry);
       }
       // CD64_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D64_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD64_1", nullptr, 0);
+        fg_note_config(entry, "CD64_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1434,13 +1571,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD96_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D96_2),
       // checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD96_2", nullptr, 0);
+        fg_note_config(entry, "CD96_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_2>(a, st, dev, splits, entry);
       }
       // CD96_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D96_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD96_1", nullptr, 0);
+        fg_note_config(entry, "CD96_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1448,7 +1585,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD128_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu
       // D128_2), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD128_2", nullptr, 0);
+        fg_note_config(entry, "CD128_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
       }
       // CD128_8W: bf16, 16 packed rows or fewer. Source: the prototype's bf16 default
@@ -1456,7 +1593,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // bench/results/proto/time_call8.txt.
       if constexpr (std::is_same<T, __nv_bfloat16>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_8W", nullptr, 0);
+          fg_note_config(entry, "CD128_8W", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
         }
       }
@@ -1465,7 +1602,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // v2).
       if constexpr (std::is_same<T, __half>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_1", nullptr, 0);
+          fg_note_config(entry, "CD128_1", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
         }
       }
@@ -1473,7 +1610,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
     case 256:
       // CD256_1: any shape. Source: the prototype's dispatch (decode_inst.cu D256_1, one row tile
       // only), checked in bench/results/proto/check_call8.txt.
-      fg_note_config(entry, "CD256_1", nullptr, 0);
+      fg_note_config(entry, "CD256_1", tuned_file, tuned_line);
       return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel (64, 96, 128 or 256)", entry, D);

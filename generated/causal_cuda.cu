@@ -2069,6 +2069,148 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0124 ms; runner-up T64_128_2P 0.0128 ms; spread 22.1 %
+  {1, 64, 8, 12, 0, 67},
+  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.016 ms; runner-up T64_64_3P 0.0159 ms; spread 19.8 %
+  {1, 64, 9, 13, -1, 68},
+  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0212 ms; runner-up T64_176_3P 0.0214 ms; spread 10.1 %
+  {1, 64, 10, 14, 1, 69},
+  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0366 ms; runner-up T64_128_2 0.0369 ms; spread 8.4 %
+  {1, 64, 11, 15, 2, 70},
+  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1089 ms; runner-up T64_176_3P 0.1101 ms; spread 4.9 %
+  {1, 64, 12, 16, 0, 71},
+  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3534 ms; runner-up T64_176_2P 0.3654 ms; spread 0.7 %
+  {1, 64, 13, 17, 3, 72},
+  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.292 ms; runner-up T64_176_2 1.299 ms; spread 0.9 %
+  {1, 64, 14, 18, 3, 73},
+  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 5.253 ms; runner-up default 5.311 ms; spread 1.0 %
+  {1, 64, 15, 19, 3, 74},
+  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.7019 ms; runner-up T64_176_2P 0.7145 ms; spread 1.2 %
+  {1, 64, 13, 18, 3, 75},
+  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 1.455 ms; runner-up T64_128_2 1.456 ms; spread 2.2 %
+  {1, 64, 13, 19, 4, 76},
+  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.983 ms; runner-up T64_176_3P 3.014 ms; spread 1.2 %
+  {1, 64, 13, 20, -1, 77},
+  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.914 ms; runner-up T64_176_3P 6.145 ms; spread 0.5 %
+  {1, 64, 13, 21, -1, 78},
+  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 12.94 ms; runner-up T64_176_2P 13.22 ms; spread 1.6 %
+  {1, 64, 13, 22, 3, 79},
+  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0144 ms; runner-up T128_64_3P 0.0149 ms; spread 13.8 %
+  {1, 128, 8, 12, 5, 80},
+  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0188 ms; runner-up T128_176_2P 0.0194 ms; spread 12.1 %
+  {1, 128, 9, 13, 6, 81},
+  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_176_2P 0.0254 ms; runner-up T128_128_2P 0.026 ms; spread 29.6 %
+  {1, 128, 10, 14, 7, 82},
+  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0459 ms; runner-up T128_128_2P 0.046 ms; spread 19.8 %
+  {1, 128, 11, 15, 8, 83},
+  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.1399 ms; runner-up T128_128_2P 0.14 ms; spread 1.4 %
+  {1, 128, 12, 16, 7, 84},
+  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4665 ms; runner-up T128_176_2 0.47 ms; spread 0.5 %
+  {1, 128, 13, 17, -1, 85},
+  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.731 ms; runner-up T128_176_2 1.843 ms; spread 0.4 %
+  {1, 128, 14, 18, -1, 86},
+  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.087 ms; runner-up T128_176_2 7.521 ms; spread 14.2 %
+  {1, 128, 15, 19, -1, 87},
+  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 1.002 ms; runner-up T128_128_3 1.009 ms; spread 1.3 %
+  {1, 128, 13, 18, 9, 88},
+  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.001 ms; runner-up T128_128_3 2.183 ms; spread 1.3 %
+  {1, 128, 13, 19, -1, 89},
+  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.509 ms; runner-up T128_176_2 4.828 ms; spread 1.1 %
+  {1, 128, 13, 20, -1, 90},
+  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 8.956 ms; runner-up T128_128_3 9.854 ms; spread 8.7 %
+  {1, 128, 13, 21, -1, 91},
+  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: default 20 ms; runner-up T128_128_3 20.32 ms; spread 6.1 %
+  {1, 128, 13, 22, -1, 92},
+  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0139 ms; runner-up T64_64_3P 0.0139 ms; spread 62.7 %
+  {2, 64, 8, 12, 10, 93},
+  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_2P 0.0166 ms; spread 6.6 %
+  {2, 64, 9, 13, 10, 94},
+  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0224 ms; runner-up T64_176_2P 0.0227 ms; spread 9.7 %
+  {2, 64, 10, 14, 10, 95},
+  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0383 ms; runner-up T64_128_3 0.0384 ms; spread 11.8 %
+  {2, 64, 11, 15, 2, 96},
+  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1092 ms; runner-up T64_176_3P 0.1098 ms; spread 1.1 %
+  {2, 64, 12, 16, 0, 97},
+  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3556 ms; runner-up T64_176_2P 0.3647 ms; spread 1.2 %
+  {2, 64, 13, 17, 3, 98},
+  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.273 ms; runner-up T64_176_2 1.304 ms; spread 0.6 %
+  {2, 64, 14, 18, 3, 99},
+  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 5.217 ms; runner-up default 5.272 ms; spread 0.2 %
+  {2, 64, 15, 19, 0, 100},
+  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.7075 ms; runner-up T64_176_2P 0.7213 ms; spread 0.9 %
+  {2, 64, 13, 18, 3, 101},
+  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.42 ms; runner-up T64_176_2P 1.469 ms; spread 1.3 %
+  {2, 64, 13, 19, 3, 102},
+  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.065 ms; runner-up T64_176_3P 3.044 ms; spread 0.4 %
+  {2, 64, 13, 20, -1, 103},
+  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.102 ms; runner-up T64_176_2P 6.642 ms; spread 13.6 %
+  {2, 64, 13, 21, -1, 104},
+  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.58 ms; runner-up T64_128_2 13.91 ms; spread 7.0 %
+  {2, 64, 13, 22, 3, 105},
+  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.014 ms; runner-up T128_64_3 0.0144 ms; spread 21.8 %
+  {2, 128, 8, 12, 6, 106},
+  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0173 ms; runner-up T128_128_2P 0.0177 ms; spread 12.9 %
+  {2, 128, 9, 13, 8, 107},
+  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_176_2P 0.025 ms; runner-up T128_128_2P 0.0252 ms; spread 6.8 %
+  {2, 128, 10, 14, 7, 108},
+  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0468 ms; runner-up T128_128_3P 0.0472 ms; spread 6.8 %
+  {2, 128, 11, 15, 6, 109},
+  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.1421 ms; runner-up T128_128_2P 0.1425 ms; spread 2.7 %
+  {2, 128, 12, 16, 7, 110},
+  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4809 ms; runner-up T128_176_2 0.4814 ms; spread 0.8 %
+  {2, 128, 13, 17, -1, 111},
+  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.794 ms; runner-up T128_176_2 1.812 ms; spread 0.6 %
+  {2, 128, 14, 18, -1, 112},
+  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.396 ms; runner-up T128_176_2 7.85 ms; spread 14.3 %
+  {2, 128, 15, 19, -1, 113},
+  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 1.007 ms; runner-up T128_176_2P 1.015 ms; spread 0.6 %
+  {2, 128, 13, 18, 9, 114},
+  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.078 ms; runner-up T128_128_3 2.176 ms; spread 0.4 %
+  {2, 128, 13, 19, -1, 115},
+  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.728 ms; runner-up T128_176_2P 4.98 ms; spread 2.5 %
+  {2, 128, 13, 20, -1, 116},
+  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.16 ms; runner-up T128_128_3 10.34 ms; spread 12.6 %
+  {2, 128, 13, 21, -1, 117},
+  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: default 20.57 ms; runner-up T128_128_3 20.96 ms; spread 4.6 %
+  {2, 128, 13, 22, -1, 118},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2076,6 +2218,20 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2087,6 +2243,19 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 5: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128WM: a score affine in Q.K, masked, 4096 keys or more. Source: bench/NOTES.md, Hopper
       // family, v4 (H200, 2026-11-23T22:45Z, same-call A/B): causal-pf-8k 586 TFLOP/s against 568
       // with 128-key tiles, gqa-pf-32k 581 against 556; slower at 2k keys; ptxas spills 20 bytes

@@ -1403,10 +1403,147 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0107 ms; runner-up default 0.0115 ms; spread 15.0 %
+  {1, 64, 8, 4, 1, 327},
+  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0135 ms; runner-up splits=4 0.0137 ms; spread 16.4 %
+  {1, 64, 9, 4, 1, 328},
+  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0146 ms; runner-up default 0.015 ms; spread 24.4 %
+  {1, 64, 10, 4, 8, 329},
+  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0154 ms; runner-up splits=16 0.0163 ms; spread 7.5 %
+  {1, 64, 11, 4, 8, 330},
+  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0179 ms; runner-up splits=16 0.018 ms; spread 10.8 %
+  {1, 64, 12, 4, 8, 331},
+  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0225 ms; runner-up splits=16 0.0239 ms; spread 6.0 %
+  {1, 64, 13, 4, 8, 332},
+  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0318 ms; runner-up default 0.0324 ms; spread 7.4 %
+  {1, 64, 14, 4, 8, 333},
+  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.047 ms; runner-up splits=16 0.0491 ms; spread 4.5 %
+  {1, 64, 15, 4, 8, 334},
+  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0306 ms; runner-up splits=8 0.031 ms; spread 16.4 %
+  {1, 64, 13, 5, 4, 335},
+  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.047 ms; runner-up splits=4 0.0476 ms; spread 7.1 %
+  {1, 64, 13, 6, 2, 336},
+  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0759 ms; runner-up splits=2 0.0799 ms; spread 4.2 %
+  {1, 64, 13, 7, 1, 337},
+  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1405 ms; runner-up default 0.142 ms; spread 2.7 %
+  {1, 64, 13, 8, 1, 338},
+  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.274 ms; runner-up splits=4 0.2769 ms; spread 1.0 %
+  {1, 64, 13, 9, 8, 339},
+  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.012 ms; spread 54.5 %
+  {1, 128, 8, 4, -1, 340},
+  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0142 ms; runner-up splits=4 0.0143 ms; spread 10.8 %
+  {1, 128, 9, 4, 8, 341},
+  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0157 ms; runner-up splits=4 0.0168 ms; spread 18.9 %
+  {1, 128, 10, 4, 8, 342},
+  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0186 ms; runner-up splits=8 0.0188 ms; spread 11.2 %
+  {1, 128, 11, 4, -1, 343},
+  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0235 ms; runner-up splits=8 0.0233 ms; spread 9.8 %
+  {1, 128, 12, 4, -1, 344},
+  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0307 ms; runner-up default 0.0324 ms; spread 8.1 %
+  {1, 128, 13, 4, 8, 345},
+  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0473 ms; runner-up splits=8 0.0484 ms; spread 5.7 %
+  {1, 128, 14, 4, -1, 346},
+  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0793 ms; runner-up splits=8 0.0798 ms; spread 2.2 %
+  {1, 128, 15, 4, -1, 347},
+  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.048 ms; runner-up default 0.0495 ms; spread 6.0 %
+  {1, 128, 13, 5, 4, 348},
+  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.0787 ms; runner-up default 0.0795 ms; spread 16.5 %
+  {1, 128, 13, 6, 2, 349},
+  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1385 ms; runner-up splits=1 0.138 ms; spread 1.2 %
+  {1, 128, 13, 7, -1, 350},
+  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2716 ms; runner-up splits=1 0.2713 ms; spread 1.9 %
+  {1, 128, 13, 8, -1, 351},
+  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5229 ms; runner-up splits=1 0.5196 ms; spread 2.0 %
+  {1, 128, 13, 9, -1, 352},
+  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0104 ms; runner-up splits=1 0.0108 ms; spread 36.9 %
+  {2, 64, 8, 4, -1, 353},
+  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0122 ms; runner-up splits=8 0.0131 ms; spread 21.7 %
+  {2, 64, 9, 4, 1, 354},
+  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0143 ms; runner-up splits=8 0.0143 ms; spread 15.0 %
+  {2, 64, 10, 4, -1, 355},
+  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.016 ms; runner-up splits=16 0.0158 ms; spread 7.6 %
+  {2, 64, 11, 4, -1, 356},
+  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.018 ms; runner-up splits=16 0.0182 ms; spread 17.5 %
+  {2, 64, 12, 4, 8, 357},
+  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.023 ms; runner-up default 0.0238 ms; spread 12.3 %
+  {2, 64, 13, 4, 16, 358},
+  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0302 ms; runner-up default 0.0322 ms; spread 8.7 %
+  {2, 64, 14, 4, 8, 359},
+  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0472 ms; runner-up splits=16 0.0476 ms; spread 7.2 %
+  {2, 64, 15, 4, 8, 360},
+  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0297 ms; runner-up splits=8 0.0299 ms; spread 6.5 %
+  {2, 64, 13, 5, 4, 361},
+  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.047 ms; runner-up splits=4 0.0481 ms; spread 6.1 %
+  {2, 64, 13, 6, 2, 362},
+  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0763 ms; runner-up splits=2 0.0796 ms; spread 10.7 %
+  {2, 64, 13, 7, 1, 363},
+  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1409 ms; runner-up splits=1 0.1404 ms; spread 2.6 %
+  {2, 64, 13, 8, -1, 364},
+  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2742 ms; runner-up splits=4 0.2755 ms; spread 1.6 %
+  {2, 64, 13, 9, 8, 365},
+  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0113 ms; runner-up default 0.0122 ms; spread 20.2 %
+  {2, 128, 8, 4, 1, 366},
+  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0143 ms; runner-up splits=1 0.0144 ms; spread 23.3 %
+  {2, 128, 9, 4, 8, 367},
+  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0153 ms; runner-up splits=16 0.0165 ms; spread 9.9 %
+  {2, 128, 10, 4, 8, 368},
+  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0178 ms; runner-up splits=16 0.0185 ms; spread 15.4 %
+  {2, 128, 11, 4, 8, 369},
+  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.022 ms; runner-up splits=16 0.023 ms; spread 9.0 %
+  {2, 128, 12, 4, 8, 370},
+  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0296 ms; runner-up splits=16 0.0314 ms; spread 13.0 %
+  {2, 128, 13, 4, 8, 371},
+  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0459 ms; runner-up splits=16 0.0483 ms; spread 10.4 %
+  {2, 128, 14, 4, 8, 372},
+  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0796 ms; runner-up splits=16 0.0799 ms; spread 7.7 %
+  {2, 128, 15, 4, 8, 373},
+  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0469 ms; runner-up default 0.0476 ms; spread 5.2 %
+  {2, 128, 13, 5, 4, 374},
+  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.0802 ms; runner-up splits=4 0.08 ms; spread 2.9 %
+  {2, 128, 13, 6, -1, 375},
+  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1414 ms; runner-up default 0.1467 ms; spread 4.2 %
+  {2, 128, 13, 7, 1, 376},
+  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2692 ms; runner-up splits=1 0.2689 ms; spread 1.7 %
+  {2, 128, 13, 8, -1, 377},
+  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5276 ms; runner-up splits=8 0.5262 ms; spread 1.5 %
+  {2, 128, 13, 9, -1, 378},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned split count of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
+  // splits 0 asks for the plan's split count: the tuned one where wisdom has it
+  const char* tuned_file = nullptr;
+  int tuned_line = 0;
+  if (splits == 0) {
+    const int ts = plan_tuned(a.N, (long long)a.B * a.Hq * a.QL, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, D, dev, &tuned_file, &tuned_line);
+    if (ts > 0) splits = ts;
+    else tuned_file = nullptr;
+  }
   const int packed = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
   // The plan's facts that the rules read: affine_score = 1 (the score calls no function), masked = 1.
   switch (D) {
@@ -1414,13 +1551,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD64_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D64_2:
       // two row tiles above 16 packed rows), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD64_2", nullptr, 0);
+        fg_note_config(entry, "CD64_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_2>(a, st, dev, splits, entry);
       }
       // CD64_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D64_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD64_1", nullptr, 0);
+        fg_note_config(entry, "CD64_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1428,13 +1565,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD96_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D96_2),
       // checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD96_2", nullptr, 0);
+        fg_note_config(entry, "CD96_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_2>(a, st, dev, splits, entry);
       }
       // CD96_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D96_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD96_1", nullptr, 0);
+        fg_note_config(entry, "CD96_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1442,7 +1579,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD128_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu
       // D128_2), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD128_2", nullptr, 0);
+        fg_note_config(entry, "CD128_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
       }
       // CD128_8W: bf16, 16 packed rows or fewer. Source: the prototype's bf16 default
@@ -1450,7 +1587,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // bench/results/proto/time_call8.txt.
       if constexpr (std::is_same<T, __nv_bfloat16>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_8W", nullptr, 0);
+          fg_note_config(entry, "CD128_8W", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
         }
       }
@@ -1459,7 +1596,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // v2).
       if constexpr (std::is_same<T, __half>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_1", nullptr, 0);
+          fg_note_config(entry, "CD128_1", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
         }
       }
@@ -1467,7 +1604,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
     case 256:
       // CD256_1: any shape. Source: the prototype's dispatch (decode_inst.cu D256_1, one row tile
       // only), checked in bench/results/proto/check_call8.txt.
-      fg_note_config(entry, "CD256_1", nullptr, 0);
+      fg_note_config(entry, "CD256_1", tuned_file, tuned_line);
       return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel (64, 96, 128 or 256)", entry, D);

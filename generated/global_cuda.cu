@@ -2020,6 +2020,144 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0114 ms; runner-up T64_64_3 0.012 ms; spread 13.2 %
+  {1, 64, 8, 12, 0, 15},
+  // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0153 ms; runner-up T64_128_3P 0.0156 ms; spread 23.0 %
+  {1, 64, 9, 13, 0, 16},
+  // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0197 ms; runner-up T64_176_3P 0.0202 ms; spread 5.4 %
+  {1, 64, 10, 14, 0, 17},
+  // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_176_2P 0.0548 ms; runner-up T64_128_2P 0.0562 ms; spread 2.9 %
+  {1, 64, 11, 15, 1, 18},
+  // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1796 ms; runner-up T64_176_3P 0.1838 ms; spread 1.7 %
+  {1, 64, 12, 16, 1, 19},
+  // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.6301 ms; runner-up T64_176_3P 0.6557 ms; spread 0.7 %
+  {1, 64, 13, 17, 1, 20},
+  // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 2.381 ms; runner-up T64_176_3P 2.517 ms; spread 1.4 %
+  {1, 64, 14, 18, 1, 21},
+  // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2P 9.768 ms; runner-up T64_176_3 10.07 ms; spread 6.4 %
+  {1, 64, 15, 19, 1, 22},
+  // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 1.25 ms; runner-up T64_176_3 1.277 ms; spread 1.3 %
+  {1, 64, 13, 18, 1, 23},
+  // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 2.458 ms; runner-up T64_176_3 2.479 ms; spread 0.6 %
+  {1, 64, 13, 19, 1, 24},
+  // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 4.899 ms; runner-up T64_176_3 5.13 ms; spread 2.1 %
+  {1, 64, 13, 20, 1, 25},
+  // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2P 10.13 ms; runner-up T64_176_3 10.44 ms; spread 7.1 %
+  {1, 64, 13, 21, 1, 26},
+  // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 20.48 ms; runner-up T64_176_3P 20.71 ms; spread 0.4 %
+  {1, 64, 13, 22, 2, 27},
+  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0129 ms; runner-up T128_64_3P 0.0131 ms; spread 10.6 %
+  {1, 128, 8, 12, 3, 28},
+  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0159 ms; runner-up T128_128_2P 0.0163 ms; spread 7.4 %
+  {1, 128, 9, 13, 4, 29},
+  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: default 0.0237 ms; runner-up T128_176_2P 0.0237 ms; spread 13.9 %
+  {1, 128, 10, 14, -1, 30},
+  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.0673 ms; runner-up T128_176_2P 0.067 ms; spread 10.0 %
+  {1, 128, 11, 15, -1, 31},
+  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.2283 ms; runner-up T128_176_2P 0.2284 ms; spread 1.6 %
+  {1, 128, 12, 16, -1, 32},
+  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.8424 ms; runner-up T128_176_2P 0.8556 ms; spread 0.6 %
+  {1, 128, 13, 17, -1, 33},
+  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.305 ms; runner-up T128_176_2 3.466 ms; spread 3.5 %
+  {1, 128, 14, 18, -1, 34},
+  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: default 14.4 ms; runner-up T128_176_2P 14.42 ms; spread 10.8 %
+  {1, 128, 15, 19, -1, 35},
+  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: default 1.703 ms; runner-up T128_176_2 1.768 ms; spread 4.9 %
+  {1, 128, 13, 18, -1, 36},
+  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.332 ms; runner-up T128_176_2 3.562 ms; spread 0.5 %
+  {1, 128, 13, 19, -1, 37},
+  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.728 ms; runner-up T128_176_2 7.211 ms; spread 12.2 %
+  {1, 128, 13, 20, -1, 38},
+  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: default 14.55 ms; runner-up T128_176_2P 14.79 ms; spread 13.5 %
+  {1, 128, 13, 21, -1, 39},
+  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 29.18 ms; runner-up T128_176_2P 30.13 ms; spread 6.8 %
+  {1, 128, 13, 22, -1, 40},
+  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0116 ms; runner-up T64_128_2P 0.0122 ms; spread 16.5 %
+  {2, 64, 8, 12, 5, 41},
+  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0141 ms; runner-up default 0.0147 ms; spread 12.0 %
+  {2, 64, 9, 13, 0, 42},
+  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0218 ms; runner-up T64_128_2P 0.022 ms; spread 13.8 %
+  {2, 64, 10, 14, 1, 43},
+  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_176_2P 0.0543 ms; runner-up T64_176_3P 0.0557 ms; spread 3.5 %
+  {2, 64, 11, 15, 1, 44},
+  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1798 ms; runner-up T64_176_3P 0.1854 ms; spread 1.6 %
+  {2, 64, 12, 16, 1, 45},
+  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.6454 ms; runner-up T64_176_3P 0.6637 ms; spread 0.9 %
+  {2, 64, 13, 17, 1, 46},
+  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 2.395 ms; runner-up T64_176_3 2.466 ms; spread 0.4 %
+  {2, 64, 14, 18, 1, 47},
+  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2P 10.35 ms; runner-up T64_176_3 10.44 ms; spread 8.6 %
+  {2, 64, 15, 19, 1, 48},
+  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 1.26 ms; runner-up T64_176_3 1.278 ms; spread 1.2 %
+  {2, 64, 13, 18, 1, 49},
+  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 2.487 ms; runner-up T64_176_3 2.515 ms; spread 1.8 %
+  {2, 64, 13, 19, 1, 50},
+  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 5.039 ms; runner-up T64_176_3 5.168 ms; spread 3.3 %
+  {2, 64, 13, 20, 1, 51},
+  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 10.64 ms; runner-up T64_176_3 10.63 ms; spread 6.8 %
+  {2, 64, 13, 21, -1, 52},
+  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 21.34 ms; runner-up T64_176_3 21.37 ms; spread 2.3 %
+  {2, 64, 13, 22, 1, 53},
+  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.014 ms; runner-up T128_128_3P 0.0144 ms; spread 24.9 %
+  {2, 128, 8, 12, 3, 54},
+  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.018 ms; runner-up T128_128_2P 0.0181 ms; spread 14.4 %
+  {2, 128, 9, 13, 4, 55},
+  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0254 ms; runner-up T128_128_2P 0.0256 ms; spread 9.3 %
+  {2, 128, 10, 14, 4, 56},
+  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.0705 ms; runner-up T128_176_2P 0.07 ms; spread 5.2 %
+  {2, 128, 11, 15, -1, 57},
+  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: default 0.2358 ms; runner-up T128_176_2P 0.2348 ms; spread 1.8 %
+  {2, 128, 12, 16, -1, 58},
+  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.8659 ms; runner-up T128_176_2P 0.8689 ms; spread 0.3 %
+  {2, 128, 13, 17, -1, 59},
+  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.399 ms; runner-up T128_176_2 3.495 ms; spread 0.7 %
+  {2, 128, 14, 18, -1, 60},
+  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 15.31 ms; runner-up T128_176_2 15.27 ms; spread 14.2 %
+  {2, 128, 15, 19, -1, 61},
+  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.749 ms; runner-up T128_176_2 1.798 ms; spread 0.5 %
+  {2, 128, 13, 18, -1, 62},
+  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.443 ms; runner-up T128_176_2 3.717 ms; spread 1.0 %
+  {2, 128, 13, 19, -1, 63},
+  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.835 ms; runner-up T128_176_2 7.292 ms; spread 0.8 %
+  {2, 128, 13, 20, -1, 64},
+  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_176_2 14.96 ms; runner-up default 15.22 ms; spread 4.0 %
+  {2, 128, 13, 21, 6, 65},
+  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 30.5 ms; runner-up T128_176_2P 31.32 ms; spread 3.2 %
+  {2, 128, 13, 22, -1, 66},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2027,6 +2165,18 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2038,6 +2188,17 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128W: unmasked. Source: bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z): 661
       // TFLOP/s on global-pf-8k against 609 with 128-key tiles; ping-pong equal or better there.
       fg_note_config(entry, "H128W", nullptr, 0);

@@ -1404,10 +1404,147 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0435 ms; runner-up default 0.044 ms; spread 154.9 %
+  {1, 64, 8, 4, 1, 379},
+  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0527 ms; runner-up splits=8 0.0615 ms; spread 20.8 %
+  {1, 64, 9, 4, 1, 380},
+  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0642 ms; runner-up splits=16 0.0659 ms; spread 15.6 %
+  {1, 64, 10, 4, 8, 381},
+  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0701 ms; runner-up splits=16 0.0703 ms; spread 60.8 %
+  {1, 64, 11, 4, 8, 382},
+  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0695 ms; runner-up default 0.0717 ms; spread 30.0 %
+  {1, 64, 12, 4, 16, 383},
+  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0791 ms; runner-up default 0.0811 ms; spread 16.2 %
+  {1, 64, 13, 4, 16, 384},
+  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1013 ms; runner-up splits=32 0.1031 ms; spread 9.6 %
+  {1, 64, 14, 4, 16, 385},
+  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1379 ms; runner-up splits=16 0.1418 ms; spread 15.7 %
+  {1, 64, 15, 4, 32, 386},
+  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.0961 ms; runner-up default 0.0971 ms; spread 14.2 %
+  {1, 64, 13, 5, 8, 387},
+  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1238 ms; runner-up splits=16 0.1345 ms; spread 25.5 %
+  {1, 64, 13, 6, -1, 388},
+  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1906 ms; runner-up splits=8 0.1945 ms; spread 7.0 %
+  {1, 64, 13, 7, -1, 389},
+  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3071 ms; runner-up splits=8 0.3223 ms; spread 15.9 %
+  {1, 64, 13, 8, -1, 390},
+  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5636 ms; runner-up splits=4 0.5694 ms; spread 6.9 %
+  {1, 64, 13, 9, 8, 391},
+  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0483 ms; runner-up default 0.0501 ms; spread 19.9 %
+  {1, 128, 8, 4, 1, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0624 ms; runner-up splits=8 0.0646 ms; spread 65.4 %
+  {1, 128, 9, 4, 1, 393},
+  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0685 ms; runner-up default 0.071 ms; spread 53.4 %
+  {1, 128, 10, 4, 8, 394},
+  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0756 ms; runner-up default 0.0764 ms; spread 22.3 %
+  {1, 128, 11, 4, 8, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0775 ms; runner-up splits=8 0.0797 ms; spread 15.9 %
+  {1, 128, 12, 4, -1, 396},
+  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0965 ms; runner-up splits=16 0.0992 ms; spread 69.4 %
+  {1, 128, 13, 4, -1, 397},
+  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1294 ms; runner-up splits=16 0.1329 ms; spread 31.3 %
+  {1, 128, 14, 4, -1, 398},
+  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1893 ms; runner-up splits=16 0.1978 ms; spread 13.8 %
+  {1, 128, 15, 4, -1, 399},
+  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1252 ms; runner-up splits=8 0.1308 ms; spread 18.8 %
+  {1, 128, 13, 5, -1, 400},
+  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1824 ms; runner-up splits=4 0.1961 ms; spread 58.4 %
+  {1, 128, 13, 6, -1, 401},
+  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.2978 ms; runner-up splits=4 0.3123 ms; spread 8.5 %
+  {1, 128, 13, 7, -1, 402},
+  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5316 ms; runner-up splits=2 0.5542 ms; spread 8.7 %
+  {1, 128, 13, 8, -1, 403},
+  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.003 ms; runner-up splits=1 1.009 ms; spread 3.0 %
+  {1, 128, 13, 9, -1, 404},
+  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0396 ms; runner-up default 0.0409 ms; spread 25.6 %
+  {2, 64, 8, 4, 1, 405},
+  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up splits=8 0.0538 ms; spread 26.2 %
+  {2, 64, 9, 4, 1, 406},
+  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0552 ms; runner-up splits=8 0.0554 ms; spread 23.1 %
+  {2, 64, 10, 4, 16, 407},
+  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0593 ms; runner-up splits=8 0.0604 ms; spread 27.9 %
+  {2, 64, 11, 4, 16, 408},
+  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0666 ms; runner-up splits=16 0.0664 ms; spread 18.4 %
+  {2, 64, 12, 4, -1, 409},
+  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.077 ms; runner-up default 0.0786 ms; spread 17.7 %
+  {2, 64, 13, 4, 16, 410},
+  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.0995 ms; runner-up splits=32 0.0997 ms; spread 13.0 %
+  {2, 64, 14, 4, 16, 411},
+  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1385 ms; runner-up splits=16 0.14 ms; spread 36.1 %
+  {2, 64, 15, 4, 32, 412},
+  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0939 ms; runner-up splits=16 0.0965 ms; spread 14.5 %
+  {2, 64, 13, 5, -1, 413},
+  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.125 ms; runner-up splits=8 0.1299 ms; spread 11.8 %
+  {2, 64, 13, 6, -1, 414},
+  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.191 ms; runner-up splits=8 0.1921 ms; spread 10.9 %
+  {2, 64, 13, 7, -1, 415},
+  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3047 ms; runner-up splits=8 0.3189 ms; spread 5.5 %
+  {2, 64, 13, 8, -1, 416},
+  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.565 ms; runner-up splits=4 0.5692 ms; spread 5.0 %
+  {2, 64, 13, 9, 8, 417},
+  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0457 ms; runner-up default 0.0484 ms; spread 22.4 %
+  {2, 128, 8, 4, 1, 418},
+  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0562 ms; runner-up splits=1 0.0579 ms; spread 21.7 %
+  {2, 128, 9, 4, 8, 419},
+  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0612 ms; runner-up splits=16 0.0633 ms; spread 26.1 %
+  {2, 128, 10, 4, 8, 420},
+  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0678 ms; runner-up default 0.0688 ms; spread 22.0 %
+  {2, 128, 11, 4, 16, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0782 ms; runner-up default 0.0792 ms; spread 19.2 %
+  {2, 128, 12, 4, 16, 422},
+  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.0986 ms; runner-up splits=16 0.0991 ms; spread 44.8 %
+  {2, 128, 13, 4, -1, 423},
+  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1343 ms; runner-up splits=16 0.1377 ms; spread 28.6 %
+  {2, 128, 14, 4, 32, 424},
+  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1957 ms; runner-up splits=64 0.2115 ms; spread 8.6 %
+  {2, 128, 15, 4, 32, 425},
+  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1294 ms; runner-up splits=16 0.1297 ms; spread 9.9 %
+  {2, 128, 13, 5, -1, 426},
+  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1885 ms; runner-up splits=8 0.1882 ms; spread 10.1 %
+  {2, 128, 13, 6, -1, 427},
+  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3102 ms; runner-up splits=8 0.3111 ms; spread 7.0 %
+  {2, 128, 13, 7, -1, 428},
+  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5482 ms; runner-up splits=4 0.5552 ms; spread 5.3 %
+  {2, 128, 13, 8, -1, 429},
+  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.03 ms; runner-up splits=4 1.043 ms; spread 5.1 %
+  {2, 128, 13, 9, -1, 430},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned split count of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
+  // splits 0 asks for the plan's split count: the tuned one where wisdom has it
+  const char* tuned_file = nullptr;
+  int tuned_line = 0;
+  if (splits == 0) {
+    const int ts = plan_tuned(a.N, (long long)a.B * a.Hq * a.QL, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, D, dev, &tuned_file, &tuned_line);
+    if (ts > 0) splits = ts;
+    else tuned_file = nullptr;
+  }
   const int packed = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
   // The plan's facts that the rules read: affine_score = 1 (the score calls no function), masked = 1.
   switch (D) {
@@ -1415,13 +1552,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD64_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D64_2:
       // two row tiles above 16 packed rows), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD64_2", nullptr, 0);
+        fg_note_config(entry, "CD64_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_2>(a, st, dev, splits, entry);
       }
       // CD64_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D64_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD64_1", nullptr, 0);
+        fg_note_config(entry, "CD64_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1429,13 +1566,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD96_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D96_2),
       // checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD96_2", nullptr, 0);
+        fg_note_config(entry, "CD96_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_2>(a, st, dev, splits, entry);
       }
       // CD96_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D96_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD96_1", nullptr, 0);
+        fg_note_config(entry, "CD96_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1443,7 +1580,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD128_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu
       // D128_2), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD128_2", nullptr, 0);
+        fg_note_config(entry, "CD128_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
       }
       // CD128_8W: bf16, 16 packed rows or fewer. Source: the prototype's bf16 default
@@ -1451,7 +1588,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // bench/results/proto/time_call8.txt.
       if constexpr (std::is_same<T, __nv_bfloat16>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_8W", nullptr, 0);
+          fg_note_config(entry, "CD128_8W", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
         }
       }
@@ -1460,7 +1597,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // v2).
       if constexpr (std::is_same<T, __half>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_1", nullptr, 0);
+          fg_note_config(entry, "CD128_1", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
         }
       }
@@ -1468,7 +1605,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
     case 256:
       // CD256_1: any shape. Source: the prototype's dispatch (decode_inst.cu D256_1, one row tile
       // only), checked in bench/results/proto/check_call8.txt.
-      fg_note_config(entry, "CD256_1", nullptr, 0);
+      fg_note_config(entry, "CD256_1", tuned_file, tuned_line);
       return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel (64, 96, 128 or 256)", entry, D);

@@ -2064,6 +2064,149 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0546 ms; runner-up T64_128_3 0.0547 ms; spread 17.5 %
+  {1, 64, 8, 12, 0, 223},
+  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.071 ms; runner-up T64_128_3P 0.0713 ms; spread 94.7 %
+  {1, 64, 9, 13, 1, 224},
+  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1045 ms; runner-up T64_176_2P 0.1053 ms; spread 9.7 %
+  {1, 64, 10, 14, 2, 225},
+  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1911 ms; runner-up default 0.1936 ms; spread 4.0 %
+  {1, 64, 11, 15, 3, 226},
+  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5684 ms; runner-up T64_176_2 0.5725 ms; spread 6.4 %
+  {1, 64, 12, 16, 4, 227},
+  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 1.933 ms; runner-up T64_176_2 1.946 ms; spread 1.2 %
+  {1, 64, 13, 17, 4, 228},
+  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.146 ms; runner-up T64_176_2 7.162 ms; spread 1.1 %
+  {1, 64, 14, 18, 4, 229},
+  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.62 ms; runner-up T64_176_2 28.03 ms; spread 0.3 %
+  {1, 64, 15, 19, 4, 230},
+  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.805 ms; runner-up T64_176_2 3.834 ms; spread 0.5 %
+  {1, 64, 13, 18, 4, 231},
+  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.596 ms; runner-up T64_176_2 7.622 ms; spread 0.6 %
+  {1, 64, 13, 19, 4, 232},
+  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 15.22 ms; runner-up T64_176_3 15.31 ms; spread 0.9 %
+  {1, 64, 13, 20, 5, 233},
+  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.58 ms; runner-up T64_176_2P 31.55 ms; spread 4.1 %
+  {1, 64, 13, 21, 5, 234},
+  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 61.5 ms; runner-up T64_176_2P 62.56 ms; spread 0.9 %
+  {1, 64, 13, 22, 5, 235},
+  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0612 ms; runner-up T128_128_2 0.0626 ms; spread 19.8 %
+  {1, 128, 8, 12, 6, 236},
+  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0793 ms; runner-up T128_176_2P 0.0804 ms; spread 84.0 %
+  {1, 128, 9, 13, 7, 237},
+  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1172 ms; runner-up T128_128_3P 0.1187 ms; spread 10.6 %
+  {1, 128, 10, 14, 6, 238},
+  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3 0.2197 ms; runner-up T128_128_2P 0.2201 ms; spread 6.4 %
+  {1, 128, 11, 15, 8, 239},
+  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6758 ms; runner-up T128_128_3P 0.6887 ms; spread 2.5 %
+  {1, 128, 12, 16, 9, 240},
+  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.268 ms; runner-up T128_176_2 2.337 ms; spread 0.8 %
+  {1, 128, 13, 17, 9, 241},
+  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 8.947 ms; runner-up T128_176_2 9.04 ms; spread 2.0 %
+  {1, 128, 14, 18, 9, 242},
+  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 37.35 ms; runner-up T128_176_2P 37.85 ms; spread 10.5 %
+  {1, 128, 15, 19, -1, 243},
+  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.689 ms; runner-up T128_176_2 4.794 ms; spread 1.2 %
+  {1, 128, 13, 18, 9, 244},
+  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_176_2P 9.655 ms; runner-up T128_176_2 9.775 ms; spread 12.5 %
+  {1, 128, 13, 19, 9, 245},
+  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 19.76 ms; runner-up T128_176_2 20.57 ms; spread 16.8 %
+  {1, 128, 13, 20, -1, 246},
+  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 41.86 ms; runner-up T128_176_2P 42.9 ms; spread 15.4 %
+  {1, 128, 13, 21, -1, 247},
+  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 85.63 ms; runner-up default 86.87 ms; spread 1.5 %
+  {1, 128, 13, 22, 9, 248},
+  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.056 ms; runner-up T64_128_2P 0.057 ms; spread 20.8 %
+  {2, 64, 8, 12, 10, 249},
+  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0721 ms; runner-up T64_176_2 0.0725 ms; spread 11.2 %
+  {2, 64, 9, 13, 11, 250},
+  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1046 ms; runner-up T64_176_2 0.1062 ms; spread 6.7 %
+  {2, 64, 10, 14, 2, 251},
+  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1901 ms; runner-up T64_128_2 0.1914 ms; spread 6.0 %
+  {2, 64, 11, 15, -1, 252},
+  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5742 ms; runner-up T64_176_2 0.5756 ms; spread 2.0 %
+  {2, 64, 12, 16, 4, 253},
+  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 1.944 ms; runner-up T64_176_2 1.961 ms; spread 3.4 %
+  {2, 64, 13, 17, 4, 254},
+  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.128 ms; runner-up T64_176_2 7.166 ms; spread 1.0 %
+  {2, 64, 14, 18, 4, 255},
+  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.64 ms; runner-up T64_176_2 28.1 ms; spread 0.3 %
+  {2, 64, 15, 19, 4, 256},
+  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.815 ms; runner-up T64_176_2 3.852 ms; spread 1.2 %
+  {2, 64, 13, 18, 4, 257},
+  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.585 ms; runner-up T64_176_2 7.588 ms; spread 1.0 %
+  {2, 64, 13, 19, 4, 258},
+  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 15.2 ms; runner-up T64_176_3 15.24 ms; spread 7.2 %
+  {2, 64, 13, 20, 5, 259},
+  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.74 ms; runner-up T64_176_3 31.89 ms; spread 8.5 %
+  {2, 64, 13, 21, 5, 260},
+  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 63.22 ms; runner-up T64_176_3 64.21 ms; spread 5.8 %
+  {2, 64, 13, 22, 5, 261},
+  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0613 ms; runner-up T128_128_3P 0.062 ms; spread 35.9 %
+  {2, 128, 8, 12, 6, 262},
+  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0805 ms; runner-up T128_128_3 0.082 ms; spread 49.5 %
+  {2, 128, 9, 13, 7, 263},
+  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1226 ms; runner-up T128_128_3P 0.1252 ms; spread 13.2 %
+  {2, 128, 10, 14, 6, 264},
+  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2281 ms; runner-up T128_128_3P 0.2262 ms; spread 26.1 %
+  {2, 128, 11, 15, -1, 265},
+  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6863 ms; runner-up T128_128_2P 0.6976 ms; spread 2.0 %
+  {2, 128, 12, 16, 9, 266},
+  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.284 ms; runner-up T128_176_2 2.352 ms; spread 1.9 %
+  {2, 128, 13, 17, 9, 267},
+  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 8.729 ms; runner-up T128_176_2 9 ms; spread 3.6 %
+  {2, 128, 14, 18, 9, 268},
+  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 37.91 ms; runner-up T128_176_2P 38.21 ms; spread 11.8 %
+  {2, 128, 15, 19, -1, 269},
+  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.612 ms; runner-up T128_176_2 4.702 ms; spread 2.8 %
+  {2, 128, 13, 18, 9, 270},
+  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 9.881 ms; runner-up T128_176_2P 9.867 ms; spread 7.7 %
+  {2, 128, 13, 19, -1, 271},
+  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 20.21 ms; runner-up T128_176_2 20.57 ms; spread 12.8 %
+  {2, 128, 13, 20, -1, 272},
+  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 43.54 ms; runner-up T128_176_2P 44.17 ms; spread 14.3 %
+  {2, 128, 13, 21, -1, 273},
+  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 88.01 ms; runner-up T128_128_2P 89.95 ms; spread 3.0 %
+  {2, 128, 13, 22, 9, 274},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2071,6 +2214,22 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2082,6 +2241,18 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 6: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128: any shape. Source: bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z):
       // without ping-pong causal-pf-8k 524 TFLOP/s against 499, gqa-pf-32k 557 against 529.
       fg_note_config(entry, "H128", nullptr, 0);

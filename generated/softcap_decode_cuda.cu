@@ -1407,10 +1407,147 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
   return FG_OK;
 }
 
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0409 ms; runner-up splits=1 0.0407 ms; spread 72.4 %
+  {1, 64, 8, 4, -1, 483},
+  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up splits=8 0.0546 ms; spread 24.5 %
+  {1, 64, 9, 4, 1, 484},
+  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0569 ms; runner-up splits=16 0.0583 ms; spread 22.7 %
+  {1, 64, 10, 4, 8, 485},
+  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0628 ms; runner-up splits=8 0.0632 ms; spread 15.0 %
+  {1, 64, 11, 4, -1, 486},
+  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0695 ms; runner-up default 0.0704 ms; spread 23.2 %
+  {1, 64, 12, 4, 16, 487},
+  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0802 ms; runner-up splits=16 0.0799 ms; spread 33.5 %
+  {1, 64, 13, 4, -1, 488},
+  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: default 0.1042 ms; runner-up splits=16 0.1035 ms; spread 14.2 %
+  {1, 64, 14, 4, -1, 489},
+  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1466 ms; runner-up default 0.149 ms; spread 38.9 %
+  {1, 64, 15, 4, 32, 490},
+  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1034 ms; runner-up splits=16 0.1064 ms; spread 16.2 %
+  {1, 64, 13, 5, -1, 491},
+  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1345 ms; runner-up splits=8 0.1404 ms; spread 39.1 %
+  {1, 64, 13, 6, -1, 492},
+  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1988 ms; runner-up splits=8 0.2022 ms; spread 45.5 %
+  {1, 64, 13, 7, -1, 493},
+  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3138 ms; runner-up splits=8 0.3326 ms; spread 6.7 %
+  {1, 64, 13, 8, -1, 494},
+  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.582 ms; runner-up splits=4 0.5873 ms; spread 4.6 %
+  {1, 64, 13, 9, 8, 495},
+  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.05 ms; runner-up splits=1 0.0503 ms; spread 17.4 %
+  {1, 128, 8, 4, -1, 496},
+  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0633 ms; runner-up splits=8 0.0639 ms; spread 133.7 %
+  {1, 128, 9, 4, 1, 497},
+  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.067 ms; runner-up splits=4 0.0711 ms; spread 15.2 %
+  {1, 128, 10, 4, 8, 498},
+  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0756 ms; runner-up default 0.0769 ms; spread 114.1 %
+  {1, 128, 11, 4, 8, 499},
+  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0847 ms; runner-up splits=8 0.0877 ms; spread 24.6 %
+  {1, 128, 12, 4, -1, 500},
+  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1041 ms; runner-up splits=16 0.1072 ms; spread 13.3 %
+  {1, 128, 13, 4, -1, 501},
+  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1356 ms; runner-up splits=16 0.1385 ms; spread 10.9 %
+  {1, 128, 14, 4, -1, 502},
+  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1984 ms; runner-up splits=16 0.2092 ms; spread 20.3 %
+  {1, 128, 15, 4, -1, 503},
+  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1336 ms; runner-up splits=8 0.1389 ms; spread 14.0 %
+  {1, 128, 13, 5, -1, 504},
+  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.19 ms; runner-up splits=8 0.2029 ms; spread 9.8 %
+  {1, 128, 13, 6, -1, 505},
+  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3074 ms; runner-up splits=4 0.3202 ms; spread 18.8 %
+  {1, 128, 13, 7, -1, 506},
+  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5403 ms; runner-up splits=2 0.5679 ms; spread 7.6 %
+  {1, 128, 13, 8, -1, 507},
+  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.017 ms; runner-up splits=1 1.017 ms; spread 4.6 %
+  {1, 128, 13, 9, -1, 508},
+  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0447 ms; runner-up splits=1 0.0448 ms; spread 31.8 %
+  {2, 64, 8, 4, -1, 509},
+  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0533 ms; runner-up splits=4 0.0587 ms; spread 21.4 %
+  {2, 64, 9, 4, 1, 510},
+  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0633 ms; runner-up splits=16 0.0641 ms; spread 17.4 %
+  {2, 64, 10, 4, 8, 511},
+  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0619 ms; runner-up splits=8 0.065 ms; spread 46.1 %
+  {2, 64, 11, 4, 16, 512},
+  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0708 ms; runner-up splits=16 0.0749 ms; spread 21.7 %
+  {2, 64, 12, 4, -1, 513},
+  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0805 ms; runner-up default 0.0845 ms; spread 17.4 %
+  {2, 64, 13, 4, 16, 514},
+  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.1061 ms; runner-up splits=16 0.1052 ms; spread 18.6 %
+  {2, 64, 14, 4, -1, 515},
+  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1412 ms; runner-up default 0.1447 ms; spread 12.6 %
+  {2, 64, 15, 4, 32, 516},
+  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0961 ms; runner-up splits=16 0.0987 ms; spread 27.4 %
+  {2, 64, 13, 5, -1, 517},
+  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1301 ms; runner-up splits=8 0.1343 ms; spread 12.7 %
+  {2, 64, 13, 6, -1, 518},
+  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1931 ms; runner-up splits=8 0.1974 ms; spread 16.7 %
+  {2, 64, 13, 7, -1, 519},
+  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3129 ms; runner-up splits=8 0.3254 ms; spread 8.9 %
+  {2, 64, 13, 8, -1, 520},
+  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5788 ms; runner-up splits=4 0.5798 ms; spread 5.5 %
+  {2, 64, 13, 9, 8, 521},
+  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0536 ms; runner-up default 0.0542 ms; spread 26.1 %
+  {2, 128, 8, 4, 1, 522},
+  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0675 ms; runner-up splits=4 0.0679 ms; spread 23.4 %
+  {2, 128, 9, 4, 1, 523},
+  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0749 ms; runner-up splits=16 0.0757 ms; spread 24.6 %
+  {2, 128, 10, 4, 8, 524},
+  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.077 ms; runner-up splits=8 0.0806 ms; spread 41.7 %
+  {2, 128, 11, 4, 16, 525},
+  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0834 ms; runner-up default 0.085 ms; spread 19.7 %
+  {2, 128, 12, 4, 16, 526},
+  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1043 ms; runner-up default 0.106 ms; spread 19.1 %
+  {2, 128, 13, 4, 16, 527},
+  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1339 ms; runner-up splits=16 0.1388 ms; spread 13.8 %
+  {2, 128, 14, 4, 32, 528},
+  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1946 ms; runner-up default 0.2096 ms; spread 9.4 %
+  {2, 128, 15, 4, 32, 529},
+  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1306 ms; runner-up splits=16 0.1303 ms; spread 13.6 %
+  {2, 128, 13, 5, -1, 530},
+  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.194 ms; runner-up splits=8 0.1988 ms; spread 71.6 %
+  {2, 128, 13, 6, -1, 531},
+  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=8 0.3186 ms; runner-up default 0.3219 ms; spread 7.2 %
+  {2, 128, 13, 7, 8, 532},
+  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5559 ms; runner-up splits=4 0.5566 ms; spread 20.1 %
+  {2, 128, 13, 8, -1, 533},
+  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.029 ms; runner-up splits=2 1.049 ms; spread 4.1 %
+  {2, 128, 13, 9, -1, 534},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned split count of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which configuration a launch takes: generator/middle/variants.c's rules for
 // this plan, in table order, the first that holds.
 template <typename T>
 static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st, int dev, const char* entry) {
+  // splits 0 asks for the plan's split count: the tuned one where wisdom has it
+  const char* tuned_file = nullptr;
+  int tuned_line = 0;
+  if (splits == 0) {
+    const int ts = plan_tuned(a.N, (long long)a.B * a.Hq * a.QL, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, D, dev, &tuned_file, &tuned_line);
+    if (ts > 0) splits = ts;
+    else tuned_file = nullptr;
+  }
   const int packed = (a.Hq / a.Hkv) * a.QL;  // packed rows per kv head
   // The plan's facts that the rules read: affine_score = 0 (the score calls a function), masked = 1.
   switch (D) {
@@ -1418,13 +1555,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD64_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D64_2:
       // two row tiles above 16 packed rows), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD64_2", nullptr, 0);
+        fg_note_config(entry, "CD64_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_2>(a, st, dev, splits, entry);
       }
       // CD64_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D64_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD64_1", nullptr, 0);
+        fg_note_config(entry, "CD64_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD64_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1432,13 +1569,13 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD96_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu D96_2),
       // checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD96_2", nullptr, 0);
+        fg_note_config(entry, "CD96_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_2>(a, st, dev, splits, entry);
       }
       // CD96_1: 16 packed rows or fewer. Source: the prototype's dispatch (decode_inst.cu D96_1),
       // checked in bench/results/proto/check_call8.txt.
       if (packed <= 16) {
-        fg_note_config(entry, "CD96_1", nullptr, 0);
+        fg_note_config(entry, "CD96_1", tuned_file, tuned_line);
         return plan_launch_split<T, CD96_1>(a, st, dev, splits, entry);
       }
       break;
@@ -1446,7 +1583,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // CD128_2: more than 16 packed rows. Source: the prototype's dispatch (decode_inst.cu
       // D128_2), checked in bench/results/proto/check_call8.txt.
       if (packed > 16) {
-        fg_note_config(entry, "CD128_2", nullptr, 0);
+        fg_note_config(entry, "CD128_2", tuned_file, tuned_line);
         return plan_launch_split<T, CD128_2>(a, st, dev, splits, entry);
       }
       // CD128_8W: bf16, 16 packed rows or fewer. Source: the prototype's bf16 default
@@ -1454,7 +1591,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // bench/results/proto/time_call8.txt.
       if constexpr (std::is_same<T, __nv_bfloat16>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_8W", nullptr, 0);
+          fg_note_config(entry, "CD128_8W", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_8W>(a, st, dev, splits, entry);
         }
       }
@@ -1463,7 +1600,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
       // v2).
       if constexpr (std::is_same<T, __half>::value) {
         if (packed <= 16) {
-          fg_note_config(entry, "CD128_1", nullptr, 0);
+          fg_note_config(entry, "CD128_1", tuned_file, tuned_line);
           return plan_launch_split<T, CD128_1>(a, st, dev, splits, entry);
         }
       }
@@ -1471,7 +1608,7 @@ static fg_status plan_dispatch_t(fd_args& a, int D, int splits, cudaStream_t st,
     case 256:
       // CD256_1: any shape. Source: the prototype's dispatch (decode_inst.cu D256_1, one row tile
       // only), checked in bench/results/proto/check_call8.txt.
-      fg_note_config(entry, "CD256_1", nullptr, 0);
+      fg_note_config(entry, "CD256_1", tuned_file, tuned_line);
       return plan_launch_split<T, CD256_1>(a, st, dev, splits, entry);
   }
   return fg_set_error(FG_ERR_UNSUPPORTED, "%s: head dim %d has no compiled kernel (64, 96, 128 or 256)", entry, D);

@@ -2077,6 +2077,143 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0606 ms; runner-up T64_128_2P 0.063 ms; spread 26.4 %
+  {1, 64, 8, 12, 0, 275},
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0813 ms; runner-up T64_128_3 0.082 ms; spread 10.5 %
+  {1, 64, 9, 13, 1, 276},
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.1121 ms; runner-up T64_128_3P 0.1128 ms; spread 36.5 %
+  {1, 64, 10, 14, -1, 277},
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.2012 ms; runner-up T64_128_2 0.2013 ms; spread 4.3 %
+  {1, 64, 11, 15, -1, 278},
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5879 ms; runner-up T64_128_3 0.5847 ms; spread 1.8 %
+  {1, 64, 12, 16, -1, 279},
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.62 ms; runner-up T64_128_3 1.617 ms; spread 1.3 %
+  {1, 64, 13, 17, -1, 280},
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.665 ms; runner-up T64_128_3 3.665 ms; spread 2.1 %
+  {1, 64, 14, 18, -1, 281},
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 7.734 ms; runner-up T64_128_3 7.721 ms; spread 0.7 %
+  {1, 64, 15, 19, -1, 282},
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.175 ms; runner-up T64_128_3 3.166 ms; spread 0.6 %
+  {1, 64, 13, 18, -1, 283},
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.291 ms; runner-up T64_128_3 6.298 ms; spread 1.0 %
+  {1, 64, 13, 19, -1, 284},
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 12.58 ms; runner-up T64_128_3 12.59 ms; spread 1.4 %
+  {1, 64, 13, 20, -1, 285},
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 25.02 ms; runner-up T64_128_3 25.11 ms; spread 0.5 %
+  {1, 64, 13, 21, -1, 286},
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 49.91 ms; runner-up T64_128_2 50.7 ms; spread 1.3 %
+  {1, 64, 13, 22, -1, 287},
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.069 ms; runner-up T128_128_2 0.0694 ms; spread 27.5 %
+  {1, 128, 8, 12, 2, 288},
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0854 ms; runner-up T128_128_3P 0.0855 ms; spread 10.0 %
+  {1, 128, 9, 13, 3, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1261 ms; runner-up T128_128_2P 0.1288 ms; spread 7.7 %
+  {1, 128, 10, 14, 4, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2348 ms; runner-up T128_128_3 0.2368 ms; spread 7.5 %
+  {1, 128, 11, 15, 4, 291},
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.722 ms; runner-up T128_176_2P 0.727 ms; spread 8.2 %
+  {1, 128, 12, 16, 4, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.935 ms; runner-up T128_128_3 1.96 ms; spread 1.9 %
+  {1, 128, 13, 17, 5, 293},
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 4.424 ms; runner-up T128_128_2 4.408 ms; spread 0.9 %
+  {1, 128, 14, 18, -1, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 9.376 ms; runner-up T128_128_2 9.35 ms; spread 1.2 %
+  {1, 128, 15, 19, -1, 295},
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: default 3.879 ms; runner-up T128_128_2 3.855 ms; spread 2.7 %
+  {1, 128, 13, 18, -1, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.87 ms; runner-up T128_128_2 7.808 ms; spread 1.0 %
+  {1, 128, 13, 19, -1, 297},
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.53 ms; runner-up T128_128_2 16.06 ms; spread 0.7 %
+  {1, 128, 13, 20, -1, 298},
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.14 ms; runner-up T128_128_2 33.23 ms; spread 13.4 %
+  {1, 128, 13, 21, -1, 299},
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 67.22 ms; runner-up T128_128_3 68.63 ms; spread 11.8 %
+  {1, 128, 13, 22, -1, 300},
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0588 ms; runner-up default 0.0602 ms; spread 18.8 %
+  {2, 64, 8, 12, 0, 301},
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0754 ms; runner-up T64_128_2P 0.0756 ms; spread 14.8 %
+  {2, 64, 9, 13, 0, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1139 ms; runner-up T64_128_3 0.1141 ms; spread 9.9 %
+  {2, 64, 10, 14, -1, 303},
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.2051 ms; runner-up T64_128_3 0.2067 ms; spread 7.2 %
+  {2, 64, 11, 15, -1, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5871 ms; runner-up T64_128_3 0.5894 ms; spread 7.9 %
+  {2, 64, 12, 16, -1, 305},
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.631 ms; runner-up T64_128_3 1.626 ms; spread 4.5 %
+  {2, 64, 13, 17, -1, 306},
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.665 ms; runner-up T64_128_3 3.655 ms; spread 1.3 %
+  {2, 64, 14, 18, -1, 307},
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 7.725 ms; runner-up T64_128_3 7.748 ms; spread 0.3 %
+  {2, 64, 15, 19, -1, 308},
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.228 ms; runner-up T64_128_3 3.208 ms; spread 2.3 %
+  {2, 64, 13, 18, -1, 309},
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.299 ms; runner-up T64_128_3 6.291 ms; spread 0.8 %
+  {2, 64, 13, 19, -1, 310},
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 12.56 ms; runner-up T64_128_3 12.56 ms; spread 0.4 %
+  {2, 64, 13, 20, -1, 311},
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 25.02 ms; runner-up T64_128_3 25.26 ms; spread 4.4 %
+  {2, 64, 13, 21, -1, 312},
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 50.55 ms; runner-up T64_128_2 51.21 ms; spread 6.4 %
+  {2, 64, 13, 22, -1, 313},
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0706 ms; runner-up T128_64_3 0.0724 ms; spread 15.7 %
+  {2, 128, 8, 12, 3, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0852 ms; runner-up T128_128_2P 0.0852 ms; spread 11.6 %
+  {2, 128, 9, 13, 4, 315},
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1271 ms; runner-up T128_128_2P 0.1272 ms; spread 25.0 %
+  {2, 128, 10, 14, 4, 316},
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2403 ms; runner-up T128_128_3P 0.2386 ms; spread 5.8 %
+  {2, 128, 11, 15, -1, 317},
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7194 ms; runner-up T128_176_2P 0.7225 ms; spread 2.7 %
+  {2, 128, 12, 16, 4, 318},
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.942 ms; runner-up T128_128_2 1.966 ms; spread 2.1 %
+  {2, 128, 13, 17, 5, 319},
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 4.356 ms; runner-up T128_128_3 4.407 ms; spread 0.6 %
+  {2, 128, 14, 18, 5, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 9.396 ms; runner-up T128_128_2 9.434 ms; spread 0.5 %
+  {2, 128, 15, 19, -1, 321},
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.84 ms; runner-up T128_128_2 3.873 ms; spread 0.7 %
+  {2, 128, 13, 18, 5, 322},
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.816 ms; runner-up T128_176_2P 7.809 ms; spread 1.4 %
+  {2, 128, 13, 19, -1, 323},
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 16.03 ms; runner-up T128_128_2 16.41 ms; spread 9.0 %
+  {2, 128, 13, 20, -1, 324},
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 32.98 ms; runner-up T128_128_2 34.69 ms; spread 15.9 %
+  {2, 128, 13, 21, -1, 325},
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 70.37 ms; runner-up T128_128_3P 71.63 ms; spread 13.7 %
+  {2, 128, 13, 22, -1, 326},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -2084,6 +2221,16 @@ template <typename T>
 static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, int dev, const char* entry, bool* done) {
   if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family
   if (D <= 64) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H64: any shape. Source: the FlashAttention-3 tile shape for this head dim; bench/NOTES.md,
       // Hopper family.
       fg_note_config(entry, "H64", nullptr, 0);
@@ -2095,6 +2242,18 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 2: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128: any shape. Source: bench/NOTES.md, Hopper family, v3 (H200, 2026-11-23T22:20Z):
       // without ping-pong causal-pf-8k 524 TFLOP/s against 499, gqa-pf-32k 557 against 529.
       fg_note_config(entry, "H128", nullptr, 0);
