@@ -22,6 +22,8 @@
 #                    /tmp/fg-tuned, and fusegen-bench on them
 #                    (fusegen-regen.jsonl)
 #     4. bench       bench/fusegen-bench over bench/cases.tsv
+#     bench-untuned  (only when named) the same with the default rules only
+#                    (FUSEGEN_WISDOM_DEVICE names no tuned device)
 #     bench80        (only when named in STEPS) the same with
 #                    FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family on Hopper
 #     5. peers       .carry/peers.py: SDPA FlashAttention-2 and cuDNN on every
@@ -207,6 +209,19 @@ if has_step bench; then
     step bench $?
   else
     step bench "not built"
+  fi
+fi
+
+# The same cases with the default rules only: FUSEGEN_WISDOM_DEVICE names
+# no device of the compiled wisdom, so no tuned row is taken (the untuned
+# library, in the same binary and call as the tuned one).
+if has_step bench-untuned; then
+  if test $built = 1; then
+    FUSEGEN_WISDOM_DEVICE="(untuned)" timeout `left 180` "$BUILD/bench/fusegen-bench" \
+      --cases "$SRC/bench/cases.tsv" --out "$OUT/fusegen-untuned.jsonl" 2> "$OUT/bench-untuned.txt"
+    step bench-untuned $?
+  else
+    step bench-untuned "not built"
   fi
 fi
 
