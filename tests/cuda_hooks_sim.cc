@@ -41,6 +41,11 @@ template <class T> static T __shfl_xor_sync(unsigned, T v, int o)
     return r;
 }
 
+// What the kernels' common header gives the shared hooks (gpu/hooks.m4).
+constexpr int plan_wave = 32;
+static int plan_lane() { return threadIdx.x & 31; }
+template <class V> static V plan_shfl_xor(V v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+
 #include "hooks.h"
 
 int main()

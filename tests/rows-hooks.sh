@@ -45,7 +45,8 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
         continue
     fi
     n=$((n + 1))
-    if ! $cxx -std=c++17 -O1 -I"$tmp" -I"$srcdir/generated" -I"$srcdir/runtime" \
+    # the archive was built with the sanitizers when configure enabled them
+    if ! $cxx -std=c++17 -O1 ${FG_SANITIZE_CFLAGS:-} -I"$tmp" -I"$srcdir/generated" -I"$srcdir/runtime" \
             -DSIM_HEADER="\"fusegen_$name.h\"" -DSIM_PLAN="\"$name\"" \
             -o "$tmp/sim" "$srcdir/tests/rows_hooks_sim.cc" "$lib" -lm; then
         echo "FAIL: $name: the hooks do not compile on the host"
