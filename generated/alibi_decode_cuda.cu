@@ -1414,9 +1414,117 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0112 ms; runner-up default 0.0125 ms; spread 37.1 %
+  {1, 64, 8, 4, 1, 431},
+  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0145 ms; runner-up splits=16 0.0164 ms; spread 14.6 %
+  {1, 64, 9, 4, 1, 432},
+  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0158 ms; runner-up splits=16 0.0159 ms; spread 8.3 %
+  {1, 64, 10, 4, 8, 433},
+  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=4 0.0174 ms; runner-up splits=16 0.0186 ms; spread 11.8 %
+  {1, 64, 11, 4, 4, 434},
+  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0239 ms; runner-up splits=8 0.0242 ms; spread 19.8 %
+  {1, 64, 12, 4, 16, 435},
+  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0297 ms; runner-up splits=16 0.0303 ms; spread 25.4 %
+  {1, 64, 13, 4, 8, 436},
+  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0416 ms; runner-up splits=16 0.0423 ms; spread 96.3 %
+  {1, 64, 14, 4, 8, 437},
+  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0647 ms; runner-up splits=16 0.0678 ms; spread 9.3 %
+  {1, 64, 15, 4, 8, 438},
+  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0408 ms; runner-up splits=8 0.042 ms; spread 8.9 %
+  {1, 64, 13, 5, 4, 439},
+  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0641 ms; runner-up splits=4 0.0667 ms; spread 6.0 %
+  {1, 64, 13, 6, 2, 440},
+  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1063 ms; runner-up splits=16 0.1127 ms; spread 1.7 %
+  {1, 64, 13, 7, 1, 441},
+  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.202 ms; runner-up splits=8 0.2022 ms; spread 29.4 %
+  {1, 64, 13, 8, 16, 442},
+  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3818 ms; runner-up splits=8 0.3856 ms; spread 1.9 %
+  {1, 64, 13, 9, 16, 443},
+  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up default 0.0144 ms; spread 25.5 %
+  {1, 128, 8, 4, 1, 444},
+  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0175 ms; runner-up splits=4 0.0178 ms; spread 15.8 %
+  {1, 128, 9, 4, 1, 445},
+  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0203 ms; runner-up splits=4 0.0201 ms; spread 13.9 %
+  {1, 128, 10, 4, -1, 446},
+  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0226 ms; runner-up splits=4 0.0235 ms; spread 6.7 %
+  {1, 128, 11, 4, 8, 447},
+  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=4 0.0291 ms; runner-up splits=8 0.0292 ms; spread 10.3 %
+  {1, 128, 12, 4, 4, 448},
+  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=4 0.0394 ms; runner-up splits=8 0.0397 ms; spread 10.9 %
+  {1, 128, 13, 4, 4, 449},
+  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0633 ms; runner-up splits=4 0.0643 ms; spread 5.3 %
+  {1, 128, 14, 4, 8, 450},
+  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1103 ms; runner-up splits=4 0.1092 ms; spread 3.1 %
+  {1, 128, 15, 4, -1, 451},
+  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0641 ms; runner-up splits=4 0.0641 ms; spread 5.1 %
+  {1, 128, 13, 5, -1, 452},
+  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1034 ms; runner-up splits=2 0.1095 ms; spread 2.9 %
+  {1, 128, 13, 6, 1, 453},
+  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.196 ms; runner-up default 0.198 ms; spread 3.2 %
+  {1, 128, 13, 7, 1, 454},
+  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3763 ms; runner-up splits=1 0.3773 ms; spread 3.5 %
+  {1, 128, 13, 8, -1, 455},
+  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.7415 ms; runner-up splits=8 0.738 ms; spread 2.5 %
+  {1, 128, 13, 9, -1, 456},
+  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up default 0.0125 ms; spread 14.1 %
+  {2, 64, 8, 4, 1, 457},
+  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0147 ms; runner-up splits=8 0.0169 ms; spread 16.4 %
+  {2, 64, 9, 4, 1, 458},
+  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0168 ms; runner-up splits=16 0.0172 ms; spread 12.2 %
+  {2, 64, 10, 4, 8, 459},
+  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0196 ms; runner-up splits=16 0.0198 ms; spread 13.9 %
+  {2, 64, 11, 4, 8, 460},
+  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0222 ms; runner-up default 0.0225 ms; spread 5.6 %
+  {2, 64, 12, 4, 16, 461},
+  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0285 ms; runner-up splits=16 0.0306 ms; spread 18.5 %
+  {2, 64, 13, 4, 8, 462},
+  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.04 ms; runner-up splits=16 0.041 ms; spread 6.2 %
+  {2, 64, 14, 4, 8, 463},
+  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.063 ms; runner-up splits=64 0.0682 ms; spread 5.6 %
+  {2, 64, 15, 4, 8, 464},
+  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0394 ms; runner-up default 0.0419 ms; spread 9.5 %
+  {2, 64, 13, 5, 4, 465},
+  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0635 ms; runner-up splits=4 0.0661 ms; spread 4.0 %
+  {2, 64, 13, 6, 2, 466},
+  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1065 ms; runner-up splits=8 0.1117 ms; spread 4.5 %
+  {2, 64, 13, 7, 1, 467},
+  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.2024 ms; runner-up splits=16 0.2026 ms; spread 2.7 %
+  {2, 64, 13, 8, 8, 468},
+  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3794 ms; runner-up splits=8 0.3812 ms; spread 4.3 %
+  {2, 64, 13, 9, 16, 469},
+  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up default 0.0142 ms; spread 26.2 %
+  {2, 128, 8, 4, 1, 470},
+  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up splits=4 0.0165 ms; spread 19.1 %
+  {2, 128, 9, 4, 8, 471},
+  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0189 ms; runner-up splits=4 0.0193 ms; spread 10.0 %
+  {2, 128, 10, 4, 8, 472},
+  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0216 ms; runner-up splits=8 0.0216 ms; spread 14.2 %
+  {2, 128, 11, 4, -1, 473},
+  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0293 ms; runner-up splits=16 0.0292 ms; spread 11.9 %
+  {2, 128, 12, 4, -1, 474},
+  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.04 ms; runner-up splits=16 0.04 ms; spread 10.7 %
+  {2, 128, 13, 4, 8, 475},
+  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0643 ms; runner-up splits=16 0.0651 ms; spread 10.8 %
+  {2, 128, 14, 4, 8, 476},
+  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1085 ms; runner-up splits=32 0.1109 ms; spread 2.1 %
+  {2, 128, 15, 4, 8, 477},
+  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.061 ms; runner-up splits=8 0.0638 ms; spread 7.1 %
+  {2, 128, 13, 5, 4, 478},
+  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=16 0.1092 ms; runner-up splits=2 0.1094 ms; spread 1.6 %
+  {2, 128, 13, 6, 16, 479},
+  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1959 ms; runner-up splits=16 0.2009 ms; spread 1.8 %
+  {2, 128, 13, 7, 1, 480},
+  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.3812 ms; runner-up splits=32 0.3827 ms; spread 1.0 %
+  {2, 128, 13, 8, 16, 481},
+  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 0.7398 ms; runner-up splits=32 0.7399 ms; spread 0.4 %
+  {2, 128, 13, 9, 16, 482},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0107 ms; runner-up splits=1 0.0108 ms; spread 19.1 %
   {1, 64, 8, 4, -1, 431},
   // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0122 ms; runner-up splits=8 0.0136 ms; spread 17.8 %
@@ -1523,13 +1631,14 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, -1, 482},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned split count of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;

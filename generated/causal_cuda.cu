@@ -2070,16 +2070,18 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
-using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
-using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
-using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
@@ -2087,45 +2089,153 @@ using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stage
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0131 ms; runner-up T64_128_2 0.0136 ms; spread 13.4 %
+  {1, 64, 8, 12, 0, 67},
+  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0164 ms; runner-up T64_64_2P 0.0166 ms; spread 33.1 %
+  {1, 64, 9, 13, 1, 68},
+  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0225 ms; runner-up default 0.023 ms; spread 6.3 %
+  {1, 64, 10, 14, 0, 69},
+  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.0384 ms; runner-up T64_128_2P 0.039 ms; spread 8.0 %
+  {1, 64, 11, 15, 1, 70},
+  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3P 0.1076 ms; runner-up T64_128_2 0.1083 ms; spread 1.2 %
+  {1, 64, 12, 16, 2, 71},
+  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3471 ms; runner-up T64_176_2P 0.3563 ms; spread 1.0 %
+  {1, 64, 13, 17, 2, 72},
+  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.296 ms; runner-up T64_128_2 1.33 ms; spread 1.1 %
+  {1, 64, 14, 18, 2, 73},
+  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 5.171 ms; runner-up T64_176_2 5.271 ms; spread 4.7 %
+  {1, 64, 15, 19, 1, 74},
+  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.7009 ms; runner-up T64_128_2 0.71 ms; spread 1.6 %
+  {1, 64, 13, 18, 2, 75},
+  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.471 ms; runner-up T64_128_2 1.46 ms; spread 0.4 %
+  {1, 64, 13, 19, -1, 76},
+  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.112 ms; runner-up T64_176_3P 3.143 ms; spread 1.0 %
+  {1, 64, 13, 20, -1, 77},
+  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.381 ms; runner-up T64_176_2P 6.62 ms; spread 8.1 %
+  {1, 64, 13, 21, -1, 78},
+  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 12.78 ms; runner-up T64_176_2P 13.27 ms; spread 2.5 %
+  {1, 64, 13, 22, 2, 79},
+  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0151 ms; runner-up T128_128_3 0.0151 ms; spread 12.3 %
+  {1, 128, 8, 12, 3, 80},
+  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0193 ms; runner-up T128_128_3P 0.0194 ms; spread 8.1 %
+  {1, 128, 9, 13, 4, 81},
+  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0269 ms; runner-up T128_176_2P 0.027 ms; spread 13.3 %
+  {1, 128, 10, 14, 3, 82},
+  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0484 ms; runner-up default 0.0495 ms; spread 3.8 %
+  {1, 128, 11, 15, 4, 83},
+  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.1412 ms; runner-up T128_176_2P 0.1404 ms; spread 3.1 %
+  {1, 128, 12, 16, -1, 84},
+  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4648 ms; runner-up T128_176_2 0.466 ms; spread 0.8 %
+  {1, 128, 13, 17, -1, 85},
+  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.731 ms; runner-up T128_176_2 1.834 ms; spread 0.3 %
+  {1, 128, 14, 18, -1, 86},
+  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.726 ms; runner-up T128_176_2 7.413 ms; spread 12.6 %
+  {1, 128, 15, 19, -1, 87},
+  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9819 ms; runner-up T128_176_2 1.022 ms; spread 0.8 %
+  {1, 128, 13, 18, -1, 88},
+  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.144 ms; runner-up T128_176_2P 2.239 ms; spread 1.8 %
+  {1, 128, 13, 19, -1, 89},
+  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_128_3 5.872 ms; runner-up T128_128_3P 5.874 ms; spread 0.2 %
+  {1, 128, 13, 20, 5, 90},
+  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3 11.78 ms; runner-up T128_128_2P 11.79 ms; spread 0.3 %
+  {1, 128, 13, 21, 6, 91},
+  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.61 ms; runner-up T128_128_2P 23.69 ms; spread 0.3 %
+  {1, 128, 13, 22, 7, 92},
+  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0126 ms; runner-up T64_128_3P 0.0128 ms; spread 15.0 %
+  {2, 64, 8, 12, 1, 93},
+  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0149 ms; runner-up T64_128_3P 0.0153 ms; spread 19.9 %
+  {2, 64, 9, 13, 0, 94},
+  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0209 ms; runner-up T64_128_3P 0.0212 ms; spread 6.3 %
+  {2, 64, 10, 14, 0, 95},
+  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.0365 ms; runner-up T64_128_2P 0.0372 ms; spread 10.1 %
+  {2, 64, 11, 15, 1, 96},
+  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1065 ms; runner-up T64_176_3P 0.1068 ms; spread 2.7 %
+  {2, 64, 12, 16, 1, 97},
+  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3473 ms; runner-up T64_176_2P 0.3565 ms; spread 1.6 %
+  {2, 64, 13, 17, 2, 98},
+  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 1.284 ms; runner-up T64_176_2P 1.296 ms; spread 0.4 %
+  {2, 64, 14, 18, 8, 99},
+  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: default 5.24 ms; runner-up T64_128_2 5.276 ms; spread 1.5 %
+  {2, 64, 15, 19, -1, 100},
+  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6924 ms; runner-up T64_176_2P 0.7047 ms; spread 1.2 %
+  {2, 64, 13, 18, 2, 101},
+  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 1.438 ms; runner-up T64_176_2 1.446 ms; spread 0.3 %
+  {2, 64, 13, 19, 1, 102},
+  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.103 ms; runner-up T64_176_3P 3.116 ms; spread 0.6 %
+  {2, 64, 13, 20, -1, 103},
+  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.304 ms; runner-up T64_176_2P 6.748 ms; spread 2.1 %
+  {2, 64, 13, 21, -1, 104},
+  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 13.22 ms; runner-up T64_128_2 13.14 ms; spread 10.6 %
+  {2, 64, 13, 22, -1, 105},
+  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0141 ms; runner-up T128_128_2P 0.0144 ms; spread 19.8 %
+  {2, 128, 8, 12, 3, 106},
+  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.017 ms; runner-up T128_128_2P 0.0176 ms; spread 11.5 %
+  {2, 128, 9, 13, 3, 107},
+  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0249 ms; runner-up T128_176_2P 0.0255 ms; spread 8.7 %
+  {2, 128, 10, 14, 4, 108},
+  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0458 ms; runner-up T128_128_3 0.0477 ms; spread 5.5 %
+  {2, 128, 11, 15, 4, 109},
+  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.1413 ms; runner-up T128_128_2P 0.1413 ms; spread 3.5 %
+  {2, 128, 12, 16, 9, 110},
+  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4802 ms; runner-up T128_176_2 0.4807 ms; spread 1.7 %
+  {2, 128, 13, 17, -1, 111},
+  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.786 ms; runner-up T128_176_2 1.851 ms; spread 0.4 %
+  {2, 128, 14, 18, -1, 112},
+  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2 7.488 ms; runner-up default 7.789 ms; spread 14.3 %
+  {2, 128, 15, 19, 10, 113},
+  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 0.9855 ms; runner-up T128_128_3 1.015 ms; spread 0.5 %
+  {2, 128, 13, 18, 10, 114},
+  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.169 ms; runner-up T128_128_2P 2.2 ms; spread 0.8 %
+  {2, 128, 13, 19, -1, 115},
+  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_128_3 5.889 ms; runner-up T128_128_3P 5.902 ms; spread 0.2 %
+  {2, 128, 13, 20, 5, 116},
+  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 11.8 ms; runner-up T128_128_2P 11.81 ms; spread 0.4 %
+  {2, 128, 13, 21, 7, 117},
+  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.64 ms; runner-up T128_128_2P 23.7 ms; spread 0.2 %
+  {2, 128, 13, 22, 7, 118},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0124 ms; runner-up T64_128_2P 0.0128 ms; spread 22.1 %
-  {1, 64, 8, 12, 0, 67},
+  {1, 64, 8, 12, 1, 67},
   // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.016 ms; runner-up T64_64_3P 0.0159 ms; spread 19.8 %
   {1, 64, 9, 13, -1, 68},
   // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0212 ms; runner-up T64_176_3P 0.0214 ms; spread 10.1 %
-  {1, 64, 10, 14, 1, 69},
+  {1, 64, 10, 14, 11, 69},
   // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0366 ms; runner-up T64_128_2 0.0369 ms; spread 8.4 %
-  {1, 64, 11, 15, 2, 70},
+  {1, 64, 11, 15, 0, 70},
   // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1089 ms; runner-up T64_176_3P 0.1101 ms; spread 4.9 %
-  {1, 64, 12, 16, 0, 71},
+  {1, 64, 12, 16, 1, 71},
   // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3534 ms; runner-up T64_176_2P 0.3654 ms; spread 0.7 %
-  {1, 64, 13, 17, 3, 72},
+  {1, 64, 13, 17, 2, 72},
   // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.292 ms; runner-up T64_176_2 1.299 ms; spread 0.9 %
-  {1, 64, 14, 18, 3, 73},
+  {1, 64, 14, 18, 2, 73},
   // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 5.253 ms; runner-up default 5.311 ms; spread 1.0 %
-  {1, 64, 15, 19, 3, 74},
+  {1, 64, 15, 19, 2, 74},
   // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.7019 ms; runner-up T64_176_2P 0.7145 ms; spread 1.2 %
-  {1, 64, 13, 18, 3, 75},
+  {1, 64, 13, 18, 2, 75},
   // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 1.455 ms; runner-up T64_128_2 1.456 ms; spread 2.2 %
-  {1, 64, 13, 19, 4, 76},
+  {1, 64, 13, 19, 8, 76},
   // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.983 ms; runner-up T64_176_3P 3.014 ms; spread 1.2 %
   {1, 64, 13, 20, -1, 77},
   // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.914 ms; runner-up T64_176_3P 6.145 ms; spread 0.5 %
   {1, 64, 13, 21, -1, 78},
   // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 12.94 ms; runner-up T64_176_2P 13.22 ms; spread 1.6 %
-  {1, 64, 13, 22, 3, 79},
+  {1, 64, 13, 22, 2, 79},
   // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0144 ms; runner-up T128_64_3P 0.0149 ms; spread 13.8 %
-  {1, 128, 8, 12, 5, 80},
+  {1, 128, 8, 12, 6, 80},
   // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0188 ms; runner-up T128_176_2P 0.0194 ms; spread 12.1 %
-  {1, 128, 9, 13, 6, 81},
+  {1, 128, 9, 13, 4, 81},
   // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_176_2P 0.0254 ms; runner-up T128_128_2P 0.026 ms; spread 29.6 %
-  {1, 128, 10, 14, 7, 82},
+  {1, 128, 10, 14, 9, 82},
   // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0459 ms; runner-up T128_128_2P 0.046 ms; spread 19.8 %
-  {1, 128, 11, 15, 8, 83},
+  {1, 128, 11, 15, 3, 83},
   // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.1399 ms; runner-up T128_128_2P 0.14 ms; spread 1.4 %
-  {1, 128, 12, 16, 7, 84},
+  {1, 128, 12, 16, 9, 84},
   // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4665 ms; runner-up T128_176_2 0.47 ms; spread 0.5 %
   {1, 128, 13, 17, -1, 85},
   // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.731 ms; runner-up T128_176_2 1.843 ms; spread 0.4 %
@@ -2133,7 +2243,7 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.087 ms; runner-up T128_176_2 7.521 ms; spread 14.2 %
   {1, 128, 15, 19, -1, 87},
   // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 1.002 ms; runner-up T128_128_3 1.009 ms; spread 1.3 %
-  {1, 128, 13, 18, 9, 88},
+  {1, 128, 13, 18, 10, 88},
   // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.001 ms; runner-up T128_128_3 2.183 ms; spread 1.3 %
   {1, 128, 13, 19, -1, 89},
   // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.509 ms; runner-up T128_176_2 4.828 ms; spread 1.1 %
@@ -2143,41 +2253,41 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: default 20 ms; runner-up T128_128_3 20.32 ms; spread 6.1 %
   {1, 128, 13, 22, -1, 92},
   // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0139 ms; runner-up T64_64_3P 0.0139 ms; spread 62.7 %
-  {2, 64, 8, 12, 10, 93},
+  {2, 64, 8, 12, 12, 93},
   // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_2P 0.0166 ms; spread 6.6 %
-  {2, 64, 9, 13, 10, 94},
+  {2, 64, 9, 13, 12, 94},
   // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0224 ms; runner-up T64_176_2P 0.0227 ms; spread 9.7 %
-  {2, 64, 10, 14, 10, 95},
+  {2, 64, 10, 14, 12, 95},
   // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0383 ms; runner-up T64_128_3 0.0384 ms; spread 11.8 %
-  {2, 64, 11, 15, 2, 96},
+  {2, 64, 11, 15, 0, 96},
   // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1092 ms; runner-up T64_176_3P 0.1098 ms; spread 1.1 %
-  {2, 64, 12, 16, 0, 97},
+  {2, 64, 12, 16, 1, 97},
   // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3556 ms; runner-up T64_176_2P 0.3647 ms; spread 1.2 %
-  {2, 64, 13, 17, 3, 98},
+  {2, 64, 13, 17, 2, 98},
   // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.273 ms; runner-up T64_176_2 1.304 ms; spread 0.6 %
-  {2, 64, 14, 18, 3, 99},
+  {2, 64, 14, 18, 2, 99},
   // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 5.217 ms; runner-up default 5.272 ms; spread 0.2 %
-  {2, 64, 15, 19, 0, 100},
+  {2, 64, 15, 19, 1, 100},
   // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.7075 ms; runner-up T64_176_2P 0.7213 ms; spread 0.9 %
-  {2, 64, 13, 18, 3, 101},
+  {2, 64, 13, 18, 2, 101},
   // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.42 ms; runner-up T64_176_2P 1.469 ms; spread 1.3 %
-  {2, 64, 13, 19, 3, 102},
+  {2, 64, 13, 19, 2, 102},
   // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.065 ms; runner-up T64_176_3P 3.044 ms; spread 0.4 %
   {2, 64, 13, 20, -1, 103},
   // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.102 ms; runner-up T64_176_2P 6.642 ms; spread 13.6 %
   {2, 64, 13, 21, -1, 104},
   // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.58 ms; runner-up T64_128_2 13.91 ms; spread 7.0 %
-  {2, 64, 13, 22, 3, 105},
+  {2, 64, 13, 22, 2, 105},
   // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.014 ms; runner-up T128_64_3 0.0144 ms; spread 21.8 %
-  {2, 128, 8, 12, 6, 106},
+  {2, 128, 8, 12, 4, 106},
   // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0173 ms; runner-up T128_128_2P 0.0177 ms; spread 12.9 %
-  {2, 128, 9, 13, 8, 107},
+  {2, 128, 9, 13, 3, 107},
   // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_176_2P 0.025 ms; runner-up T128_128_2P 0.0252 ms; spread 6.8 %
-  {2, 128, 10, 14, 7, 108},
+  {2, 128, 10, 14, 9, 108},
   // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0468 ms; runner-up T128_128_3P 0.0472 ms; spread 6.8 %
-  {2, 128, 11, 15, 6, 109},
+  {2, 128, 11, 15, 4, 109},
   // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.1421 ms; runner-up T128_128_2P 0.1425 ms; spread 2.7 %
-  {2, 128, 12, 16, 7, 110},
+  {2, 128, 12, 16, 9, 110},
   // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4809 ms; runner-up T128_176_2 0.4814 ms; spread 0.8 %
   {2, 128, 13, 17, -1, 111},
   // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.794 ms; runner-up T128_176_2 1.812 ms; spread 0.6 %
@@ -2185,7 +2295,7 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.396 ms; runner-up T128_176_2 7.85 ms; spread 14.3 %
   {2, 128, 15, 19, -1, 113},
   // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 1.007 ms; runner-up T128_176_2P 1.015 ms; spread 0.6 %
-  {2, 128, 13, 18, 9, 114},
+  {2, 128, 13, 18, 10, 114},
   // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.078 ms; runner-up T128_128_3 2.176 ms; spread 0.4 %
   {2, 128, 13, 19, -1, 115},
   // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.728 ms; runner-up T128_176_2P 4.98 ms; spread 2.5 %
@@ -2196,13 +2306,14 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, -1, 118},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;
@@ -2223,12 +2334,12 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2248,11 +2359,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 5: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -1408,9 +1408,117 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0125 ms; runner-up splits=1 0.0124 ms; spread 10.3 %
+  {1, 64, 8, 4, -1, 327},
+  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up splits=8 0.0161 ms; spread 6.0 %
+  {1, 64, 9, 4, 1, 328},
+  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.017 ms; runner-up splits=8 0.0171 ms; spread 18.1 %
+  {1, 64, 10, 4, 16, 329},
+  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0195 ms; runner-up splits=8 0.0195 ms; spread 7.0 %
+  {1, 64, 11, 4, -1, 330},
+  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0216 ms; runner-up splits=16 0.0222 ms; spread 4.4 %
+  {1, 64, 12, 4, 8, 331},
+  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0287 ms; runner-up splits=16 0.0293 ms; spread 48.4 %
+  {1, 64, 13, 4, 8, 332},
+  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0401 ms; runner-up splits=16 0.0411 ms; spread 4.2 %
+  {1, 64, 14, 4, 8, 333},
+  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0634 ms; runner-up splits=32 0.069 ms; spread 4.5 %
+  {1, 64, 15, 4, 8, 334},
+  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0396 ms; runner-up default 0.0413 ms; spread 9.1 %
+  {1, 64, 13, 5, 4, 335},
+  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0634 ms; runner-up default 0.0644 ms; spread 6.1 %
+  {1, 64, 13, 6, 2, 336},
+  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1061 ms; runner-up splits=16 0.112 ms; spread 4.1 %
+  {1, 64, 13, 7, 1, 337},
+  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.2005 ms; runner-up splits=8 0.2024 ms; spread 2.0 %
+  {1, 64, 13, 8, 16, 338},
+  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3811 ms; runner-up splits=8 0.3824 ms; spread 1.2 %
+  {1, 64, 13, 9, 16, 339},
+  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0127 ms; runner-up default 0.0143 ms; spread 7.0 %
+  {1, 128, 8, 4, 1, 340},
+  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0154 ms; runner-up splits=8 0.0169 ms; spread 6.9 %
+  {1, 128, 9, 4, 1, 341},
+  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0188 ms; runner-up default 0.019 ms; spread 7.7 %
+  {1, 128, 10, 4, 8, 342},
+  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=4 0.0213 ms; runner-up splits=8 0.0215 ms; spread 13.3 %
+  {1, 128, 11, 4, 4, 343},
+  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0267 ms; runner-up default 0.0276 ms; spread 3.4 %
+  {1, 128, 12, 4, 8, 344},
+  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0393 ms; runner-up splits=4 0.0396 ms; spread 8.3 %
+  {1, 128, 13, 4, -1, 345},
+  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0609 ms; runner-up default 0.0621 ms; spread 3.2 %
+  {1, 128, 14, 4, 8, 346},
+  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1101 ms; runner-up splits=8 0.1097 ms; spread 3.7 %
+  {1, 128, 15, 4, -1, 347},
+  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0618 ms; runner-up splits=4 0.0617 ms; spread 3.3 %
+  {1, 128, 13, 5, -1, 348},
+  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1058 ms; runner-up splits=4 0.1087 ms; spread 6.4 %
+  {1, 128, 13, 6, 1, 349},
+  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1941 ms; runner-up splits=1 0.1951 ms; spread 2.4 %
+  {1, 128, 13, 7, -1, 350},
+  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3809 ms; runner-up splits=1 0.3792 ms; spread 2.7 %
+  {1, 128, 13, 8, -1, 351},
+  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.7461 ms; runner-up splits=8 0.7407 ms; spread 1.2 %
+  {1, 128, 13, 9, -1, 352},
+  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0115 ms; runner-up default 0.0118 ms; spread 9.4 %
+  {2, 64, 8, 4, 1, 353},
+  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.013 ms; runner-up splits=8 0.0154 ms; spread 13.3 %
+  {2, 64, 9, 4, 1, 354},
+  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0166 ms; spread 9.3 %
+  {2, 64, 10, 4, 8, 355},
+  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0186 ms; runner-up splits=16 0.0188 ms; spread 9.3 %
+  {2, 64, 11, 4, 8, 356},
+  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0215 ms; runner-up splits=16 0.0216 ms; spread 13.2 %
+  {2, 64, 12, 4, 8, 357},
+  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0275 ms; runner-up splits=16 0.0279 ms; spread 11.4 %
+  {2, 64, 13, 4, 8, 358},
+  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0391 ms; runner-up splits=16 0.0403 ms; spread 5.2 %
+  {2, 64, 14, 4, 8, 359},
+  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0632 ms; runner-up splits=16 0.0657 ms; spread 5.8 %
+  {2, 64, 15, 4, 8, 360},
+  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0391 ms; runner-up splits=8 0.0404 ms; spread 7.0 %
+  {2, 64, 13, 5, 4, 361},
+  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0628 ms; runner-up splits=16 0.0649 ms; spread 5.4 %
+  {2, 64, 13, 6, 2, 362},
+  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1035 ms; runner-up splits=8 0.1117 ms; spread 2.9 %
+  {2, 64, 13, 7, 1, 363},
+  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.2 ms; runner-up splits=16 0.202 ms; spread 1.9 %
+  {2, 64, 13, 8, 8, 364},
+  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3817 ms; runner-up splits=8 0.3843 ms; spread 0.9 %
+  {2, 64, 13, 9, 16, 365},
+  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0128 ms; runner-up splits=1 0.0137 ms; spread 12.2 %
+  {2, 128, 8, 4, -1, 366},
+  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0146 ms; runner-up splits=4 0.0148 ms; spread 11.4 %
+  {2, 128, 9, 4, 1, 367},
+  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0182 ms; runner-up splits=4 0.0188 ms; spread 12.5 %
+  {2, 128, 10, 4, 8, 368},
+  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0196 ms; runner-up splits=4 0.0202 ms; spread 8.7 %
+  {2, 128, 11, 4, 8, 369},
+  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0251 ms; runner-up splits=16 0.0263 ms; spread 9.6 %
+  {2, 128, 12, 4, 8, 370},
+  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0366 ms; runner-up splits=16 0.0382 ms; spread 7.6 %
+  {2, 128, 13, 4, 8, 371},
+  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0612 ms; runner-up splits=16 0.0642 ms; spread 9.7 %
+  {2, 128, 14, 4, 8, 372},
+  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1086 ms; runner-up splits=32 0.1117 ms; spread 3.8 %
+  {2, 128, 15, 4, 8, 373},
+  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0613 ms; runner-up splits=16 0.0636 ms; spread 3.9 %
+  {2, 128, 13, 5, 4, 374},
+  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1077 ms; runner-up splits=16 0.1109 ms; spread 3.2 %
+  {2, 128, 13, 6, 1, 375},
+  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.198 ms; runner-up splits=16 0.202 ms; spread 11.9 %
+  {2, 128, 13, 7, 1, 376},
+  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.3836 ms; runner-up splits=16 0.381 ms; spread 2.0 %
+  {2, 128, 13, 8, -1, 377},
+  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 0.7414 ms; runner-up splits=32 0.7437 ms; spread 0.4 %
+  {2, 128, 13, 9, 16, 378},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0107 ms; runner-up default 0.0115 ms; spread 15.0 %
   {1, 64, 8, 4, 1, 327},
   // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0135 ms; runner-up splits=4 0.0137 ms; spread 16.4 %
@@ -1517,13 +1625,14 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, -1, 378},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned split count of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;

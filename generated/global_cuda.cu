@@ -2021,52 +2021,164 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_64_2P = fh_cfg<64, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
 using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2P 0.0123 ms; runner-up T64_64_3 0.0124 ms; spread 21.3 %
+  {1, 64, 8, 12, 0, 15},
+  // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0155 ms; runner-up T64_176_2P 0.0156 ms; spread 15.3 %
+  {1, 64, 9, 13, 1, 16},
+  // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0205 ms; runner-up T64_128_3P 0.0211 ms; spread 5.6 %
+  {1, 64, 10, 14, 2, 17},
+  // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0547 ms; runner-up T64_128_2 0.0552 ms; spread 7.1 %
+  {1, 64, 11, 15, 1, 18},
+  // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1768 ms; runner-up T64_176_3P 0.1801 ms; spread 3.1 %
+  {1, 64, 12, 16, 2, 19},
+  // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.6217 ms; runner-up T64_176_3P 0.6467 ms; spread 0.7 %
+  {1, 64, 13, 17, 2, 20},
+  // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 2.35 ms; runner-up T64_176_3 2.449 ms; spread 1.2 %
+  {1, 64, 14, 18, 2, 21},
+  // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 10.05 ms; runner-up default 10.2 ms; spread 2.8 %
+  {1, 64, 15, 19, 3, 22},
+  // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 1.253 ms; runner-up T64_176_3 1.276 ms; spread 0.9 %
+  {1, 64, 13, 18, 2, 23},
+  // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 2.434 ms; runner-up T64_176_3 2.605 ms; spread 9.6 %
+  {1, 64, 13, 19, 2, 24},
+  // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 5.101 ms; runner-up T64_176_3 5.156 ms; spread 9.0 %
+  {1, 64, 13, 20, 2, 25},
+  // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2P 10.38 ms; runner-up T64_176_3 10.43 ms; spread 3.4 %
+  {1, 64, 13, 21, 2, 26},
+  // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 20.49 ms; runner-up T64_176_2P 20.55 ms; spread 1.5 %
+  {1, 64, 13, 22, 4, 27},
+  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0129 ms; runner-up T128_128_3 0.0133 ms; spread 14.4 %
+  {1, 128, 8, 12, 5, 28},
+  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0164 ms; runner-up T128_176_2P 0.0166 ms; spread 11.7 %
+  {1, 128, 9, 13, 6, 29},
+  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0233 ms; runner-up T128_128_3P 0.0235 ms; spread 8.4 %
+  {1, 128, 10, 14, 5, 30},
+  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.0666 ms; runner-up T128_176_2P 0.0667 ms; spread 5.9 %
+  {1, 128, 11, 15, -1, 31},
+  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.226 ms; runner-up T128_176_2P 0.2259 ms; spread 1.7 %
+  {1, 128, 12, 16, -1, 32},
+  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.8309 ms; runner-up T128_176_2P 0.8862 ms; spread 0.6 %
+  {1, 128, 13, 17, -1, 33},
+  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.284 ms; runner-up T128_176_2 3.426 ms; spread 0.1 %
+  {1, 128, 14, 18, -1, 34},
+  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: default 14.47 ms; runner-up T128_176_2 14.67 ms; spread 8.8 %
+  {1, 128, 15, 19, -1, 35},
+  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: default 1.66 ms; runner-up T128_128_2P 1.819 ms; spread 0.7 %
+  {1, 128, 13, 18, -1, 36},
+  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.341 ms; runner-up T128_176_2 3.502 ms; spread 3.3 %
+  {1, 128, 13, 19, -1, 37},
+  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.507 ms; runner-up T128_176_2 7.078 ms; spread 14.7 %
+  {1, 128, 13, 20, -1, 38},
+  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_176_2 14.31 ms; runner-up T128_176_2P 14.63 ms; spread 2.7 %
+  {1, 128, 13, 21, 7, 39},
+  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 28.88 ms; runner-up T128_176_2P 30.02 ms; spread 6.4 %
+  {1, 128, 13, 22, -1, 40},
+  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0119 ms; runner-up T64_64_3P 0.0121 ms; spread 23.7 %
+  {2, 64, 8, 12, 8, 41},
+  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0146 ms; runner-up T64_176_2P 0.0147 ms; spread 13.6 %
+  {2, 64, 9, 13, 9, 42},
+  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.022 ms; runner-up T64_128_2P 0.0218 ms; spread 64.3 %
+  {2, 64, 10, 14, -1, 43},
+  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_176_2P 0.054 ms; runner-up T64_128_3P 0.0556 ms; spread 3.7 %
+  {2, 64, 11, 15, 2, 44},
+  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1781 ms; runner-up T64_176_3P 0.1836 ms; spread 4.1 %
+  {2, 64, 12, 16, 2, 45},
+  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.6363 ms; runner-up T64_176_3P 0.6625 ms; spread 0.9 %
+  {2, 64, 13, 17, 2, 46},
+  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 2.477 ms; runner-up T64_128_3 2.624 ms; spread 4.9 %
+  {2, 64, 14, 18, 2, 47},
+  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: default 10.27 ms; runner-up T64_176_2P 10.27 ms; spread 1.3 %
+  {2, 64, 15, 19, -1, 48},
+  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 1.248 ms; runner-up T64_176_3 1.273 ms; spread 1.0 %
+  {2, 64, 13, 18, 2, 49},
+  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 2.53 ms; runner-up T64_176_2P 2.605 ms; spread 2.6 %
+  {2, 64, 13, 19, 4, 50},
+  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 5.17 ms; runner-up default 5.245 ms; spread 1.8 %
+  {2, 64, 13, 20, 2, 51},
+  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_176_3 10.4 ms; runner-up T64_176_2P 10.62 ms; spread 2.8 %
+  {2, 64, 13, 21, 4, 52},
+  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 21.01 ms; runner-up T64_176_2P 21.08 ms; spread 1.7 %
+  {2, 64, 13, 22, 4, 53},
+  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0131 ms; runner-up T128_128_3P 0.0131 ms; spread 9.5 %
+  {2, 128, 8, 12, 5, 54},
+  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: default 0.0171 ms; runner-up T128_64_2 0.0171 ms; spread 71.2 %
+  {2, 128, 9, 13, -1, 55},
+  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.0255 ms; runner-up T128_176_2P 0.0255 ms; spread 32.4 %
+  {2, 128, 10, 14, -1, 56},
+  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.0692 ms; runner-up T128_176_2P 0.0705 ms; spread 5.7 %
+  {2, 128, 11, 15, -1, 57},
+  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: default 0.2352 ms; runner-up T128_176_2P 0.2351 ms; spread 2.6 %
+  {2, 128, 12, 16, -1, 58},
+  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.869 ms; runner-up T128_176_2 0.8764 ms; spread 0.5 %
+  {2, 128, 13, 17, -1, 59},
+  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.382 ms; runner-up T128_176_2 3.452 ms; spread 0.5 %
+  {2, 128, 14, 18, -1, 60},
+  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 14.41 ms; runner-up T128_176_2 15.01 ms; spread 15.1 %
+  {2, 128, 15, 19, -1, 61},
+  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.746 ms; runner-up T128_176_2P 1.918 ms; spread 0.5 %
+  {2, 128, 13, 18, -1, 62},
+  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.415 ms; runner-up T128_176_2P 3.609 ms; spread 0.4 %
+  {2, 128, 13, 19, -1, 63},
+  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 7.231 ms; runner-up T128_176_2 7.254 ms; spread 6.8 %
+  {2, 128, 13, 20, -1, 64},
+  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_176_2P 14.81 ms; runner-up T128_176_2 14.91 ms; spread 4.4 %
+  {2, 128, 13, 21, 10, 65},
+  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 29.78 ms; runner-up T128_176_2P 29.84 ms; spread 7.4 %
+  {2, 128, 13, 22, -1, 66},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0114 ms; runner-up T64_64_3 0.012 ms; spread 13.2 %
-  {1, 64, 8, 12, 0, 15},
+  {1, 64, 8, 12, 1, 15},
   // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0153 ms; runner-up T64_128_3P 0.0156 ms; spread 23.0 %
-  {1, 64, 9, 13, 0, 16},
+  {1, 64, 9, 13, 1, 16},
   // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0197 ms; runner-up T64_176_3P 0.0202 ms; spread 5.4 %
-  {1, 64, 10, 14, 0, 17},
+  {1, 64, 10, 14, 1, 17},
   // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_176_2P 0.0548 ms; runner-up T64_128_2P 0.0562 ms; spread 2.9 %
-  {1, 64, 11, 15, 1, 18},
+  {1, 64, 11, 15, 2, 18},
   // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1796 ms; runner-up T64_176_3P 0.1838 ms; spread 1.7 %
-  {1, 64, 12, 16, 1, 19},
+  {1, 64, 12, 16, 2, 19},
   // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.6301 ms; runner-up T64_176_3P 0.6557 ms; spread 0.7 %
-  {1, 64, 13, 17, 1, 20},
+  {1, 64, 13, 17, 2, 20},
   // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 2.381 ms; runner-up T64_176_3P 2.517 ms; spread 1.4 %
-  {1, 64, 14, 18, 1, 21},
+  {1, 64, 14, 18, 2, 21},
   // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2P 9.768 ms; runner-up T64_176_3 10.07 ms; spread 6.4 %
-  {1, 64, 15, 19, 1, 22},
+  {1, 64, 15, 19, 2, 22},
   // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 1.25 ms; runner-up T64_176_3 1.277 ms; spread 1.3 %
-  {1, 64, 13, 18, 1, 23},
+  {1, 64, 13, 18, 2, 23},
   // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 2.458 ms; runner-up T64_176_3 2.479 ms; spread 0.6 %
-  {1, 64, 13, 19, 1, 24},
+  {1, 64, 13, 19, 2, 24},
   // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 4.899 ms; runner-up T64_176_3 5.13 ms; spread 2.1 %
-  {1, 64, 13, 20, 1, 25},
+  {1, 64, 13, 20, 2, 25},
   // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2P 10.13 ms; runner-up T64_176_3 10.44 ms; spread 7.1 %
-  {1, 64, 13, 21, 1, 26},
+  {1, 64, 13, 21, 2, 26},
   // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 20.48 ms; runner-up T64_176_3P 20.71 ms; spread 0.4 %
-  {1, 64, 13, 22, 2, 27},
+  {1, 64, 13, 22, 4, 27},
   // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0129 ms; runner-up T128_64_3P 0.0131 ms; spread 10.6 %
-  {1, 128, 8, 12, 3, 28},
+  {1, 128, 8, 12, 5, 28},
   // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0159 ms; runner-up T128_128_2P 0.0163 ms; spread 7.4 %
-  {1, 128, 9, 13, 4, 29},
+  {1, 128, 9, 13, 6, 29},
   // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: default 0.0237 ms; runner-up T128_176_2P 0.0237 ms; spread 13.9 %
   {1, 128, 10, 14, -1, 30},
   // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.0673 ms; runner-up T128_176_2P 0.067 ms; spread 10.0 %
@@ -2090,37 +2202,37 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 29.18 ms; runner-up T128_176_2P 30.13 ms; spread 6.8 %
   {1, 128, 13, 22, -1, 40},
   // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0116 ms; runner-up T64_128_2P 0.0122 ms; spread 16.5 %
-  {2, 64, 8, 12, 5, 41},
+  {2, 64, 8, 12, 9, 41},
   // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0141 ms; runner-up default 0.0147 ms; spread 12.0 %
-  {2, 64, 9, 13, 0, 42},
+  {2, 64, 9, 13, 1, 42},
   // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0218 ms; runner-up T64_128_2P 0.022 ms; spread 13.8 %
-  {2, 64, 10, 14, 1, 43},
+  {2, 64, 10, 14, 2, 43},
   // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_176_2P 0.0543 ms; runner-up T64_176_3P 0.0557 ms; spread 3.5 %
-  {2, 64, 11, 15, 1, 44},
+  {2, 64, 11, 15, 2, 44},
   // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1798 ms; runner-up T64_176_3P 0.1854 ms; spread 1.6 %
-  {2, 64, 12, 16, 1, 45},
+  {2, 64, 12, 16, 2, 45},
   // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.6454 ms; runner-up T64_176_3P 0.6637 ms; spread 0.9 %
-  {2, 64, 13, 17, 1, 46},
+  {2, 64, 13, 17, 2, 46},
   // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 2.395 ms; runner-up T64_176_3 2.466 ms; spread 0.4 %
-  {2, 64, 14, 18, 1, 47},
+  {2, 64, 14, 18, 2, 47},
   // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2P 10.35 ms; runner-up T64_176_3 10.44 ms; spread 8.6 %
-  {2, 64, 15, 19, 1, 48},
+  {2, 64, 15, 19, 2, 48},
   // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 1.26 ms; runner-up T64_176_3 1.278 ms; spread 1.2 %
-  {2, 64, 13, 18, 1, 49},
+  {2, 64, 13, 18, 2, 49},
   // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 2.487 ms; runner-up T64_176_3 2.515 ms; spread 1.8 %
-  {2, 64, 13, 19, 1, 50},
+  {2, 64, 13, 19, 2, 50},
   // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 5.039 ms; runner-up T64_176_3 5.168 ms; spread 3.3 %
-  {2, 64, 13, 20, 1, 51},
+  {2, 64, 13, 20, 2, 51},
   // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 10.64 ms; runner-up T64_176_3 10.63 ms; spread 6.8 %
   {2, 64, 13, 21, -1, 52},
   // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 21.34 ms; runner-up T64_176_3 21.37 ms; spread 2.3 %
-  {2, 64, 13, 22, 1, 53},
+  {2, 64, 13, 22, 2, 53},
   // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.014 ms; runner-up T128_128_3P 0.0144 ms; spread 24.9 %
-  {2, 128, 8, 12, 3, 54},
+  {2, 128, 8, 12, 5, 54},
   // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.018 ms; runner-up T128_128_2P 0.0181 ms; spread 14.4 %
-  {2, 128, 9, 13, 4, 55},
+  {2, 128, 9, 13, 6, 55},
   // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0254 ms; runner-up T128_128_2P 0.0256 ms; spread 9.3 %
-  {2, 128, 10, 14, 4, 56},
+  {2, 128, 10, 14, 6, 56},
   // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.0705 ms; runner-up T128_176_2P 0.07 ms; spread 5.2 %
   {2, 128, 11, 15, -1, 57},
   // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: default 0.2358 ms; runner-up T128_176_2P 0.2348 ms; spread 1.8 %
@@ -2138,18 +2250,19 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.835 ms; runner-up T128_176_2 7.292 ms; spread 0.8 %
   {2, 128, 13, 20, -1, 64},
   // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_176_2 14.96 ms; runner-up default 15.22 ms; spread 4.0 %
-  {2, 128, 13, 21, 6, 65},
+  {2, 128, 13, 21, 7, 65},
   // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 30.5 ms; runner-up T128_176_2P 31.32 ms; spread 3.2 %
   {2, 128, 13, 22, -1, 66},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;
@@ -2170,10 +2283,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_64_2P", file, line); return plan_launch_sm90<T, T64_64_2P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2193,9 +2309,10 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

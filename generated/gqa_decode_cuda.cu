@@ -1409,9 +1409,117 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0453 ms; runner-up default 0.0461 ms; spread 82.6 %
+  {1, 64, 8, 4, 1, 379},
+  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0541 ms; runner-up splits=4 0.0644 ms; spread 18.7 %
+  {1, 64, 9, 4, 1, 380},
+  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0693 ms; runner-up splits=16 0.0707 ms; spread 27.1 %
+  {1, 64, 10, 4, 8, 381},
+  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0708 ms; runner-up splits=8 0.0734 ms; spread 18.9 %
+  {1, 64, 11, 4, 16, 382},
+  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0798 ms; runner-up splits=16 0.0791 ms; spread 11.6 %
+  {1, 64, 12, 4, -1, 383},
+  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.093 ms; runner-up default 0.0941 ms; spread 16.0 %
+  {1, 64, 13, 4, 16, 384},
+  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1195 ms; runner-up splits=32 0.1196 ms; spread 10.0 %
+  {1, 64, 14, 4, 16, 385},
+  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1663 ms; runner-up splits=16 0.1733 ms; spread 10.1 %
+  {1, 64, 15, 4, 32, 386},
+  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.1148 ms; runner-up splits=16 0.1159 ms; spread 54.4 %
+  {1, 64, 13, 5, 8, 387},
+  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1611 ms; runner-up splits=8 0.1601 ms; spread 12.4 %
+  {1, 64, 13, 6, -1, 388},
+  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2478 ms; runner-up splits=16 0.2515 ms; spread 9.8 %
+  {1, 64, 13, 7, 8, 389},
+  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4214 ms; runner-up splits=16 0.4252 ms; spread 35.9 %
+  {1, 64, 13, 8, 8, 390},
+  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.7638 ms; runner-up splits=16 0.7649 ms; spread 6.8 %
+  {1, 64, 13, 9, 8, 391},
+  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up default 0.051 ms; spread 38.2 %
+  {1, 128, 8, 4, 1, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0618 ms; runner-up splits=8 0.066 ms; spread 21.6 %
+  {1, 128, 9, 4, 1, 393},
+  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0683 ms; runner-up splits=4 0.07 ms; spread 75.3 %
+  {1, 128, 10, 4, 8, 394},
+  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0764 ms; runner-up default 0.0772 ms; spread 68.5 %
+  {1, 128, 11, 4, 8, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.09 ms; runner-up splits=8 0.0925 ms; spread 13.4 %
+  {1, 128, 12, 4, -1, 396},
+  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1148 ms; runner-up default 0.1184 ms; spread 11.5 %
+  {1, 128, 13, 4, 16, 397},
+  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1557 ms; runner-up splits=32 0.1604 ms; spread 13.3 %
+  {1, 128, 14, 4, 16, 398},
+  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2487 ms; runner-up splits=16 0.2471 ms; spread 13.9 %
+  {1, 128, 15, 4, -1, 399},
+  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1532 ms; runner-up splits=8 0.1585 ms; spread 39.2 %
+  {1, 128, 13, 5, -1, 400},
+  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2414 ms; runner-up splits=8 0.2436 ms; spread 10.7 %
+  {1, 128, 13, 6, -1, 401},
+  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.4068 ms; runner-up splits=4 0.4107 ms; spread 5.2 %
+  {1, 128, 13, 7, -1, 402},
+  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7464 ms; runner-up splits=4 0.7572 ms; spread 5.1 %
+  {1, 128, 13, 8, -1, 403},
+  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.424 ms; runner-up splits=1 1.415 ms; spread 2.5 %
+  {1, 128, 13, 9, -1, 404},
+  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.041 ms; runner-up splits=1 0.0406 ms; spread 137.5 %
+  {2, 64, 8, 4, -1, 405},
+  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0486 ms; runner-up splits=8 0.0555 ms; spread 23.8 %
+  {2, 64, 9, 4, 1, 406},
+  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0625 ms; runner-up splits=8 0.0622 ms; spread 33.8 %
+  {2, 64, 10, 4, -1, 407},
+  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0629 ms; runner-up splits=8 0.0641 ms; spread 117.0 %
+  {2, 64, 11, 4, 16, 408},
+  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0714 ms; runner-up splits=8 0.0743 ms; spread 47.8 %
+  {2, 64, 12, 4, 16, 409},
+  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0842 ms; runner-up default 0.0859 ms; spread 33.1 %
+  {2, 64, 13, 4, 16, 410},
+  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1158 ms; runner-up splits=32 0.118 ms; spread 19.1 %
+  {2, 64, 14, 4, 16, 411},
+  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1644 ms; runner-up splits=16 0.172 ms; spread 44.3 %
+  {2, 64, 15, 4, 32, 412},
+  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=16 0.114 ms; runner-up splits=8 0.1148 ms; spread 50.2 %
+  {2, 64, 13, 5, 16, 413},
+  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1515 ms; runner-up splits=8 0.1524 ms; spread 18.4 %
+  {2, 64, 13, 6, -1, 414},
+  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2427 ms; runner-up splits=16 0.2467 ms; spread 9.4 %
+  {2, 64, 13, 7, 8, 415},
+  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4258 ms; runner-up splits=16 0.4295 ms; spread 6.9 %
+  {2, 64, 13, 8, 8, 416},
+  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7673 ms; runner-up splits=8 0.7676 ms; spread 3.3 %
+  {2, 64, 13, 9, 16, 417},
+  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0553 ms; runner-up splits=1 0.0554 ms; spread 144.7 %
+  {2, 128, 8, 4, -1, 418},
+  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0682 ms; runner-up splits=4 0.0717 ms; spread 46.2 %
+  {2, 128, 9, 4, 1, 419},
+  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0732 ms; runner-up splits=8 0.0748 ms; spread 27.0 %
+  {2, 128, 10, 4, 16, 420},
+  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.083 ms; runner-up splits=8 0.0827 ms; spread 24.0 %
+  {2, 128, 11, 4, -1, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0962 ms; runner-up splits=16 0.0968 ms; spread 20.5 %
+  {2, 128, 12, 4, -1, 422},
+  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1214 ms; runner-up default 0.1237 ms; spread 98.8 %
+  {2, 128, 13, 4, 16, 423},
+  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1676 ms; runner-up splits=16 0.1695 ms; spread 16.2 %
+  {2, 128, 14, 4, 32, 424},
+  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2556 ms; runner-up splits=16 0.2665 ms; spread 57.6 %
+  {2, 128, 15, 4, 32, 425},
+  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1634 ms; runner-up splits=8 0.1669 ms; spread 19.4 %
+  {2, 128, 13, 5, 16, 426},
+  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2494 ms; runner-up splits=16 0.2541 ms; spread 25.1 %
+  {2, 128, 13, 6, 8, 427},
+  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=8 0.4254 ms; runner-up splits=4 0.4256 ms; spread 7.1 %
+  {2, 128, 13, 7, 8, 428},
+  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.773 ms; runner-up splits=8 0.7733 ms; spread 27.4 %
+  {2, 128, 13, 8, 16, 429},
+  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=1 1.459 ms; runner-up splits=16 1.459 ms; spread 28.7 %
+  {2, 128, 13, 9, 1, 430},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0435 ms; runner-up default 0.044 ms; spread 154.9 %
   {1, 64, 8, 4, 1, 379},
   // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0527 ms; runner-up splits=8 0.0615 ms; spread 20.8 %
@@ -1518,13 +1626,14 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, -1, 430},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned split count of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;

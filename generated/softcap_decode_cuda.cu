@@ -1412,9 +1412,117 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.048 ms; runner-up splits=1 0.0478 ms; spread 28.9 %
+  {1, 64, 8, 4, -1, 483},
+  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0569 ms; runner-up splits=4 0.065 ms; spread 27.1 %
+  {1, 64, 9, 4, 1, 484},
+  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0682 ms; runner-up splits=16 0.0693 ms; spread 91.8 %
+  {1, 64, 10, 4, 8, 485},
+  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0712 ms; runner-up splits=8 0.0716 ms; spread 21.0 %
+  {1, 64, 11, 4, 16, 486},
+  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0803 ms; runner-up default 0.0816 ms; spread 17.4 %
+  {1, 64, 12, 4, 16, 487},
+  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.1 ms; runner-up splits=32 0.1025 ms; spread 39.5 %
+  {1, 64, 13, 4, 16, 488},
+  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1198 ms; runner-up splits=32 0.1199 ms; spread 16.8 %
+  {1, 64, 14, 4, 16, 489},
+  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1662 ms; runner-up splits=16 0.1721 ms; spread 13.4 %
+  {1, 64, 15, 4, 32, 490},
+  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=16 0.1197 ms; runner-up splits=8 0.1212 ms; spread 16.1 %
+  {1, 64, 13, 5, 16, 491},
+  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1652 ms; runner-up splits=16 0.1643 ms; spread 35.0 %
+  {1, 64, 13, 6, -1, 492},
+  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=16 0.2528 ms; runner-up splits=8 0.254 ms; spread 9.8 %
+  {1, 64, 13, 7, 16, 493},
+  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4206 ms; runner-up splits=16 0.4245 ms; spread 6.5 %
+  {1, 64, 13, 8, 8, 494},
+  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7664 ms; runner-up splits=8 0.7702 ms; spread 4.7 %
+  {1, 64, 13, 9, 16, 495},
+  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0524 ms; runner-up splits=1 0.052 ms; spread 95.7 %
+  {1, 128, 8, 4, -1, 496},
+  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0614 ms; runner-up splits=8 0.0634 ms; spread 30.2 %
+  {1, 128, 9, 4, 1, 497},
+  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0768 ms; runner-up splits=4 0.0769 ms; spread 72.3 %
+  {1, 128, 10, 4, -1, 498},
+  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0767 ms; runner-up default 0.0803 ms; spread 27.5 %
+  {1, 128, 11, 4, 8, 499},
+  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0913 ms; runner-up splits=16 0.094 ms; spread 14.5 %
+  {1, 128, 12, 4, -1, 500},
+  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1115 ms; runner-up splits=16 0.1136 ms; spread 85.6 %
+  {1, 128, 13, 4, -1, 501},
+  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1608 ms; runner-up splits=16 0.1629 ms; spread 16.6 %
+  {1, 128, 14, 4, -1, 502},
+  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.249 ms; runner-up splits=32 0.2582 ms; spread 7.7 %
+  {1, 128, 15, 4, -1, 503},
+  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1555 ms; runner-up splits=8 0.1609 ms; spread 15.9 %
+  {1, 128, 13, 5, -1, 504},
+  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2356 ms; runner-up splits=8 0.2444 ms; spread 10.6 %
+  {1, 128, 13, 6, -1, 505},
+  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.4052 ms; runner-up splits=4 0.4213 ms; spread 43.3 %
+  {1, 128, 13, 7, -1, 506},
+  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7476 ms; runner-up splits=4 0.7584 ms; spread 7.6 %
+  {1, 128, 13, 8, -1, 507},
+  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.427 ms; runner-up splits=1 1.426 ms; spread 5.5 %
+  {1, 128, 13, 9, -1, 508},
+  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0463 ms; runner-up splits=1 0.0464 ms; spread 17.4 %
+  {2, 64, 8, 4, -1, 509},
+  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0542 ms; runner-up splits=16 0.064 ms; spread 15.5 %
+  {2, 64, 9, 4, 1, 510},
+  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0664 ms; runner-up splits=16 0.0682 ms; spread 13.5 %
+  {2, 64, 10, 4, 8, 511},
+  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0722 ms; runner-up splits=16 0.0725 ms; spread 22.2 %
+  {2, 64, 11, 4, 8, 512},
+  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0823 ms; runner-up splits=16 0.0816 ms; spread 10.6 %
+  {2, 64, 12, 4, -1, 513},
+  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0932 ms; runner-up splits=16 0.093 ms; spread 97.2 %
+  {2, 64, 13, 4, -1, 514},
+  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=32 0.1224 ms; runner-up splits=16 0.1266 ms; spread 14.0 %
+  {2, 64, 14, 4, 32, 515},
+  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1687 ms; runner-up splits=16 0.1735 ms; spread 22.1 %
+  {2, 64, 15, 4, 32, 516},
+  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=16 0.1133 ms; runner-up splits=8 0.1146 ms; spread 45.0 %
+  {2, 64, 13, 5, 16, 517},
+  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1588 ms; runner-up splits=16 0.1615 ms; spread 38.1 %
+  {2, 64, 13, 6, -1, 518},
+  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2512 ms; runner-up splits=16 0.2513 ms; spread 9.3 %
+  {2, 64, 13, 7, 8, 519},
+  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.4287 ms; runner-up splits=8 0.428 ms; spread 10.6 %
+  {2, 64, 13, 8, -1, 520},
+  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7723 ms; runner-up splits=8 0.7742 ms; spread 29.6 %
+  {2, 64, 13, 9, 16, 521},
+  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0544 ms; runner-up splits=1 0.0541 ms; spread 12.8 %
+  {2, 128, 8, 4, -1, 522},
+  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0686 ms; runner-up splits=8 0.069 ms; spread 23.9 %
+  {2, 128, 9, 4, 1, 523},
+  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0738 ms; runner-up splits=16 0.0748 ms; spread 48.7 %
+  {2, 128, 10, 4, 8, 524},
+  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0839 ms; runner-up splits=16 0.0835 ms; spread 114.6 %
+  {2, 128, 11, 4, -1, 525},
+  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0955 ms; runner-up default 0.0988 ms; spread 23.1 %
+  {2, 128, 12, 4, 16, 526},
+  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=32 0.1181 ms; runner-up splits=16 0.1185 ms; spread 60.8 %
+  {2, 128, 13, 4, 32, 527},
+  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1655 ms; runner-up splits=32 0.1655 ms; spread 24.5 %
+  {2, 128, 14, 4, 16, 528},
+  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2527 ms; runner-up splits=16 0.2569 ms; spread 22.9 %
+  {2, 128, 15, 4, 32, 529},
+  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1556 ms; runner-up splits=8 0.16 ms; spread 29.8 %
+  {2, 128, 13, 5, 16, 530},
+  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2439 ms; runner-up splits=16 0.2471 ms; spread 48.0 %
+  {2, 128, 13, 6, 8, 531},
+  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=16 0.4224 ms; runner-up splits=4 0.4226 ms; spread 5.5 %
+  {2, 128, 13, 7, 16, 532},
+  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7619 ms; runner-up splits=4 0.7684 ms; spread 6.2 %
+  {2, 128, 13, 8, 16, 533},
+  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 1.45 ms; runner-up splits=8 1.455 ms; spread 20.0 %
+  {2, 128, 13, 9, 16, 534},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0409 ms; runner-up splits=1 0.0407 ms; spread 72.4 %
   {1, 64, 8, 4, -1, 483},
   // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up splits=8 0.0546 ms; spread 24.5 %
@@ -1521,13 +1629,14 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, -1, 534},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned split count of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;

@@ -2078,25 +2078,135 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
 // head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
+// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0591 ms; runner-up T64_64_3 0.0593 ms; spread 19.0 %
+  {1, 64, 8, 12, 0, 275},
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0765 ms; runner-up T64_128_2P 0.076 ms; spread 10.9 %
+  {1, 64, 9, 13, -1, 276},
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.1096 ms; runner-up T64_128_2P 0.1106 ms; spread 7.4 %
+  {1, 64, 10, 14, -1, 277},
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1947 ms; runner-up T64_128_3 0.1955 ms; spread 8.6 %
+  {1, 64, 11, 15, -1, 278},
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.578 ms; runner-up T64_128_3 0.5767 ms; spread 20.2 %
+  {1, 64, 12, 16, -1, 279},
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.606 ms; runner-up T64_128_3 1.604 ms; spread 1.6 %
+  {1, 64, 13, 17, -1, 280},
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.602 ms; runner-up T64_128_3 3.608 ms; spread 1.6 %
+  {1, 64, 14, 18, -1, 281},
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 7.62 ms; runner-up T64_128_3 7.619 ms; spread 0.8 %
+  {1, 64, 15, 19, -1, 282},
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.136 ms; runner-up T64_128_3 3.141 ms; spread 2.9 %
+  {1, 64, 13, 18, -1, 283},
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.265 ms; runner-up T64_128_3 6.254 ms; spread 1.2 %
+  {1, 64, 13, 19, -1, 284},
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 12.39 ms; runner-up T64_128_3 12.45 ms; spread 2.4 %
+  {1, 64, 13, 20, -1, 285},
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 24.78 ms; runner-up T64_128_3 24.78 ms; spread 6.2 %
+  {1, 64, 13, 21, -1, 286},
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 49.39 ms; runner-up T64_128_2 50.01 ms; spread 5.0 %
+  {1, 64, 13, 22, -1, 287},
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0693 ms; runner-up T128_128_3P 0.0721 ms; spread 15.0 %
+  {1, 128, 8, 12, 1, 288},
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0891 ms; runner-up T128_128_3P 0.0912 ms; spread 26.4 %
+  {1, 128, 9, 13, 1, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1312 ms; runner-up T128_128_2P 0.1357 ms; spread 46.3 %
+  {1, 128, 10, 14, 2, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.2451 ms; runner-up T128_128_3P 0.2439 ms; spread 6.8 %
+  {1, 128, 11, 15, -1, 291},
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7253 ms; runner-up T128_176_2P 0.7261 ms; spread 5.4 %
+  {1, 128, 12, 16, 2, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.938 ms; runner-up T128_128_2 1.958 ms; spread 4.0 %
+  {1, 128, 13, 17, 3, 293},
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 4.475 ms; runner-up T128_128_2 4.432 ms; spread 1.1 %
+  {1, 128, 14, 18, -1, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 9.34 ms; runner-up T128_128_2 9.321 ms; spread 1.4 %
+  {1, 128, 15, 19, -1, 295},
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.868 ms; runner-up T128_128_2 3.88 ms; spread 3.2 %
+  {1, 128, 13, 18, 3, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.897 ms; runner-up T128_128_2 8.046 ms; spread 2.1 %
+  {1, 128, 13, 19, -1, 297},
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.92 ms; runner-up T128_128_2 16.56 ms; spread 9.0 %
+  {1, 128, 13, 20, -1, 298},
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.82 ms; runner-up T128_128_2 33.3 ms; spread 16.1 %
+  {1, 128, 13, 21, -1, 299},
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 67.69 ms; runner-up T128_128_3 68.72 ms; spread 14.3 %
+  {1, 128, 13, 22, -1, 300},
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0673 ms; runner-up T64_64_2 0.0675 ms; spread 20.3 %
+  {2, 64, 8, 12, 4, 301},
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0838 ms; runner-up T64_128_3P 0.0863 ms; spread 13.0 %
+  {2, 64, 9, 13, 0, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1202 ms; runner-up T64_128_3 0.1208 ms; spread 55.2 %
+  {2, 64, 10, 14, -1, 303},
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.2089 ms; runner-up T64_128_3 0.2087 ms; spread 54.5 %
+  {2, 64, 11, 15, -1, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.6077 ms; runner-up T64_128_3 0.6092 ms; spread 8.0 %
+  {2, 64, 12, 16, -1, 305},
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.665 ms; runner-up T64_128_3 1.668 ms; spread 3.5 %
+  {2, 64, 13, 17, -1, 306},
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.694 ms; runner-up T64_128_3 3.674 ms; spread 3.5 %
+  {2, 64, 14, 18, -1, 307},
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 7.664 ms; runner-up T64_128_3 7.665 ms; spread 1.2 %
+  {2, 64, 15, 19, -1, 308},
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.193 ms; runner-up T64_128_3 3.187 ms; spread 2.2 %
+  {2, 64, 13, 18, -1, 309},
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.315 ms; runner-up T64_128_3 6.285 ms; spread 1.6 %
+  {2, 64, 13, 19, -1, 310},
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 12.43 ms; runner-up T64_128_3 12.47 ms; spread 1.4 %
+  {2, 64, 13, 20, -1, 311},
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 24.73 ms; runner-up T64_128_3 24.99 ms; spread 6.1 %
+  {2, 64, 13, 21, -1, 312},
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 50.1 ms; runner-up T64_128_2 50.45 ms; spread 6.3 %
+  {2, 64, 13, 22, -1, 313},
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0693 ms; runner-up T128_128_2 0.0697 ms; spread 30.7 %
+  {2, 128, 8, 12, 1, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0917 ms; runner-up T128_128_3P 0.0926 ms; spread 21.8 %
+  {2, 128, 9, 13, 1, 315},
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1268 ms; runner-up T128_128_2P 0.1325 ms; spread 7.8 %
+  {2, 128, 10, 14, 2, 316},
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2359 ms; runner-up T128_128_3P 0.2351 ms; spread 9.3 %
+  {2, 128, 11, 15, -1, 317},
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7168 ms; runner-up T128_176_2P 0.7233 ms; spread 2.4 %
+  {2, 128, 12, 16, 2, 318},
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: default 1.966 ms; runner-up T128_176_2P 1.946 ms; spread 2.1 %
+  {2, 128, 13, 17, -1, 319},
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: default 4.427 ms; runner-up T128_128_2 4.402 ms; spread 0.6 %
+  {2, 128, 14, 18, -1, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2P 9.329 ms; runner-up T128_128_3 9.525 ms; spread 4.7 %
+  {2, 128, 15, 19, 3, 321},
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.839 ms; runner-up T128_128_3 3.87 ms; spread 0.7 %
+  {2, 128, 13, 18, 3, 322},
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.933 ms; runner-up T128_128_2 7.988 ms; spread 5.2 %
+  {2, 128, 13, 19, -1, 323},
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.98 ms; runner-up T128_128_2 16.57 ms; spread 2.1 %
+  {2, 128, 13, 20, -1, 324},
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 34.29 ms; runner-up T128_128_3 34.26 ms; spread 16.1 %
+  {2, 128, 13, 21, -1, 325},
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 70.3 ms; runner-up T128_128_3P 71.03 ms; spread 2.0 %
+  {2, 128, 13, 22, 5, 326},
+};
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
-static const fg_tune_row plan_wisdom_0[] = {
+static const fg_tune_row plan_wisdom_1[] = {
   // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0606 ms; runner-up T64_128_2P 0.063 ms; spread 26.4 %
-  {1, 64, 8, 12, 0, 275},
+  {1, 64, 8, 12, 6, 275},
   // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0813 ms; runner-up T64_128_3 0.082 ms; spread 10.5 %
-  {1, 64, 9, 13, 1, 276},
+  {1, 64, 9, 13, 0, 276},
   // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.1121 ms; runner-up T64_128_3P 0.1128 ms; spread 36.5 %
   {1, 64, 10, 14, -1, 277},
   // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.2012 ms; runner-up T64_128_2 0.2013 ms; spread 4.3 %
@@ -2120,17 +2230,17 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 49.91 ms; runner-up T64_128_2 50.7 ms; spread 1.3 %
   {1, 64, 13, 22, -1, 287},
   // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.069 ms; runner-up T128_128_2 0.0694 ms; spread 27.5 %
-  {1, 128, 8, 12, 2, 288},
+  {1, 128, 8, 12, 7, 288},
   // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0854 ms; runner-up T128_128_3P 0.0855 ms; spread 10.0 %
-  {1, 128, 9, 13, 3, 289},
+  {1, 128, 9, 13, 1, 289},
   // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1261 ms; runner-up T128_128_2P 0.1288 ms; spread 7.7 %
-  {1, 128, 10, 14, 4, 290},
+  {1, 128, 10, 14, 2, 290},
   // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2348 ms; runner-up T128_128_3 0.2368 ms; spread 7.5 %
-  {1, 128, 11, 15, 4, 291},
+  {1, 128, 11, 15, 2, 291},
   // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.722 ms; runner-up T128_176_2P 0.727 ms; spread 8.2 %
-  {1, 128, 12, 16, 4, 292},
+  {1, 128, 12, 16, 2, 292},
   // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.935 ms; runner-up T128_128_3 1.96 ms; spread 1.9 %
-  {1, 128, 13, 17, 5, 293},
+  {1, 128, 13, 17, 3, 293},
   // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 4.424 ms; runner-up T128_128_2 4.408 ms; spread 0.9 %
   {1, 128, 14, 18, -1, 294},
   // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 9.376 ms; runner-up T128_128_2 9.35 ms; spread 1.2 %
@@ -2146,9 +2256,9 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 67.22 ms; runner-up T128_128_3 68.63 ms; spread 11.8 %
   {1, 128, 13, 22, -1, 300},
   // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0588 ms; runner-up default 0.0602 ms; spread 18.8 %
-  {2, 64, 8, 12, 0, 301},
+  {2, 64, 8, 12, 6, 301},
   // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0754 ms; runner-up T64_128_2P 0.0756 ms; spread 14.8 %
-  {2, 64, 9, 13, 0, 302},
+  {2, 64, 9, 13, 6, 302},
   // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1139 ms; runner-up T64_128_3 0.1141 ms; spread 9.9 %
   {2, 64, 10, 14, -1, 303},
   // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.2051 ms; runner-up T64_128_3 0.2067 ms; spread 7.2 %
@@ -2172,23 +2282,23 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 50.55 ms; runner-up T64_128_2 51.21 ms; spread 6.4 %
   {2, 64, 13, 22, -1, 313},
   // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0706 ms; runner-up T128_64_3 0.0724 ms; spread 15.7 %
-  {2, 128, 8, 12, 3, 314},
+  {2, 128, 8, 12, 1, 314},
   // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0852 ms; runner-up T128_128_2P 0.0852 ms; spread 11.6 %
-  {2, 128, 9, 13, 4, 315},
+  {2, 128, 9, 13, 2, 315},
   // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1271 ms; runner-up T128_128_2P 0.1272 ms; spread 25.0 %
-  {2, 128, 10, 14, 4, 316},
+  {2, 128, 10, 14, 2, 316},
   // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2403 ms; runner-up T128_128_3P 0.2386 ms; spread 5.8 %
   {2, 128, 11, 15, -1, 317},
   // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7194 ms; runner-up T128_176_2P 0.7225 ms; spread 2.7 %
-  {2, 128, 12, 16, 4, 318},
+  {2, 128, 12, 16, 2, 318},
   // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.942 ms; runner-up T128_128_2 1.966 ms; spread 2.1 %
-  {2, 128, 13, 17, 5, 319},
+  {2, 128, 13, 17, 3, 319},
   // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 4.356 ms; runner-up T128_128_3 4.407 ms; spread 0.6 %
-  {2, 128, 14, 18, 5, 320},
+  {2, 128, 14, 18, 3, 320},
   // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 9.396 ms; runner-up T128_128_2 9.434 ms; spread 0.5 %
   {2, 128, 15, 19, -1, 321},
   // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.84 ms; runner-up T128_128_2 3.873 ms; spread 0.7 %
-  {2, 128, 13, 18, 5, 322},
+  {2, 128, 13, 18, 3, 322},
   // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.816 ms; runner-up T128_176_2P 7.809 ms; spread 1.4 %
   {2, 128, 13, 19, -1, 323},
   // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 16.03 ms; runner-up T128_128_2 16.41 ms; spread 9.0 %
@@ -2199,13 +2309,14 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, -1, 326},
 };
 static const fg_tune_table plan_wisdom[] = {
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
   static fg_cuda_per_device cache;
-  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;
   const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
   if (r < 0) return -1;
@@ -2226,8 +2337,9 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2247,10 +2359,11 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 2: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -24,7 +24,7 @@ fusegen_tune_LDADD += -ldl -lm
 
 # The system wisdom (fusegen reads *.wisdom here when generating).
 wisdomdir = $(pkgdatadir)/wisdom
-dist_wisdom_DATA = wisdom/nvidia-h200.wisdom
+dist_wisdom_DATA = wisdom/nvidia-h100-80gb-hbm3.wisdom wisdom/nvidia-h200.wisdom
 EXTRA_DIST += wisdom/README.md
 
 # The tuner's dry run and the wisdom reader's tests need no GPU.
