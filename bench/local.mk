@@ -24,7 +24,7 @@ EXTRA_DIST += bench/dry-run-check.sh bench/dry-run-cases.tsv bench/cases.tsv \
 # bench/plot: the committed results as a bar chart (bench/results.svg, with
 # gnuplot); plot-check.sh runs it on a made-up run and measures the bars.
 TESTS += bench/plot-check.sh
-EXTRA_DIST += bench/plot bench/plot-check.sh
+EXTRA_DIST += bench/plot bench/plot-check.sh bench/plot-tuning
 
 # rows-bench: the row-reduction kernels on bench/rows.tsv (GPU only; with
 # bench/rows_torch.py beside it in the same call, bench/run-gpu.sh step rows).
