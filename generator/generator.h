@@ -1047,6 +1047,13 @@ bool config_in_family(const fg_cuda_config *k, fg_cuda_family family);
 bool config_in_arch(const fg_cuda_config *k, fg_cuda_family family, const char *arch);
 bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked);
 int config_admits(const fg_cuda_config *k, bool affine_score, bool masked);
+/* Shared memory of one CTA of variant k, 16-bit elements, as the kernels'
+ * smem_bytes(). */
+long config_smem(const fg_cuda_config *k);
+/* The head dims of the family's rows of arch that the plan's facts admit,
+ * ascending, into ds[0..max); their number. */
+int config_dims(fg_cuda_family family, const char *arch, bool affine_score, bool masked, int *ds,
+                int max);
 /* The definitions of the plan's configurations: cuda_configs (the using
  * lines), cuda_config_summary, cuda_dispatch (the body of plan_dispatch_t:
  * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */
@@ -1097,9 +1104,10 @@ typedef struct fg_wisdom {
 /* Parses a wisdom file's text; each fault is "NAME:LINE:COL: error: ..."
  * through d and the result is -1 (nothing of the file may be used). */
 int wisdom_parse(fg_arena *a, const fg_source *src, fg_diag *d, fg_wisdom **out);
-/* FNV-1a over the skeletons of the attention kernels (templates/cuda/sm80/
- * and cuda/sm90/: the kernels and their launchers): a wisdom file names
- * it, and rows tuned on other skeletons are stale. */
+/* back/emit.c: FNV-1a over the skeletons of the attention kernels
+ * (templates/cuda/sm80/ and cuda/sm90/: the kernels and their launchers),
+ * as the templates hash of generated files is over all templates: a
+ * wisdom file names it, and rows tuned on other skeletons are stale. */
 const char *tune_templates_hash(fg_arena *a, const char *templates_dir);
 
 /* What tuning gives one plan's kernel. */

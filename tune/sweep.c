@@ -12,6 +12,8 @@
  */
 #include "tune.h"
 
+#include "fusegen_internal.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,14 +139,6 @@ int sweep_parse(const char *name, const char *text, tune_sweep *sw, FILE *err)
     return 0;
 }
 
-int tune_bucket_log2(long long n)
-{
-    int b = 0;
-    while (b < 62 && (1LL << b) < n)
-        b++;
-    return b;
-}
-
 /* The buckets of one plan: its points (prefill or decode, by form), each
  * with every group the plan takes, grouped by (keys, work). */
 int sweep_buckets(const tune_sweep *sw, bool decode, bool grouped, tune_bucket *out, int max)
@@ -159,8 +153,8 @@ int sweep_buckets(const tune_sweep *sw, bool decode, bool grouped, tune_bucket *
             if (sw->heads % group)
                 continue;
             tune_shape sh = {p->batch, sw->heads, sw->heads / group, decode ? 1 : p->len, p->len};
-            const int keys = tune_bucket_log2(sh.n);
-            const int work = tune_bucket_log2((long long)sh.b * sh.hq * sh.m);
+            const int keys = fg_tune_bucket(sh.n);
+            const int work = fg_tune_bucket((long long)sh.b * sh.hq * sh.m);
             int at = -1;
             for (int j = 0; j < n; j++)
                 if (out[j].keys == keys && out[j].work == work)

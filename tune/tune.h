@@ -1,5 +1,6 @@
 /* tune.h - fusegen-tune's parts (docs/tuning.md): the sweep and its shape
- * buckets (sweep.c), the program (fusegen-tune.c). */
+ * buckets (sweep.c; the bucket is the runtime's, fg_tune_bucket), the
+ * program (fusegen-tune.c). */
 #ifndef FUSEGEN_TUNE_H
 #define FUSEGEN_TUNE_H
 
@@ -40,7 +41,6 @@ typedef struct tune_bucket {
 extern const char tune_default_sweep[];
 /* Parses a sweep; errors "NAME:LINE: error: ..." on err; -1 on error. */
 int sweep_parse(const char *name, const char *text, tune_sweep *sw, FILE *err);
-int tune_bucket_log2(long long n);
 /* The buckets of a plan of the split form (decode) or not, grouping heads
  * or not, into out[0..max); their number, -1 past max. */
 int sweep_buckets(const tune_sweep *sw, bool decode, bool grouped, tune_bucket *out, int max);

@@ -201,40 +201,10 @@ static int load_plugin(const char *so, const plan_model *pm, plugin *pl)
 
 /* ---- data ------------------------------------------------------------ */
 
-static uint16_t to_bf16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u += 0x7fff + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-
-static uint16_t to_half(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    uint32_t sign = (u >> 16) & 0x8000;
-    int e = (int)((u >> 23) & 0xff) - 127 + 15;
-    uint32_t m = u & 0x7fffff;
-    if (e <= 0)
-        return (uint16_t)sign; /* the pattern has no values this small */
-    uint32_t h = sign | ((uint32_t)e << 10) | (m >> 13);
-    if ((m >> 12) & 1)
-        h++;
-    return (uint16_t)h;
-}
-
+/* A 16-bit element as a float (the runtime's conversions). */
 static float from16(uint16_t v, unsigned dt)
 {
-    if (dt == TUNE_BF16) {
-        uint32_t u = (uint32_t)v << 16;
-        float f;
-        memcpy(&f, &u, 4);
-        return f;
-    }
-    int e = (v >> 10) & 0x1f, m = v & 0x3ff;
-    float f = e == 0 ? ldexpf((float)m, -24) : ldexpf((float)(m | 0x400), e - 25);
-    return v & 0x8000 ? -f : f;
+    return dt == TUNE_BF16 ? fg_bf16_to_float(v) : fg_half_to_float(v);
 }
 
 #define PATTERN (1 << 16 | 7)
@@ -246,8 +216,8 @@ static void make_patterns(void)
     for (int i = 0; i < PATTERN; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         float f = (float)((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-        pattern[0][i] = to_bf16(f);
-        pattern[1][i] = to_half(f);
+        pattern[0][i] = fg_float_to_bf16(f);
+        pattern[1][i] = fg_float_to_half(f);
     }
 }
 

@@ -850,27 +850,43 @@ static void collect_templates(fg_arena *a, const char *root, const char *rel, fg
     closedir(dir);
 }
 
-static const char *templates_hash(fg_emit_run *r)
+/* FNV-1a over the template files under each of parts (folders below dir;
+ * nparts 0: the whole tree), in sorted order of their paths. */
+static const char *hash_templates(fg_arena *a, const char *dir, const char *const *parts,
+                                  int nparts)
 {
-    if (r->templates_hash)
-        return r->templates_hash;
     fg_vec files = {0};
-    collect_templates(r->a, r->o.templates_dir, "", &files, 0);
+    if (nparts == 0)
+        collect_templates(a, dir, "", &files, 0);
+    for (int i = 0; i < nparts; i++)
+        collect_templates(a, dir, parts[i], &files, 0);
     qsort(files.items, (size_t)files.len, sizeof files.items[0], cmp_str);
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < files.len; i++) {
         const char *rel = files.items[i];
         for (const char *c = rel; *c; c++)
             h = (h ^ (unsigned char)*c) * 1099511628211ull;
-        FILE *f = fopen(arena_printf(r->a, "%s/%s", r->o.templates_dir, rel), "rb");
+        FILE *f = fopen(arena_printf(a, "%s/%s", dir, rel), "rb");
         int ch;
         while (f && (ch = getc(f)) != EOF)
             h = (h ^ (unsigned char)ch) * 1099511628211ull;
         if (f)
             fclose(f);
     }
-    r->templates_hash = arena_printf(r->a, "%016llx", (unsigned long long)h);
+    return arena_printf(a, "%016llx", (unsigned long long)h);
+}
+
+static const char *templates_hash(fg_emit_run *r)
+{
+    if (!r->templates_hash)
+        r->templates_hash = hash_templates(r->a, r->o.templates_dir, NULL, 0);
     return r->templates_hash;
+}
+
+const char *tune_templates_hash(fg_arena *a, const char *templates_dir)
+{
+    static const char *const parts[] = {"cuda/sm80", "cuda/sm90"};
+    return hash_templates(a, templates_dir, parts, 2);
 }
 
 /* Whether backend `be` gives plan k a kernel in a run with options o: 1

@@ -16,25 +16,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include "generator.h"
 
-#include <dirent.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The sm_90a skeleton's limits (templates/cuda/sm90/rolling.cuh): a
  * consumer thread of 240 registers holds the S tile (bn/2 floats), P as
- * half pairs (bn/4) and the O tile (d/2); 227 KB of shared memory. */
+ * half pairs (bn/4) and the O tile (d/2); 227 KB of shared memory
+ * (config_smem, variants.c). */
 #define SM90_REG_BUDGET 200
 #define SM90_SMEM (227L * 1024)
-
-/* Shared memory of an sm_90a variant, as fh_cfg::smem_bytes() (and
- * back/cuda/configs.c's config_smem). */
-static long sm90_smem(int d, int bn, int stages)
-{
-    long atoms = (d + 63) / 64;
-    return 1024 + atoms * 128 * 128 + 2L * stages * atoms * bn * 128 + 8L * (1 + 4 * stages);
-}
 
 static const fg_tune_knob *knob(const fg_plan *p, const char *name, int axis)
 {
@@ -54,30 +44,6 @@ static bool has_value(const fg_tune_knob *kb, int v)
     return false;
 }
 
-/* The compiled sm_90a head dims in ascending order (variants.c). */
-static int sm90_dims(int *ds, int max)
-{
-    int n = 0;
-    for (int i = 0; i < fg_cuda_nconfigs; i++) {
-        const fg_cuda_config *c = &fg_cuda_configs[i];
-        if (!config_in_arch(c, CUDA_FAMILY_ROLLING, "sm90"))
-            continue;
-        int at = n;
-        bool seen = false;
-        for (int j = 0; j < n; j++) {
-            seen |= ds[j] == c->d;
-            if (ds[j] > c->d && at == n)
-                at = j;
-        }
-        if (seen || n == max)
-            continue;
-        memmove(ds + at + 1, ds + at, (size_t)(n - at) * sizeof ds[0]);
-        ds[at] = c->d;
-        n++;
-    }
-    return n;
-}
-
 int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_cuda_config **out)
 {
     *out = NULL;
@@ -91,7 +57,8 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
     if (km && !has_value(km, 128))
         return 0; /* the skeleton's row tile is 128 */
     int ds[16];
-    const int nd = sm90_dims(ds, 16);
+    const int nd =
+        config_dims(CUDA_FAMILY_ROLLING, "sm90", k->attn.affine_score, k->attn.mask_tiles, ds, 16);
     fg_vec v = {0};
     for (int di = 0; di < nd; di++) {
         const int d = ds[di];
@@ -129,7 +96,9 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
                     const bool pp = kp ? kp->values[pi] != 0 : false;
                     if (bn % 16 || bn < 64 || bn > 256 || st < 2 || st > 4)
                         continue;
-                    if (3 * bn / 4 + d / 2 > SM90_REG_BUDGET || sm90_smem(d, bn, st) > SM90_SMEM)
+                    fg_cuda_config shape = {.arch = "sm90", .d = d, .bm = 128, .bn = bn,
+                                            .stages = st};
+                    if (3 * bn / 4 + d / 2 > SM90_REG_BUDGET || config_smem(&shape) > SM90_SMEM)
                         continue;
                     fg_cuda_config *c = ARENA_NEW(a, fg_cuda_config);
                     *c = (fg_cuda_config){
@@ -234,55 +203,4 @@ int tune_attach(fg_arena *a, fg_kernel *k, bool tuning, const int *dims, int ndi
     }
     k->tune = t;
     return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The templates a wisdom file was tuned on                            */
-/* ------------------------------------------------------------------ */
-
-static int cmp_str(const void *x, const void *y)
-{
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-static void collect(fg_arena *a, const char *root, const char *rel, fg_vec *out, int depth)
-{
-    const char *path = arena_printf(a, "%s/%s", root, rel);
-    struct stat st;
-    if (stat(path, &st) < 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        vec_push(a, out, (void *)rel);
-        return;
-    }
-    DIR *dir = depth < 8 ? opendir(path) : NULL;
-    if (!dir)
-        return;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL)
-        if (de->d_name[0] != '.')
-            collect(a, root, arena_printf(a, "%s/%s", rel, de->d_name), out, depth + 1);
-    closedir(dir);
-}
-
-const char *tune_templates_hash(fg_arena *a, const char *templates_dir)
-{
-    static const char *const parts[] = {"cuda/sm80", "cuda/sm90"};
-    fg_vec files = {0};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        collect(a, templates_dir, parts[i], &files, 0);
-    qsort(files.items, (size_t)files.len, sizeof files.items[0], cmp_str);
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < files.len; i++) {
-        const char *rel = files.items[i];
-        for (const char *c = rel; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ull;
-        FILE *f = fopen(arena_printf(a, "%s/%s", templates_dir, rel), "rb");
-        int ch;
-        while (f && (ch = getc(f)) != EOF)
-            h = (h ^ (unsigned char)ch) * 1099511628211ull;
-        if (f)
-            fclose(f);
-    }
-    return arena_printf(a, "%016llx", (unsigned long long)h);
 }

@@ -245,3 +245,53 @@ int config_admits(const fg_cuda_config *k, bool affine_score, bool masked)
     return r;
 }
 
+
+/* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
+long config_smem(const fg_cuda_config *k)
+{
+    if (!strcmp(k->arch, "sm90")) { /* fh_cfg::smem_bytes(): 64-column blocks, 1024 to align */
+        long atoms = (k->d + 63) / 64;
+        return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 +
+               8L * (1 + 4 * k->stages);
+    }
+    if (!strcmp(k->arch, "cdna")) { /* templates/hip/cdna/: K rows and transposed V, padded by 4 */
+        long keys = k->family == CUDA_FAMILY_ROLLING ? k->bn : (long)k->warps * k->bnw;
+        long ring = (long)k->stages * (keys * (k->d + 4) + (long)k->d * (keys + 4)) * 2;
+        if (k->family == CUDA_FAMILY_ROLLING)
+            return ring;
+        long merge = (long)k->warps * 16 * (k->d + 4) * 4 + 2L * k->warps * 16 * 4;
+        return ring > merge ? ring : merge;
+    }
+    long row = k->d + 8;
+    if (k->family == CUDA_FAMILY_ROLLING)
+        return (long)(k->bm + 2 * k->stages * k->bn) * row * 2;
+    long rb = 16L * k->mt;
+    long q = rb * row * 2;
+    long ring = (long)k->warps * k->stages * 2 * k->bnw * row * 2;
+    long merge = (long)k->warps * rb * row * 4 + 2L * k->warps * rb * 4;
+    return q + (ring > merge ? ring : merge);
+}
+
+int config_dims(fg_cuda_family family, const char *arch, bool affine_score, bool masked, int *ds,
+                int max)
+{
+    int n = 0;
+    for (int i = 0; i < fg_cuda_nconfigs; i++) {
+        const fg_cuda_config *k = &fg_cuda_configs[i];
+        if (!config_in_arch(k, family, arch) || config_admits(k, affine_score, masked) < 0)
+            continue;
+        int at = n;
+        bool seen = false;
+        for (int j = 0; j < n; j++) {
+            seen |= ds[j] == k->d;
+            if (!seen && ds[j] > k->d && at == n)
+                at = j;
+        }
+        if (seen || n == max)
+            continue;
+        memmove(ds + at + 1, ds + at, (size_t)(n - at) * sizeof ds[0]);
+        ds[at] = k->d;
+        n++;
+    }
+    return n;
+}

@@ -99,32 +99,6 @@ static void comment(fg_strbuf *b, const char *indent, const char *text)
     }
 }
 
-/* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
-static long config_smem(const fg_cuda_config *k)
-{
-    if (!strcmp(k->arch, "sm90")) { /* fh_cfg::smem_bytes(): 64-column blocks, 1024 to align */
-        long atoms = (k->d + 63) / 64;
-        return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 +
-               8L * (1 + 4 * k->stages);
-    }
-    if (!strcmp(k->arch, "cdna")) { /* templates/hip/cdna/: K rows and transposed V, padded by 4 */
-        long keys = k->family == CUDA_FAMILY_ROLLING ? k->bn : (long)k->warps * k->bnw;
-        long ring = (long)k->stages * (keys * (k->d + 4) + (long)k->d * (keys + 4)) * 2;
-        if (k->family == CUDA_FAMILY_ROLLING)
-            return ring;
-        long merge = (long)k->warps * 16 * (k->d + 4) * 4 + 2L * k->warps * 16 * 4;
-        return ring > merge ? ring : merge;
-    }
-    long row = k->d + 8;
-    if (k->family == CUDA_FAMILY_ROLLING)
-        return (long)(k->bm + 2 * k->stages * k->bn) * row * 2;
-    long rb = 16L * k->mt;
-    long q = rb * row * 2;
-    long ring = (long)k->warps * k->stages * 2 * k->bnw * row * 2;
-    long merge = (long)k->warps * rb * row * 4 + 2L * k->warps * rb * 4;
-    return q + (ring > merge ? ring : merge);
-}
-
 /* ------------------------------------------------------------------ */
 /* The plan's definitions                                              */
 /* ------------------------------------------------------------------ */
@@ -333,24 +307,8 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
     fg_strbuf huse = {a, NULL, 0, 0}, hbody = {a, NULL, 0, 0};
     int hd[16], nhd = 0;
     bool huses_packed = false;
-    for (int i = 0; !split && !strcmp(arch, "sm80") && i < fg_cuda_nconfigs; i++) {
-        const fg_cuda_config *k = &fg_cuda_configs[i];
-        if (!config_in_arch(k, family, "sm90") ||
-            config_admits(k, affine_score, masked) < 0)
-            continue;
-        int at = nhd;
-        bool seen = false;
-        for (int j = 0; j < nhd; j++) {
-            seen |= hd[j] == k->d;
-            if (!seen && hd[j] > k->d && at == nhd)
-                at = j;
-        }
-        if (seen || nhd == (int)(sizeof hd / sizeof hd[0]))
-            continue;
-        memmove(hd + at + 1, hd + at, (size_t)(nhd - at) * sizeof hd[0]);
-        hd[at] = k->d;
-        nhd++;
-    }
+    if (!split && cuda)
+        nhd = config_dims(family, "sm90", affine_score, masked, hd, 16);
     if (nhd) {
         strbuf_puts(&huse, "// Hopper configurations (generator/middle/variants.c):  D BN STAGES "
                            "PINGPONG\n");
