@@ -203,7 +203,7 @@ static const fg_plan_info causal_decode_info_ = {
 
 /* docmask: Causal attention over packed documents: key n is visible to query m when seg[b, n] == seg[b, m + N - M] and n <= m + N - M. */
 static const char *const docmask_dims_[] = {"B", "H", "M", "N", "D"};
-static const int docmask_dim_role_[] = {FG_ROLE_NONE, FG_ROLE_NONE, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_NONE};
+static const int docmask_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM};
 static const int docmask_dim_over_[] = {-1, -1, -1, -1, -1};
 static const fg_plan_tensor_info docmask_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},
@@ -472,7 +472,7 @@ static const fg_plan_info logsumexp_info_ = {
 
 /* relbias: Causal attention plus a per-head relative-position bias table, table[h, clamp(distance, 0, R - 1)]. */
 static const char *const relbias_dims_[] = {"B", "H", "M", "N", "D", "R"};
-static const int relbias_dim_role_[] = {FG_ROLE_NONE, FG_ROLE_NONE, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_NONE, FG_ROLE_NONE};
+static const int relbias_dim_role_[] = {FG_ROLE_BATCH, FG_ROLE_HEADS, FG_ROLE_ROWS, FG_ROLE_KEYS, FG_ROLE_HEAD_DIM, FG_ROLE_NONE};
 static const int relbias_dim_over_[] = {-1, -1, -1, -1, -1, -1};
 static const fg_plan_tensor_info relbias_inputs_[] = {
     {"Q", FG_BF16, 4, {0, 1, 2, 4}},

@@ -113,6 +113,32 @@ static fg_status causal_decode_cuda_(const fg_tensor *inputs, const fg_tensor *o
     return fg_causal_decode(&a_, (struct CUstream_st *)stream);
 }
 
+static fg_status docmask_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_docmask_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "docmask: inputs or outputs is NULL");
+    a_.Q = inputs[0];
+    a_.K = inputs[1];
+    a_.V = inputs[2];
+    a_.seg = inputs[3];
+    a_.O = outputs[0];
+    a_.LSE = outputs[1];
+    if (params && has_params && has_params[0]) {
+        a_.scale = (float)params[0];
+        a_.has_scale = 1;
+    }
+    a_.splits = splits;
+    return fg_docmask(&a_, (struct CUstream_st *)stream);
+}
+
 static fg_status global_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -231,6 +257,32 @@ static fg_status logsumexp_cuda_(const fg_tensor *inputs, const fg_tensor *outpu
     a_.LSE = outputs[0];
     a_.splits = splits;
     return fg_logsumexp(&a_, (struct CUstream_st *)stream);
+}
+
+static fg_status relbias_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_relbias_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "relbias: inputs or outputs is NULL");
+    a_.Q = inputs[0];
+    a_.K = inputs[1];
+    a_.V = inputs[2];
+    a_.table = inputs[3];
+    a_.O = outputs[0];
+    a_.LSE = outputs[1];
+    if (params && has_params && has_params[0]) {
+        a_.scale = (float)params[0];
+        a_.has_scale = 1;
+    }
+    a_.splits = splits;
+    return fg_relbias(&a_, (struct CUstream_st *)stream);
 }
 
 static fg_status rmsnorm_cuda_(const fg_tensor *inputs, const fg_tensor *outputs,
@@ -383,11 +435,13 @@ const fg_plan_cuda_entry fg_plan_cuda_list[] = {
     {"alibi_decode", alibi_decode_cuda_},
     {"causal", causal_cuda_},
     {"causal_decode", causal_decode_cuda_},
+    {"docmask", docmask_cuda_},
     {"global", global_cuda_},
     {"gqa", gqa_cuda_},
     {"gqa_decode", gqa_decode_cuda_},
     {"logsoftmax", logsoftmax_cuda_},
     {"logsumexp", logsumexp_cuda_},
+    {"relbias", relbias_cuda_},
     {"rmsnorm", rmsnorm_cuda_},
     {"softcap", softcap_cuda_},
     {"softcap_decode", softcap_decode_cuda_},

@@ -113,6 +113,32 @@ static fg_status causal_decode_hip_(const fg_tensor *inputs, const fg_tensor *ou
     return fg_causal_decode_hip(&a_, (struct ihipStream_t *)stream);
 }
 
+static fg_status docmask_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_docmask_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "docmask: inputs or outputs is NULL");
+    a_.Q = inputs[0];
+    a_.K = inputs[1];
+    a_.V = inputs[2];
+    a_.seg = inputs[3];
+    a_.O = outputs[0];
+    a_.LSE = outputs[1];
+    if (params && has_params && has_params[0]) {
+        a_.scale = (float)params[0];
+        a_.has_scale = 1;
+    }
+    a_.splits = splits;
+    return fg_docmask_hip(&a_, (struct ihipStream_t *)stream);
+}
+
 static fg_status global_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -195,6 +221,32 @@ static fg_status gqa_decode_hip_(const fg_tensor *inputs, const fg_tensor *outpu
     a_.N_len = lens ? lens[4] : NULL;
     a_.splits = splits;
     return fg_gqa_decode_hip(&a_, (struct ihipStream_t *)stream);
+}
+
+static fg_status relbias_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_relbias_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "relbias: inputs or outputs is NULL");
+    a_.Q = inputs[0];
+    a_.K = inputs[1];
+    a_.V = inputs[2];
+    a_.table = inputs[3];
+    a_.O = outputs[0];
+    a_.LSE = outputs[1];
+    if (params && has_params && has_params[0]) {
+        a_.scale = (float)params[0];
+        a_.has_scale = 1;
+    }
+    a_.splits = splits;
+    return fg_relbias_hip(&a_, (struct ihipStream_t *)stream);
 }
 
 static fg_status softcap_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
@@ -306,9 +358,11 @@ const fg_plan_hip_entry fg_plan_hip_list[] = {
     {"alibi_decode", alibi_decode_hip_},
     {"causal", causal_hip_},
     {"causal_decode", causal_decode_hip_},
+    {"docmask", docmask_hip_},
     {"global", global_hip_},
     {"gqa", gqa_hip_},
     {"gqa_decode", gqa_decode_hip_},
+    {"relbias", relbias_hip_},
     {"softcap", softcap_hip_},
     {"softcap_decode", softcap_decode_hip_},
     {"window", window_hip_},

@@ -28,11 +28,13 @@ FG_CUDA_KERNEL_FILES = \
 	generated/alibi_decode_cuda.cu \
 	generated/causal_cuda.cu \
 	generated/causal_decode_cuda.cu \
+	generated/docmask_cuda.cu \
 	generated/global_cuda.cu \
 	generated/gqa_cuda.cu \
 	generated/gqa_decode_cuda.cu \
 	generated/logsoftmax_cuda.cu \
 	generated/logsumexp_cuda.cu \
+	generated/relbias_cuda.cu \
 	generated/rmsnorm_cuda.cu \
 	generated/softcap_cuda.cu \
 	generated/softcap_decode_cuda.cu \
@@ -46,9 +48,11 @@ FG_HIP_KERNEL_FILES = \
 	generated/alibi_decode_hip.hip \
 	generated/causal_hip.hip \
 	generated/causal_decode_hip.hip \
+	generated/docmask_hip.hip \
 	generated/global_hip.hip \
 	generated/gqa_hip.hip \
 	generated/gqa_decode_hip.hip \
+	generated/relbias_hip.hip \
 	generated/softcap_hip.hip \
 	generated/softcap_decode_hip.hip \
 	generated/window_hip.hip \

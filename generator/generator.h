@@ -742,6 +742,7 @@ typedef struct fg_kconst {
 } fg_kconst;
 
 #define FG_MAX_KCONSTS 16
+#define FG_MAX_AUX 8 /* extra inputs the attention score and mask may read */
 
 /* The roles the attention family binds (tensor, axis and dim indices). */
 typedef struct fg_kattn {
@@ -765,6 +766,11 @@ typedef struct fg_kattn {
     const fg_expr *fold_expr; /* the plan expression of the fold's constant */
     int nscore_chain;
     int *score_chain;       /* the tile statements the score comes from */
+    /* Inputs other than Q, K and V that the score or the mask reads (a
+     * bias table, document ids, a per-key vector), at any indices over the
+     * batch, head, row and key axes; bound from their shapes on the host. */
+    int naux;
+    int aux[FG_MAX_AUX];
 } fg_kattn;
 
 /* The roles the rowreduce family binds: each row of the running state (one
@@ -981,7 +987,7 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char
  * of the attention skeletons and the host entry's dims and params, in the
  * device dialect given, plan_key_range walked by `wave` lanes together. */
 int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
-                       fg_dialect_id dialect, int wave);
+                       fg_dialect_id dialect, int wave, fg_diag *d);
 
 /* back/hip/lower_hip.c: the HIP backend (templates/hip/), attention on CDNA */
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,

@@ -24,6 +24,7 @@ dist_templates_api_DATA = \
 templates_cdir = $(templatesdir)/c
 dist_templates_c_DATA = \
 	templates/c/fused.m4 \
+	templates/c/helpers.m4 \
 	templates/c/prelude.m4 \
 	$(NULL)
 

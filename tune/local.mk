@@ -7,7 +7,7 @@
 
 bin_PROGRAMS += fusegen-tune
 fusegen_tune_SOURCES = tune/fusegen-tune.c tune/sweep.c tune/tune.h
-EXTRA_DIST += tune/tune_gpu.c
+EXTRA_DIST += tune/tune_gpu.c tune/carry-wisdom.sh
 fusegen_tune_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 fusegen_tune_CPPFLAGS = -I$(srcdir)/generator -I$(srcdir)/runtime -I$(srcdir)/tune \
 	$(AM_CPPFLAGS) \

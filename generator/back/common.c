@@ -311,9 +311,10 @@ static char *args_fields(fg_arena *a, const fg_kernel *km)
             if (pass == 0)
                 sb_printf(&f,
                           "    fg_tensor %s; /* input %s[%s]: shape [%s], plan dtype %s "
-                          "(bf16, fp16 or f32 accepted) */\n",
+                          "(%s) */\n",
                           t->name, t->name, index_text(a, km, t), shape_text(a, km, t),
-                          fg_dtype_names[t->dtype]);
+                          fg_dtype_names[t->dtype],
+                          t->dtype == DT_INT ? "FG_I32 only" : "bf16, fp16 or f32 accepted");
             else
                 sb_printf(&f,
                           "    fg_tensor %s; /* output %s[%s]: shape [%s], plan dtype %s "

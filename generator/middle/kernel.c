@@ -34,6 +34,7 @@ typedef struct kb {
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head, *tval, *score, *cond;
+    int naux, aux[FG_MAX_AUX];
     fg_loc why_loc;
     const char *why;
 } kb;
@@ -108,27 +109,51 @@ static bool score_calls(const fg_expr *e)
     return false;
 }
 
-/* The score may read qk, the row, key and head axes, dims, scalar params
- * and params indexed by the head axis. */
+/* The score may read qk, the batch, row, key and head axes, dims, scalar
+ * params, params indexed by the head axis, and inputs other than Q and K
+ * (kept in c->aux) at indices over those axes. */
 static int check_score_expr(kb *c, const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
         return kb_fail(c, e->loc, "the score expression is nested too deeply");
     switch (e->kind) {
-    case E_TENSOR:
+    case E_TENSOR: {
         if (e->ref == c->ssum)
             return 0;
-        return kb_fail(c, e->loc,
-                       arena_printf(c->a, "the score reads '%s': the attention kernel's score "
-                                          "reads only Q.K, the row, key and head indices, dims "
-                                          "and params",
-                                    c->p->tensors[e->ref].name));
+        const fg_ir_tensor *t = &c->p->tensors[e->ref];
+        if (t->kind != TENSOR_INPUT)
+            return kb_fail(c, e->loc,
+                           arena_printf(c->a, "the score reads '%s': the attention kernel's "
+                                              "score reads only Q.K, the indices, dims, params "
+                                              "and inputs",
+                                        t->name));
+        if (e->ref == c->q || e->ref == c->k_)
+            return kb_fail(c, e->loc,
+                           arena_printf(c->a, "the score reads '%s' outside Q.K: the attention "
+                                              "kernel reads Q and K only in the contraction",
+                                        t->name));
+        int i = 0;
+        while (i < c->naux && c->aux[i] != e->ref)
+            i++;
+        if (i == c->naux) {
+            if (c->naux == FG_MAX_AUX)
+                return kb_fail(c, e->loc,
+                               arena_printf(c->a, "the score and the mask read more than %d "
+                                                  "inputs besides Q, K and V",
+                                            FG_MAX_AUX));
+            c->aux[c->naux++] = e->ref;
+        }
+        for (int k = 0; k < e->nargs; k++)
+            if (check_score_expr(c, e->args[k], depth + 1) < 0)
+                return -1;
+        return 0;
+    }
     case E_AXIS:
-        if (e->ref == c->ax_m || e->ref == c->ax_n || e->ref == c->ax_h)
+        if (e->ref == c->ax_m || e->ref == c->ax_n || e->ref == c->ax_h || e->ref == c->ax_b)
             return 0;
         return kb_fail(c, e->loc,
                        arena_printf(c->a, "the score reads axis '%s': the attention kernel's "
-                                          "score sees only the row, key and head indices",
+                                          "score sees only the batch, row, key and head indices",
                                     c->p->axes[e->ref].name));
     case E_PARAM: {
         const fg_param *pa = &c->p->params[e->ref];
@@ -343,6 +368,15 @@ static int match_dims(kb *c)
         bool used = false;
         for (int j = 0; j < 6; j++)
             used |= dims_seen[j] == i;
+        /* an extent of another input (a bias table's length): bound from
+         * its shape on the host, a plain dim of the kernels */
+        for (int t = 0; t < p->ntensors && !used; t++) {
+            const fg_ir_tensor *ts = &p->tensors[t];
+            if (ts->kind != TENSOR_INPUT || t == c->q || t == c->k_ || p->dims[i].index_axis >= 0)
+                continue;
+            for (int k = 0; k < ts->nindex; k++)
+                used |= plan_position_dim(p, ts, k) == i;
+        }
         if (!used)
             return kb_fail(c, p->dims[i].loc,
                            arena_printf(c->a, "dim '%s' is not batch, heads, rows, keys or head "
@@ -482,10 +516,19 @@ static int match_epilogue(kb *c)
                            arena_printf(c->a, "output '%s': the attention kernel writes only "
                                               "O and LSE",
                                         t->name));
-        if (t->kind == TENSOR_INPUT && i != c->q && i != c->k_ && i != c->v)
+        bool aux = false;
+        for (int k = 0; k < c->naux; k++)
+            aux |= c->aux[k] == i;
+        if (i == c->v && aux)
             return kb_fail(c, t->loc,
-                           arena_printf(c->a, "input '%s': the attention kernel reads only Q, K "
-                                              "and V",
+                           arena_printf(c->a, "the score reads '%s': the attention kernel reads "
+                                              "V only in the P.V contraction",
+                                        t->name));
+        if (t->kind == TENSOR_INPUT && i != c->q && i != c->k_ && i != c->v && !aux)
+            return kb_fail(c, t->loc,
+                           arena_printf(c->a, "input '%s': the attention kernel reads Q, K and "
+                                              "V, and other inputs only in the score and the "
+                                              "mask",
                                         t->name));
     }
     if (fz->nprologue > 0)
@@ -505,20 +548,20 @@ static int match_epilogue(kb *c)
     return 0;
 }
 
-/* The first read of an input at indices other than its declared ones (a
- * gather, or a vector read at another axis), or NULL. */
-static const fg_expr *first_gather(const fg_plan *p, const fg_expr *e, int depth)
+/* The first read of Q, K or V at indices other than their declared ones (a
+ * gather, or a read at another axis), or NULL. */
+static const fg_expr *qkv_gather(const kb *c, const fg_expr *e, int depth)
 {
     if (!e || depth > FG_MAX_EXPR_DEPTH)
         return NULL;
-    if (e->kind == E_TENSOR && p->tensors[e->ref].kind == TENSOR_INPUT) {
-        const fg_ir_tensor *t = &p->tensors[e->ref];
+    if (e->kind == E_TENSOR && (e->ref == c->q || e->ref == c->k_ || e->ref == c->v)) {
+        const fg_ir_tensor *t = &c->p->tensors[e->ref];
         for (int k = 0; k < e->nargs && k < t->nindex; k++)
             if (!expr_equal(e->args[k], t->index[k]))
                 return e;
     }
     for (int i = 0; i < e->nargs; i++) {
-        const fg_expr *g = first_gather(p, e->args[i], depth + 1);
+        const fg_expr *g = qkv_gather(c, e->args[i], depth + 1);
         if (g)
             return g;
     }
@@ -528,9 +571,14 @@ static const fg_expr *first_gather(const fg_plan *p, const fg_expr *e, int depth
 static int match_attention(kb *c)
 {
     c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
-    /* the kernels load Q, K and V tiles at their declared indices only */
+    c->naux = 0;
+    if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 || match_softmax(c) < 0 ||
+        match_epilogue(c) < 0)
+        return -1;
+    /* the kernels load Q, K and V tiles at their declared indices only;
+     * other inputs are read by the score and the mask at any index */
     for (int i = 0; i < c->p->ntensors; i++) {
-        const fg_expr *g = first_gather(c->p, c->p->tensors[i].rhs, 0);
+        const fg_expr *g = qkv_gather(c, c->p->tensors[i].rhs, 0);
         if (!g)
             continue;
         const char *at = "";
@@ -539,13 +587,10 @@ static int match_attention(kb *c)
                               expr_to_string(c->a, c->p, g->args[k]));
         return kb_fail(c, g->loc,
                        arena_printf(c->a, "'%s' is read at [%s], not at its declared indices: "
-                                          "the attention kernel reads its inputs only as "
+                                          "the attention kernel loads Q, K and V tiles as "
                                           "declared",
                                     c->p->tensors[g->ref].name, at));
     }
-    if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 || match_softmax(c) < 0 ||
-        match_epilogue(c) < 0)
-        return -1;
     return 0;
 }
 
@@ -813,7 +858,12 @@ static void bind_attention(kb *c)
     at->tval = c->tval;
     at->score = c->score;
     at->cond = c->cond;
-    at->affine_score = !score_calls(c->score);
+    /* extra inputs' loads cost registers as a function call does: the
+     * 176-key sm_90a tiles spilled with docmask's two id loads (ptxas, 68
+     * bytes), so they take the configurations of a non-affine score */
+    at->affine_score = !score_calls(c->score) && c->naux == 0;
+    at->naux = c->naux;
+    memcpy(at->aux, c->aux, sizeof at->aux);
     bind_score(c, at);
     bind_score_chain(c, at);
     /* the GPU kernels classify tiles by the mask when it is over rows and keys */

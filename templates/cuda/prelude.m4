@@ -10,3 +10,6 @@ static inline __attribute__((unused)) double plan_sigmoid_host(double x) { retur
 static inline __attribute__((unused)) long plan_min_host(long x, long y) { return x < y ? x : y; }
 static inline __attribute__((unused)) long plan_max_host(long x, long y) { return x > y ? x : y; }
 
+// The C backend's helpers: the argument checks of the entry point are the
+// CPU entry's (validate_c.c), printed in C.
+m4_include([[[c/helpers.m4]]])m4_dnl

@@ -8,11 +8,30 @@ m4_dnl it; the backend's main template defines plan_sigmoid and its helpers.
 // Generated from the fused schedule of plan fg_plan_name.
 
 // Per-launch scalars, filled by the entry point below; plan_head_setup runs on
-// a private copy per CTA (per query row in the decode kernel).
+// a private copy per CTA (per query row in the decode kernel) with its batch
+// and query head.
 struct plan_params {
 fg_cuda_params_fields[[[]]]m4_dnl
 };
 fg_cuda_vector_fns[[[]]]m4_dnl
+fg_cuda_aux_if([[[m4_dnl
+// Loads of the extra inputs the score and the mask read (dtype as given).
+__device__ __forceinline__ float plan_half_bits(unsigned short x) {
+  const unsigned s = (x & 0x8000u) << 16, e = (x >> 10) & 0x1fu, m = x & 0x3ffu;
+  if (e == 0x1fu) return __uint_as_float(s | 0x7f800000u | (m << 13));
+  if (e == 0) return __uint_as_float(s) + (s ? -1.f : 1.f) * (float)m * 5.9604644775390625e-8f;
+  return __uint_as_float(s | ((e + 112u) << 23) | (m << 13));
+}
+__device__ __forceinline__ float plan_aux_float(const void* base, int dt, long long i) {
+  if (dt == FG_F32) return static_cast<const float*>(base)[i];
+  const unsigned short x = static_cast<const unsigned short*>(base)[i];
+  return dt == FG_BF16 ? __uint_as_float((unsigned)x << 16) : plan_half_bits(x);
+}
+__device__ __forceinline__ int plan_aux_i32(const void* base, long long i) {
+  return static_cast<const int*>(base)[i];
+}
+fg_cuda_aux_fns[[[]]]m4_dnl
+]]])m4_dnl
 
 // CTA order: 0 = row blocks fastest; 1 = heaviest row block first (masked plans).
 constexpr int plan_schedule = fg_cuda_schedule;
@@ -24,7 +43,7 @@ __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
   return fg_cuda_fold_scale;
 }
 
-__device__ __forceinline__ void plan_head_setup(plan_params& p, int h) {
+__device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {
 fg_cuda_head_setup[[[]]]m4_dnl
 }
 
@@ -33,12 +52,14 @@ fg_cuda_score_chain[[[]]]m4_dnl
 // with qk = the contraction (plan line fg_cuda_plan_line_S), i, j, h = the row, key and head.
 __device__ __forceinline__ float plan_score(float qk, int i, int j, int h, const plan_params& p) {
   (void)i; (void)j; (void)h; (void)p;
+fg_cuda_aux_clamp_score[[[]]]m4_dnl
   return fg_cuda_score;
 }
 
 // The mask (fg_cuda_mask_origin).
 __device__ __forceinline__ bool plan_visible(int i, int j, const plan_params& p) {
   (void)i; (void)j; (void)p;
+fg_cuda_aux_clamp_visible[[[]]]m4_dnl
   return fg_cuda_visible;
 }
 

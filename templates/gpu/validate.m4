@@ -4,9 +4,14 @@ m4_dnl shapes, LSE, head dim, 32-bit limits, splits, heads, then plan_params p
 m4_dnl filled from the arguments (dims, params with defaults and their checks).
 m4_dnl Every failure returns its fg_status with the message naming
 m4_dnl fg_cuda_entry (the entry point: fg_PLAN, fg_PLAN_hip).  It declares
-m4_dnl st, dt, tq, tk, tv, to, B, Hq, M, D, Hkv, N, want_lse, splits and p
-m4_dnl for the code after it.
-  if (!args) return fg_set_error(FG_ERR_NULL, "fg_cuda_entry: args is NULL");
+m4_dnl plan_dims_, st, dt, tq, tk, tv, to, B, Hq, M, D, Hkv, N, want_lse, splits
+m4_dnl and p for the code after it.
+  // The plan's checks, printed from one source for every entry point (the
+  // CPU, CUDA and HIP ones: fusegen's validate_c.c): each tensor's dtype, rank,
+  // alignment and shape against the plan's dims, the params, every gathered
+  // read in range.  Then what the kernels add: bf16 or fp16 operands with a
+  // unit inner stride and 16-byte rows, a compiled head dim, 32-bit sizes.
+fg_cuda_shared_checks[[[]]]m4_dnl
   const unsigned halfs = FG_DTYPE_BIT(FG_BF16) | FG_DTYPE_BIT(FG_FP16);
   fg_status st;
   if ((st = fg_check_tensor(&args->fg_cuda_Q, "fg_cuda_entry: fg_cuda_Q", 4, halfs | FG_CHECK_UNIT_INNER, 16)) != FG_OK) return st;
@@ -80,3 +85,4 @@ fg_cuda_lse_if([[[m4_dnl
   p.off = (int)(N - M);
 fg_cuda_set_dims[[[]]]m4_dnl
 fg_cuda_set_params[[[]]]m4_dnl
+fg_cuda_set_aux[[[]]]m4_dnl

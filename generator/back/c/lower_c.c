@@ -898,8 +898,9 @@ int lower_c(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templat
     return L.errors ? -1 : 0;
 }
 
-/* The CPU entry's checks, for another entry point (the CUDA row kernels'):
- * plain C that binds every dim and scalar param to a local of its C name. */
+/* The CPU entry's checks, for the GPU entry points (CUDA, HIP): plain C
+ * that binds every dim and scalar param to a local of its C name; the data
+ * is device memory, so per-sequence lengths are not read. */
 char *lower_c_validation(fg_arena *a, const fg_kernel *k, const char *entry, fg_diag *d,
                          const char *const **tnames, const char *const **dnames,
                          const char *const **pnames)
@@ -908,6 +909,7 @@ char *lower_c_validation(fg_arena *a, const fg_kernel *k, const char *entry, fg_
     if (lc_init(&L, a, k, d) < 0)
         return NULL;
     L.entry = entry;
+    L.device_data = true;
     char *code = lc_validation_code(&L);
     *tnames = L.tname;
     *dnames = L.dname;

@@ -151,6 +151,15 @@ static void validate_shapes(lc *L, sb *bp)
         if (dm->index_axis < 0)
             continue;
         const char *own = L->dname[p->axes[dm->index_axis].dim];
+        if (L->device_data) {
+            /* not readable on the host without a copy and a wait, which a
+             * stream or graph capture cannot have: the kernels clamp */
+            sb_printf(&b,
+                      "/* %s_len: device memory, not read here: the kernels clamp each length "
+                      "to 0..%s */\n",
+                      dm->name, dm->name);
+            continue;
+        }
         sb_printf(&b,
                   "if (args->%s_len)\n"
                   "    for (long i_ = 0; i_ < %s; i_++)\n"

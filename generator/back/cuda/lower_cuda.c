@@ -49,15 +49,46 @@ static const char *field_name(fg_arena *a, const char *name)
     return bad ? arena_printf(a, "%s_v", name) : name;
 }
 
+typedef int fold_row[FG_MAX_INDICES];
+
 typedef struct cu {
     fg_arena *a;
     const fg_kernel *k;
     const fg_plan *p;
     const fg_kattn *at;
     const char **dfield, **pfield; /* names of the plan_params fields */
+    const char **afield;           /* per tensor: an extra input's field stem, or NULL */
+    fold_row *afold; /* per extra input and position: the axis (batch or head)
+                      * its every read has there, folded into its offset per
+                      * CTA; -1: indexed per element */
     fg_dialect_id dialect;         /* device code: DIALECT_CUDA or DIALECT_HIP */
     int wave;                      /* lanes that walk plan_key_range together: 32 or 64 */
 } cu;
+
+/* The positions of extra input number i that every read in e indexes by
+ * the batch or the head axis alone: folded into the input's offset once
+ * per CTA (plan_head_setup). */
+static void aux_folds(cu *c, int i, const fg_expr *e)
+{
+    if (e->kind == E_TENSOR && e->ref == c->at->aux[i])
+        for (int k = 0; k < e->nargs && k < FG_MAX_INDICES; k++) {
+            const fg_expr *x = e->args[k];
+            int ax = x->kind == E_AXIS && (x->ref == c->at->ax_b || x->ref == c->at->ax_h)
+                         ? x->ref
+                         : -1;
+            c->afold[i][k] = c->afold[i][k] == -2 || c->afold[i][k] == ax ? ax : -1;
+        }
+    for (int k = 0; k < e->nargs; k++)
+        aux_folds(c, i, e->args[k]);
+}
+
+static int aux_index(const cu *c, int t)
+{
+    for (int i = 0; i < c->at->naux; i++)
+        if (c->at->aux[i] == t)
+            return i;
+    return -1;
+}
 
 static void cu_names(cu *c)
 {
@@ -83,6 +114,18 @@ static void cu_names(cu *c)
                 f = arena_printf(c->a, "%s_v", f);
         c->pfield[i] = f;
     }
+    /* extra inputs: fields NAME_ (data), NAME_dt_, NAME_s_[] and NAME_o_;
+     * no dim or param field ends in '_' (field_name) */
+    c->afield = ARENA_ARRAY(c->a, const char *, p->ntensors + 1);
+    c->afold = ARENA_ARRAY(c->a, fold_row, c->at->naux + 1);
+    for (int i = 0; i < c->at->naux; i++) {
+        c->afield[c->at->aux[i]] = p->tensors[c->at->aux[i]].name;
+        for (int k = 0; k < FG_MAX_INDICES; k++)
+            c->afold[i][k] = -2; /* no read seen yet */
+        aux_folds(c, i, c->at->score);
+        if (c->at->cond)
+            aux_folds(c, i, c->at->cond);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -103,6 +146,7 @@ static void leaf_device(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
         strbuf_puts(b, e->ref == at->ax_m   ? "i"
                        : e->ref == at->ax_n ? "j"
                        : e->ref == at->ax_h ? "h"
+                       : e->ref == at->ax_b ? "p.b_"
                                             : c->p->axes[e->ref].name);
         break;
     case E_PARAM:
@@ -111,9 +155,25 @@ static void leaf_device(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
         else
             strbuf_printf(b, "p.%s", c->pfield[e->ref]);
         break;
-    case E_TENSOR:
-        strbuf_puts(b, e->ref == at->s ? "qk" : c->p->tensors[e->ref].name);
+    case E_TENSOR: {
+        int x = aux_index(c, e->ref);
+        if (x < 0) {
+            strbuf_puts(b, e->ref == at->s ? "qk" : c->p->tensors[e->ref].name);
+            break;
+        }
+        /* an extra input: its load at the indices not folded per CTA */
+        fg_printer sub = *pr;
+        sub.leaf = leaf_device;
+        sub.ctx = c;
+        strbuf_printf(b, "plan_%s_at(p", c->afield[e->ref]);
+        for (int k = 0; k < e->nargs; k++)
+            if (c->afold[x][k] < 0) {
+                strbuf_puts(b, ", ");
+                code_expr(&sub, b, e->args[k], 0);
+            }
+        strbuf_puts(b, ")");
         break;
+    }
     case E_KCONST:
         strbuf_printf(b, c->k->consts[e->ref].per_head ? "p.hc%d_" : "p.c%d_", e->ref);
         break;
@@ -297,6 +357,108 @@ static void epilogue_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_lse_value", strbuf_str(&b));
 }
 
+/* "[b, n]": a tensor's declared indices, for comments. */
+static char *decl_index(cu *c, const fg_ir_tensor *t)
+{
+    cb b = {c->a, NULL, 0, 0};
+    for (int k = 0; k < t->nindex; k++)
+        cb_printf(&b, "%s%s", k ? ", " : "[", expr_to_string(c->a, c->p, t->index[k]));
+    cb_puts(&b, t->nindex ? "]" : "");
+    return cb_str(&b);
+}
+
+/* Whether e reads axis ax (in an extra input's index too; not in the
+ * indices of a statement, which are its own axes). */
+static bool reads_aux(const cu *c, const fg_expr *e)
+{
+    if (e->kind == E_TENSOR && aux_index(c, e->ref) >= 0)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_aux(c, e->args[i]))
+            return true;
+    return false;
+}
+
+static bool reads_axis(const cu *c, const fg_expr *e, int ax)
+{
+    if (e->kind == E_AXIS && e->ref == ax)
+        return true;
+    if (e->kind == E_TENSOR && aux_index(c, e->ref) < 0)
+        return false;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_axis(c, e->args[i], ax))
+            return true;
+    return false;
+}
+
+/* The extra inputs the score and the mask read: their fields, their offset
+ * per CTA (the positions indexed by the batch or head axis alone), one load
+ * function each, and the clamp of padding rows and keys onto real ones. */
+static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
+{
+    const fg_plan *p = c->p;
+    const fg_kattn *at = c->at;
+    const char *imin = fg_dialects[c->dialect].int_min;
+    bool uses_b = reads_axis(c, at->score, at->ax_b) ||
+                  (at->cond && reads_axis(c, at->cond, at->ax_b));
+    if (uses_b) {
+        cb_puts(fields, "    int b_; /* this CTA's batch (plan_head_setup) */\n");
+        cb_puts(hs, "    p.b_ = b;\n");
+    }
+    cb fns = {c->a, NULL, 0, 0}, set = {c->a, NULL, 0, 0};
+    for (int i = 0; i < at->naux; i++) {
+        const fg_ir_tensor *t = &p->tensors[at->aux[i]];
+        const char *f = c->afield[at->aux[i]];
+        const int rank = plan_tensor_rank(t);
+        const bool is_int = t->dtype == DT_INT;
+        const char *decl = comment_safe(c->a, arena_printf(c->a, "input %s%s: %s", t->name,
+                                                           decl_index(c, t),
+                                                           is_int ? "i32" : "f32, bf16 or fp16"));
+        cb_printf(fields,
+                  "    const void *%s_; /* %s, device memory */\n"
+                  "    int %s_dt_; /* its fg_dtype */\n"
+                  "    long long %s_s_[%d]; /* its strides, in elements */\n"
+                  "    long long %s_o_; /* the offset of this CTA's batch and head */\n",
+                  f, decl, f, f, rank, f);
+        cb_printf(&set, "  p.%s_ = args->%s.data;\n  p.%s_dt_ = (int)args->%s.dtype;\n", f,
+                  t->name, f, t->name);
+        for (int k = 0; k < rank; k++)
+            cb_printf(&set, "  p.%s_s_[%d] = args->%s.stride[%d];\n", f, k, t->name, k);
+        cb folded = {c->a, NULL, 0, 0}, params = {c->a, NULL, 0, 0}, off = {c->a, NULL, 0, 0};
+        for (int k = 0; k < rank; k++) {
+            int ax = c->afold[i][k];
+            if (ax >= 0)
+                cb_printf(&folded, " + (long long)%s * p.%s_s_[%d]", ax == at->ax_b ? "b" : "h", f,
+                          k);
+            else {
+                cb_printf(&params, ", long long x%d", k);
+                cb_printf(&off, " + x%d * p.%s_s_[%d]", k, f, k);
+            }
+        }
+        cb_printf(hs, "    p.%s_o_ = 0%s;\n", f, folded.len ? cb_str(&folded) : "");
+        cb_printf(&fns,
+                  "/* %s: read by the score or the mask; the entry checked every read is in "
+                  "range */\n"
+                  "__device__ __forceinline__ %s plan_%s_at(const plan_params& p%s) {\n"
+                  "  return plan_aux_%s(p.%s_, %sp.%s_o_%s);\n}\n",
+                  decl, is_int ? "int" : "float", f, params.len ? cb_str(&params) : "",
+                  is_int ? "i32" : "float", f, is_int ? "" : arena_printf(c->a, "p.%s_dt_, ", f),
+                  f, off.len ? cb_str(&off) : "");
+    }
+    fg_def_bool(defs, "cuda_aux", at->naux > 0);
+    fg_def_code(defs, "cuda_aux_fns", cb_str(&fns));
+    fg_def_code(defs, "cuda_set_aux", cb_str(&set));
+    /* in the hooks that read one */
+    const char *clamp = arena_printf(c->a,
+                                     "  // extra inputs are read in range: a padding row or key "
+                                     "reads the last real one\n"
+                                     "  i = %s(i, p.M - 1);\n  j = %s(j, p.N - 1);\n",
+                                     imin, imin);
+    fg_def_code(defs, "cuda_aux_clamp_score", reads_aux(c, at->score) ? clamp : "");
+    fg_def_code(defs, "cuda_aux_clamp_visible",
+                at->cond && reads_aux(c, at->cond) ? clamp : "");
+}
+
 /* plan_params: the kernels' dims, the params, the hoisted constants. */
 static void params_defs(cu *c, fg_defs *defs)
 {
@@ -330,8 +492,9 @@ static void params_defs(cu *c, fg_defs *defs)
         } else
             cb_printf(&fields, "    float c%d_; /* %s */\n", i, why);
     }
+    aux_defs(c, defs, &fields, &hs);
     if (!hs.len)
-        cb_puts(&hs, "    (void)p;\n    (void)h;\n");
+        cb_puts(&hs, "    (void)p;\n    (void)b;\n    (void)h;\n");
     fg_def_code(defs, "cuda_params_fields", cb_str(&fields));
     fg_def_bool(defs, "cuda_vectors", c->k->nvectors > 0);
     fg_def_code(defs, "cuda_head_setup", cb_str(&hs));
@@ -464,11 +627,37 @@ static void host_checks(cu *c, cb *b, const char *entry)
                   at->fold_const);
 }
 
-/* The host entry: names, dims and params from the arguments, checks. */
-static void host_defs(cu *c, fg_defs *defs, const char *entry)
+/* The host entry: the plan's checks (one source with the CPU entry's:
+ * validate_c.c), then names, dims and params from the arguments and what
+ * the kernels add. */
+static int host_defs(cu *c, fg_defs *defs, const char *entry, fg_diag *d)
 {
     const fg_plan *p = c->p;
     const fg_kattn *at = c->at;
+    const char *const *tn, *const *dn, *const *pn;
+    char *check = lower_c_validation(c->a, c->k, entry, d, &tn, &dn, &pn);
+    if (!check)
+        return -1;
+    /* the dims outside the kernels' roles (an extra input's extent) leave
+     * the block in plan_dims_[] */
+    bool extra_dims = false;
+    for (int i = 0; i < p->ndims; i++)
+        extra_dims |= i != at->dim_b && i != at->dim_h && i != at->dim_hkv && i != at->dim_m &&
+                      i != at->dim_n && i != at->dim_d;
+    cb shared = {c->a, NULL, 0, 0};
+    if (extra_dims)
+        cb_printf(&shared, "  long long plan_dims_[%d]; // the plan's dims as these checks bind them\n",
+                  p->ndims);
+    cb_printf(&shared, "  {\n%s", text_indented(c->a, check, 4));
+    for (int i = 0; i < p->ndims && extra_dims; i++)
+        cb_printf(&shared, "    plan_dims_[%d] = %s;\n", i, dn[i]);
+    for (int i = 0; i < p->ndims && !extra_dims; i++) /* bound again from the shapes below */
+        cb_printf(&shared, "    (void)%s;\n", dn[i]);
+    for (int i = 0; i < p->nparams; i++) /* checked here, set into p below */
+        if (p->params[i].index_axis < 0)
+            cb_printf(&shared, "    (void)%s;\n", pn[i]);
+    cb_puts(&shared, "  }\n");
+    fg_def_code(defs, "cuda_shared_checks", cb_str(&shared));
     fg_def_str(defs, "cuda_Q", p->tensors[at->q].name);
     fg_def_str(defs, "cuda_K", p->tensors[at->k].name);
     fg_def_str(defs, "cuda_V", p->tensors[at->v].name);
@@ -494,8 +683,15 @@ static void host_defs(cu *c, fg_defs *defs, const char *entry)
     for (int i = 0; i < p->ndims; i++) {
         if (i == at->dim_m || i == at->dim_n || i == at->dim_h || i == at->dim_hkv)
             continue;
-        const char *src = i == at->dim_b ? "B" : i == at->dim_d ? "D" : "0";
-        cb_printf(&dimset, "  p.%s = (int)%s;\n", c->dfield[i], src);
+        if (i == at->dim_b || i == at->dim_d)
+            cb_printf(&dimset, "  p.%s = (int)%s;\n", c->dfield[i], i == at->dim_b ? "B" : "D");
+        else
+            cb_printf(&dimset,
+                      "  if (plan_dims_[%d] > INT_MAX)\n"
+                      "    return fg_set_error(FG_ERR_UNSUPPORTED, \"%s: %s = %%lld is beyond "
+                      "the kernel's 32-bit indices\", plan_dims_[%d]);\n"
+                      "  p.%s = (int)plan_dims_[%d];\n",
+                      i, entry, p->dims[i].name, i, c->dfield[i], i);
     }
     /* params in declaration order: given, or the default */
     cb params = {c->a, NULL, 0, 0}, vec_fns = {c->a, NULL, 0, 0}, vec_copy = {c->a, NULL, 0, 0};
@@ -519,6 +715,7 @@ static void host_defs(cu *c, fg_defs *defs, const char *entry)
     fg_def_code(defs, "cuda_vector_fns", cb_str(&vec_fns));
     fg_def_code(defs, "cuda_vector_copies", cb_str(&vec_copy));
     fg_def_code(defs, "cuda_set_params", cb_str(&params));
+    return 0;
 }
 
 /* The attention family serves plans with contractions, the row kernels
@@ -540,7 +737,7 @@ int lower_cuda_supported(const fg_kernel *k, fg_loc *loc, const char **why)
  * the backend, with its lanes per plan_key_range walk (32: a CUDA warp, 64:
  * a CDNA wavefront).  entry names the entry point in messages. */
 int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
-                       fg_dialect_id dialect, int wave)
+                       fg_dialect_id dialect, int wave, fg_diag *d)
 {
     const fg_plan *p = k->plan;
     cu c = {.a = a, .k = k, .p = p, .at = &k->attn, .dialect = dialect, .wave = wave};
@@ -550,8 +747,7 @@ int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const cha
     fg_def_str(defs, "cuda_entry", entry);
     params_defs(&c, defs);
     hooks_defs(&c, defs);
-    host_defs(&c, defs, entry);
-    return 0;
+    return host_defs(&c, defs, entry, d);
 }
 
 int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
@@ -570,7 +766,7 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     const bool split = k->sched.form == FORM_SPLIT;
     cuda_config_defs(a, defs, k, split, k->attn.affine_score, k->attn.mask_tiles);
     cuda_tuned_defs(a, defs, k, split);
-    return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s", p->name), DIALECT_CUDA, 32);
+    return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s", p->name), DIALECT_CUDA, 32, d);
 }
 
 /* The plan's entry in fusegen_plans_cuda.c: the generic wrapper. */

@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
       const int gi = rr / QL;
       qrow[mt][hr] = rr % QL;
       prow[mt][hr] = p;
-      plan_head_setup(prow[mt][hr], hkv * G + gi);
+      plan_head_setup(prow[mt][hr], b, hkv * G + gi);
     }
   int hrow[MT][2];
 #pragma unroll

@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   const int m0 = mblk * BM;
   const int m1 = min(m0 + BM, M);
   plan_params p = a.p;
-  plan_head_setup(p, h);
+  plan_head_setup(p, b, h);
 
   int nbeg, nend;
   plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes

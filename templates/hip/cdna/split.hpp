@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(C::NT) fd_split_kernel(fd_args a) {
   const int rr = min(r0 + ck_op_row(lane, 16), R - 1);  // padding rows mirror the last real row
   const int hq = hkv * G + rr / QL, i = rr % QL;
   plan_params prow = p;
-  plan_head_setup(prow, hq);
+  plan_head_setup(prow, b, hq);
   typename T::op qf[QS];
   {
     const uint16_t* qg = reinterpret_cast<const uint16_t*>(a.q) + b * a.q_sb + (int64_t)hq * a.q_sh + (int64_t)i * a.q_sm;
