@@ -51,6 +51,7 @@
 #include "fusegen_registry.h"
 
 #define MAX_CASES 256
+#define MAX_INPUTS 8 /* Q, K, V and the extra inputs of relbias, docmask, ... */
 #define MAX_PARAMS 8
 
 typedef struct bcase {
@@ -251,8 +252,8 @@ static void map_case(bcase *c)
                        : "plan adds ALiBi, row does not";
     else if (c->hq != c->hkv && role_index(p, FG_ROLE_KV_HEADS) < 0)
         why = "hq != hkv, plan does not group heads";
-    else if (p->ninputs != 3 || p->noutputs != 2)
-        why = "plan is not Q, K, V -> O, LSE";
+    else if (p->ninputs < 3 || p->ninputs > MAX_INPUTS || p->noutputs != 2)
+        why = "plan is not Q, K, V (and extra inputs) -> O, LSE";
     if (why) {
         snprintf(c->note, sizeof c->note, "no plan matches: %s (%s)", why, plan);
         c->info = NULL;
@@ -355,6 +356,78 @@ static fg_plan_cuda_fn cuda_entry(const char *name)
     return NULL;
 }
 
+/* The inputs after Q, K and V (a bias table, document ids): dims bound by
+ * their roles, another dim (a table's length) 64; an i32 input [b, n]
+ * holds document ids along the keys, documents of 512 to 1535 keys (a
+ * fixed sequence), and the FLOPs then count the pairs visible within a
+ * document (causal inside it); a float input holds the random bf16
+ * pattern.  Returns 0 (with a note) when a copy failed. */
+static int extra_inputs(bcase *c, fg_tensor *in, void **dev, const uint16_t *pattern,
+                        size_t plen)
+{
+    const fg_plan_info *p = c->info;
+    for (int i = 3; i < p->ninputs; i++) {
+        const fg_plan_tensor_info *ti = &p->inputs[i];
+        int64_t shape[FG_MAX_RANK];
+        size_t n = 1;
+        for (int k = 0; k < ti->rank; k++) {
+            int role = p->dim_role[ti->dims[k]];
+            shape[k] = role == FG_ROLE_BATCH ? c->b : role == FG_ROLE_HEADS ? c->hq
+                     : role == FG_ROLE_KV_HEADS ? c->hkv : role == FG_ROLE_ROWS ? c->sq
+                     : role == FG_ROLE_KEYS ? c->sk : role == FG_ROLE_HEAD_DIM ? c->d : 64;
+            n *= (size_t)shape[k];
+        }
+        int ids = ti->dtype == FG_I32;
+        in[i] = fg_tensor_dense(NULL, ids ? FG_I32 : FG_BF16, ti->rank, shape);
+        if (cudaMalloc(&dev[i], n * (ids ? 4 : 2)) != cudaSuccess) {
+            snprintf(c->note, sizeof c->note, "cudaMalloc of %s failed", ti->name);
+            return 0;
+        }
+        in[i].data = dev[i];
+        if (!ids) {
+            if (!fill_random(dev[i], n, pattern, plen)) {
+                snprintf(c->note, sizeof c->note, "copy of %s failed", ti->name);
+                return 0;
+            }
+            continue;
+        }
+        int32_t *h = malloc(n * 4);
+        if (!h) {
+            snprintf(c->note, sizeof c->note, "out of host memory");
+            return 0;
+        }
+        const long last = (long)shape[ti->rank - 1];
+        uint64_t r = 0x9e3779b97f4a7c15ull;
+        long left = 0;
+        int32_t id = -1;
+        double pairs = 0, run = 0;
+        for (size_t e = 0; e < n; e++) {
+            if (e % (size_t)last == 0)
+                left = 0, id = -1;
+            if (left == 0) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                left = 512 + (long)((r >> 33) % 1024);
+                id++;
+                run = 0;
+            }
+            h[e] = id;
+            left--;
+            run++;
+            if (e < (size_t)last) /* the first row: prefill, sq = sk */
+                pairs += run;
+        }
+        int ok = cudaMemcpy(dev[i], h, n * 4, cudaMemcpyHostToDevice) == cudaSuccess;
+        free(h);
+        if (!ok) {
+            snprintf(c->note, sizeof c->note, "copy of %s failed", ti->name);
+            return 0;
+        }
+        if (c->sq == c->sk)
+            c->flops = 4.0 * (double)c->d * (double)c->b * (double)c->hq * pairs;
+    }
+    return 1;
+}
+
 /* Time one case; sets c->ms or c->note.  Returns 0 when it failed. */
 static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *pattern, size_t plen)
 {
@@ -364,6 +437,7 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
     size_t ln = (size_t)(c->b * c->hq * c->sq);
     int sets = 1;
     void *q = NULL, *o = NULL, *lse = NULL, *k[16] = {0}, *v[16] = {0};
+    void *extra[MAX_INPUTS] = {0};
     float *times = NULL;
     int ok = 0;
     if (!fn) {
@@ -397,7 +471,9 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         snprintf(c->note, sizeof c->note, "out of host memory");
         goto out;
     }
-    fg_tensor in[3], outs[2];
+    fg_tensor in[MAX_INPUTS], outs[2];
+    if (!extra_inputs(c, in, extra, pattern, plen))
+        goto out;
     tensor4(&outs[0], o, FG_BF16, c->b, c->hq, c->sq, c->d);
     tensor4(&outs[1], lse, FG_F32, c->b, c->hq, c->sq, 0);
     tensor4(&in[0], q, FG_BF16, c->b, c->hq, c->sq, c->d);
@@ -467,6 +543,8 @@ out:
         cudaFree(k[s]);
         cudaFree(v[s]);
     }
+    for (int i = 0; i < MAX_INPUTS; i++)
+        cudaFree(extra[i]);
     cudaGetLastError();
     return ok;
 }

@@ -33,6 +33,9 @@
 #     7. rows        bench/rows-bench and bench/rows_torch.py on bench/rows.tsv
 #                    in the same call (the row reductions beside torch),
 #                    side by side at the end of bench.txt
+#     variants       (only when named) fusegen-bench on bench/variants.tsv
+#                    (relbias, docmask beside causal) and
+#                    bench/variants_flex.py (FlexAttention), into bench.txt
 # A step that fails is reported and the later steps still run (a failed
 # build skips the steps that need it).  The exit status is the number of
 # failed steps.
@@ -46,6 +49,8 @@
 #   BUILD            build folder (default /tmp/fg-build)
 #   STEPS            steps to run (default "build sass smoke check-gpu bench peers
 #                    compare rows")
+#   CUDA_ARCH        the build's architectures (default 90a; 80,90a adds the
+#                    sm_80 family, for FUSEGEN_CUDA_FAMILY=sm80)
 #   BENCH_ONLY       case ids for fusegen-bench (default all)
 #   PEERS_ONLY       case ids for the SDPA peers (default all)
 #   PEERS_FLEX_ONLY  case ids for Flex (default the masks SDPA cannot express,
@@ -107,7 +112,7 @@ if has_step build; then
       echo "no autoreconf and no .carry/buildsys.tar"; exit 1
     fi
     cd "$BUILD"
-    "$SRC/configure" --with-cuda-arch=90a --disable-werror
+    "$SRC/configure" --with-cuda-arch=${CUDA_ARCH:-90a} --disable-werror
     make -j16
     make -j16 tests/gpu_check bench/fusegen-bench bench/rows-bench
   ) > "$OUT/build.log" 2>&1
@@ -293,6 +298,27 @@ if has_step rows; then
     step rows $?
   else
     step rows "not built"
+  fi
+fi
+
+if has_step variants; then
+  if test $built = 1; then
+    (
+      echo; echo "== variants: fusegen-bench and bench/variants_flex.py (bench/variants.tsv)"
+      timeout `left 120` "$BUILD/bench/fusegen-bench" --cases "$SRC/bench/variants.tsv" \
+        --out /tmp/fg-variants.jsonl
+      rc=$?
+      PYTHONUNBUFFERED=1 timeout `left 60` python3 "$SRC/bench/variants_flex.py" \
+        --cases "$SRC/bench/variants.tsv" --out /tmp/fg-variants-flex.jsonl
+      rc2=$?
+      test $rc -eq 0 && rc=$rc2
+      echo "--- raw (fusegen, then flex)"
+      cat /tmp/fg-variants.jsonl /tmp/fg-variants-flex.jsonl
+      exit $rc
+    ) >> "$OUT/bench.txt" 2>&1
+    step variants $?
+  else
+    step variants "not built"
   fi
 fi
 

@@ -56,3 +56,28 @@ EXTRA_DIST += \
 	tests/cuda-bad/rowslope.fp tests/cuda-bad/rowslope.err tests/cuda-bad/rowslope.warn \
 	tests/cuda-bad/ragged_rolling.fp tests/cuda-bad/ragged_rolling.err tests/cuda-bad/ragged_rolling.warn \
 	$(NULL)
+
+# One validation for every backend: each class of bad argument gets the same
+# status from every entry of every plan in the build (the CPU entries always,
+# the CUDA and HIP ones where they are built), without a GPU.
+CMOCKA_TESTS += tests/test_refusals
+tests_test_refusals_SOURCES = tests/test_refusals.c
+tests_test_refusals_CFLAGS = $(FG_TEST_CFLAGS)
+tests_test_refusals_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(AM_CPPFLAGS)
+tests_test_refusals_LDADD =
+if HAVE_CUDA
+tests_test_refusals_CPPFLAGS += -DFG_TEST_CUDA $(CUDA_CPPFLAGS)
+tests_test_refusals_LDADD += libfusegen_cuda.a
+endif
+if HAVE_HIP
+tests_test_refusals_CPPFLAGS += -DFG_TEST_HIP $(HIP_CPPFLAGS)
+tests_test_refusals_LDADD += libfusegen_hip.a
+endif
+tests_test_refusals_LDADD += libfusegen_cpu.a $(FG_TEST_LIBS)
+if HAVE_CUDA
+tests_test_refusals_LDADD += $(CUDA_LDFLAGS) $(CUDA_LIBS)
+endif
+if HAVE_HIP
+tests_test_refusals_LDADD += $(HIP_LDFLAGS) $(HIP_LIBS)
+endif
+tests_test_refusals_LDADD += -lm

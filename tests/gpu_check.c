@@ -51,9 +51,10 @@
  * per element so); a reference -inf (no visible key)
  * must be matched exactly; no NaN in any output element.
  *
- * usage: gpu_check [--small] [--seed N]
+ * usage: gpu_check [--small] [--seed N] [--plans NAME,...]
  *   --small  a few sizes per plan, bf16 only, and the bad arguments: for
  *            compute-sanitizer (tests/gpu-sanitize.sh).
+ *   --plans  only these plans.
  * Prints one line per case and `N passed, N failed, N skipped`; exit 0 if
  * nothing failed, 77 without a usable GPU, 1 otherwise.  Cases go in
  * batches: the GPU runs a batch one case after another, then the CPU
@@ -109,6 +110,7 @@ typedef struct gc_case {
     size_t got_elems[MAX_IO];
 
     enum { C_PENDING, C_SKIP, C_FAIL, C_DONE } state;
+    fg_status refused; /* the CUDA entry refused the shape: so must the CPU one */
     char why[200];
 } gc_case;
 
@@ -269,6 +271,8 @@ static int ragged_dim(const fg_plan_info *info)
     return -1;
 }
 
+static int is_rows(const fg_plan_info *info);
+
 /* The dims of the case by name; 0 if the plan has a dim this check does not
  * know (it is then skipped). */
 static int bind_dims(const gc_case *c, int64_t *dims)
@@ -281,6 +285,9 @@ static int bind_dims(const gc_case *c, int64_t *dims)
         case FG_ROLE_ROWS: dims[i] = c->m; break;
         case FG_ROLE_KEYS: dims[i] = c->n; break;
         case FG_ROLE_HEAD_DIM: dims[i] = c->d; break;
+        /* an extent of an extra input of an attention plan (a bias
+         * table's length): odd, shorter than most key ranges */
+        case FG_ROLE_NONE: if (is_rows(c->info)) return 0; dims[i] = 37; break;
         default: return 0;
         }
     }
@@ -435,6 +442,8 @@ static void run_gpu(gc_case *c)
         shape_of(ti, dims, d);
         r->dtype = FG_F32;
         d->dtype = rows && c->in_dt == FG_F32 ? FG_F32 : c->dt;
+        if (ti->dtype == FG_I32)
+            r->dtype = d->dtype = FG_I32; /* ids: document ids along the last axis */
         dense_strides(r);
         if (rows)
             rows_strides(d, c->strided);
@@ -444,7 +453,7 @@ static void run_gpu(gc_case *c)
             dense_strides(d);
         int64_t n = numel(r), e = extent(d);
         size_t es = fg_dtype_size(d->dtype), skew = rows && c->strided == 3 ? es : 0;
-        r->data = malloc((size_t)(n ? n : 1) * sizeof(float));
+        r->data = malloc((size_t)(n ? n : 1) * sizeof(float)); /* f32 or i32 */
         unsigned char *h = malloc((size_t)(e ? e : 1) * es);
         if (!r->data || !h) {
             free(h);
@@ -452,10 +461,18 @@ static void run_gpu(gc_case *c)
             goto out;
         }
         memset(h, 0xff, (size_t)e * es); /* NaN in the gaps */
+        int32_t id = 0;
         for (int64_t k = 0; k < n; k++) {
             /* row plans: a wider spread, so that the running max moves */
             float x = rows ? 4.0f * normal(&rs) : normal(&rs);
-            if (d->dtype == FG_F32) {
+            if (d->dtype == FG_I32) {
+                /* nondecreasing ids, a new one every 40 positions or so,
+                 * restarting with each row of the last axis */
+                const int64_t last = r->shape[r->rank - 1];
+                id = k % last == 0 ? 0 : id + (mix(&rs) % 40 == 0);
+                ((int32_t *)r->data)[k] = id;
+                ((int32_t *)h)[offset_of(d, k)] = id;
+            } else if (d->dtype == FG_F32) {
                 ((float *)r->data)[k] = x;
                 ((float *)h)[offset_of(d, k)] = x;
             } else {
@@ -537,6 +554,13 @@ static void run_gpu(gc_case *c)
         snprintf(c->why, sizeof c->why, "head dim %d not compiled: %s", c->d, fg_last_error());
         goto out;
     }
+    if (st == FG_ERR_SHAPE) {
+        /* a shape the plan refuses (a gathered read out of range): the CPU
+         * entry must refuse it too (check_case) */
+        c->refused = st;
+        snprintf(c->why, sizeof c->why, "%s", fg_last_error());
+        goto out;
+    }
     if (st != FG_OK) {
         c->state = C_FAIL;
         snprintf(c->why, sizeof c->why, "returned %s: %s", fg_strerror(st), fg_last_error());
@@ -589,6 +613,18 @@ static void check_case(gc_case *c)
     if (c->ragged)
         lv[ragged_dim(info)] = c->lens;
     fg_status st = info->cpu(c->ref_in, c->ref_out, c->params, c->has, NULL, c->ragged ? lv : NULL, 0);
+    if (c->refused) {
+        if (st != c->refused) {
+            case_fail(c, "the CUDA entry refused (%s: %s), the CPU entry returned %s",
+                      fg_strerror(c->refused), c->why, fg_strerror(st));
+            return;
+        }
+        c->state = C_DONE;
+        char why[sizeof c->why];
+        snprintf(why, sizeof why, "refused by both entries (%s): %.150s", fg_strerror(st), c->why);
+        memcpy(c->why, why, sizeof why);
+        return;
+    }
     if (st != FG_OK) {
         case_fail(c, "CPU reference returned %s: %s", fg_strerror(st), fg_last_error());
         return;
@@ -812,15 +848,16 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
         int ok = 1;
         for (int i = 0; i < info->ninputs && ok; i++) {
             shape_of(&info->inputs[i], dims, &din[i]);
-            din[i].dtype = FG_BF16;
+            din[i].dtype = info->inputs[i].dtype == FG_I32 ? FG_I32 : FG_BF16;
             /* The third input (V) one key longer than the second (K). */
             if (kinds[k].want == FG_ERR_SHAPE && i == 2)
                 for (int p = 0; p < din[i].rank; p++)
                     if (info->inputs[i].dims[p] == ni)
                         din[i].shape[p]++;
             dense_strides(&din[i]);
-            ok = dev_alloc(&ds, (size_t)extent(&din[i]) * 2 + 16, &din[i].data) &&
-                 cudaMemset(din[i].data, 0, (size_t)extent(&din[i]) * 2 + 16) == cudaSuccess;
+            const size_t ib = (size_t)extent(&din[i]) * fg_dtype_size(din[i].dtype) + 16;
+            ok = dev_alloc(&ds, ib, &din[i].data) &&
+                 cudaMemset(din[i].data, 0, ib) == cudaSuccess;
         }
         size_t obytes[MAX_IO];
         for (int j = 0; j < info->noutputs && ok; j++) {
@@ -1130,17 +1167,34 @@ static const fg_plan_info *find_plan(const char *name)
     return NULL;
 }
 
+/* Whether name is in the comma-separated list. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int small = 0, count = 0;
+    const char *only = NULL;
     seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--small"))
             small = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--plans") && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--small] [--seed N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small] [--seed N] [--plans NAME,...]\n", argv[0]);
             return 2;
         }
     }
@@ -1175,6 +1229,8 @@ int main(int argc, char **argv)
             nfail++;
             continue;
         }
+        if (only && !listed(only, info->name))
+            continue;
         nplans++;
         if (is_rows(info)) {
             row_bad_args(info, fn);
