@@ -269,10 +269,12 @@ if has_step compare; then
   fi
 fi
 
-# The row reductions beside torch, in this call (appended to bench.txt).
+# The row reductions beside torch, in this call (appended to bench.txt).  A
+# subshell, not a { } group: its exit ends it, not the whole script (which
+# would skip the later steps, the summary and the exit status).
 if has_step rows; then
   if test $built = 1; then
-    {
+    (
       echo; echo "== rows: bench/rows-bench and bench/rows_torch.py (bench/rows.tsv)"
       timeout `left 90` "$BUILD/bench/rows-bench" --cases "$SRC/bench/rows.tsv" > /tmp/fg-rows.jsonl
       rc=$?
@@ -289,7 +291,7 @@ if has_step rows; then
                    r = (t[id, "fusegen"] > 0 && t[id, "torch"] > 0) ? sprintf("%.2fx", t[id, "torch"] / t[id, "fusegen"]) : "n/a"
                    printf "%-24s %12.1f %11.1f  %s\n", id, b[id, "fusegen"], b[id, "torch"], r } }' /tmp/fg-rows.jsonl
       exit $rc
-    } >> "$OUT/bench.txt" 2>&1
+    ) >> "$OUT/bench.txt" 2>&1
     step rows $?
   else
     step rows "not built"
