@@ -36,6 +36,13 @@
 #     variants       (only when named) fusegen-bench on bench/variants.tsv
 #                    (relbias, docmask beside causal) and
 #                    bench/variants_flex.py (FlexAttention), into bench.txt
+#     python         (only when named) the built tree installed with
+#                    DESTDIR=$BUILD/dest, examples/python built against it
+#                    through pkg-config (into $BUILD/python), then
+#                    examples/python/fusegen_attn.py (its self-test on the
+#                    GPU) and examples/python/hf_check.py (a transformers
+#                    Llama with fusegen as its attention, beside SDPA) with
+#                    $PYTHON; output in python.log
 # A step that fails is reported and the later steps still run (a failed
 # build skips the steps that need it).  The exit status is the number of
 # failed steps.
@@ -56,6 +63,8 @@
 #   PEERS_FLEX_ONLY  case ids for Flex (default the masks SDPA cannot express,
 #                    at 8k, and window-pf-32k; "none" for no Flex)
 #   FG_COMMIT        the commit, for the summary (the machine has no .git)
+#   PYTHON           the python of the python step (default
+#                    /opt/torch/.venv/bin/python3 where it exists, else python3)
 #   RUN_LIMIT        seconds the whole script may take (default 540); each
 #                    step is cut to what is left
 OUT=${OUT:-$PWD/gpu-out}
@@ -274,10 +283,12 @@ if has_step compare; then
   fi
 fi
 
-# The row reductions beside torch, in this call (appended to bench.txt).
+# The row reductions beside torch, in this call (appended to bench.txt).  A
+# subshell, not a { } group: its exit ends it, not the whole script (which
+# would skip the later steps, the summary and the exit status).
 if has_step rows; then
   if test $built = 1; then
-    {
+    (
       echo; echo "== rows: bench/rows-bench and bench/rows_torch.py (bench/rows.tsv)"
       timeout `left 90` "$BUILD/bench/rows-bench" --cases "$SRC/bench/rows.tsv" > /tmp/fg-rows.jsonl
       rc=$?
@@ -294,7 +305,7 @@ if has_step rows; then
                    r = (t[id, "fusegen"] > 0 && t[id, "torch"] > 0) ? sprintf("%.2fx", t[id, "torch"] / t[id, "fusegen"]) : "n/a"
                    printf "%-24s %12.1f %11.1f  %s\n", id, b[id, "fusegen"], b[id, "torch"], r } }' /tmp/fg-rows.jsonl
       exit $rc
-    } >> "$OUT/bench.txt" 2>&1
+    ) >> "$OUT/bench.txt" 2>&1
     step rows $?
   else
     step rows "not built"
@@ -319,6 +330,51 @@ if has_step variants; then
     step variants $?
   else
     step variants "not built"
+  fi
+fi
+
+# The installed libraries from Python (examples/python): installed the way
+# `make installcheck` does (DESTDIR, and PKG_CONFIG_SYSROOT_DIR for the
+# .pc files' paths), the ctypes module's self-test on the GPU, then the
+# Hugging Face model with fusegen as its attention beside SDPA.  Both
+# Python programs run even if the first fails; a subshell, as in rows.
+if has_step python; then
+  if test $built = 1; then
+    if test -z "${PYTHON:-}"; then
+      PYTHON=python3
+      test -x /opt/torch/.venv/bin/python3 && PYTHON=/opt/torch/.venv/bin/python3
+    fi
+    (
+      (
+        set -e
+        rm -rf "$BUILD/dest" "$BUILD/python"
+        make -C "$BUILD" install DESTDIR="$BUILD/dest" > /dev/null
+        pc=`find "$BUILD/dest" -name fusegen-cuda.pc | head -n 1`
+        test -n "$pc" || { echo "no fusegen-cuda.pc under $BUILD/dest"; exit 1; }
+        mkdir -p "$BUILD/python"
+        PKG_CONFIG_SYSROOT_DIR="$BUILD/dest" PKG_CONFIG_PATH=`dirname "$pc"` \
+          make -C "$SRC/examples/python" O="$BUILD/python"
+      )
+      rc=$?
+      if test $rc -eq 0; then
+        FUSEGEN_PY_LIB="$BUILD/python/libfusegen_py.so"; export FUSEGEN_PY_LIB
+        echo "== $PYTHON examples/python/fusegen_attn.py --device cuda"
+        PYTHONUNBUFFERED=1 timeout `left 120` "$PYTHON" "$SRC/examples/python/fusegen_attn.py" --device cuda
+        rc=$?
+        echo "== $PYTHON examples/python/hf_check.py"
+        PYTHONUNBUFFERED=1 timeout `left 240` "$PYTHON" "$SRC/examples/python/hf_check.py"
+        rc2=$?
+        test $rc -eq 0 && rc=$rc2
+      fi
+      exit $rc
+    ) > "$OUT/python.log" 2>&1
+    rc=$?
+    tail -25 "$OUT/python.log"
+    grep -E '^(hf_check: [0-9]|device:|[0-9]+ passed, )| vs sdpa|^hf_check: (ok|FAILED)' \
+      "$OUT/python.log" | tee -a "$SUMMARY" > /dev/null
+    step python $rc
+  else
+    step python "not built"
   fi
 fi
 

@@ -5,6 +5,8 @@
 # the installed archive linked into it, which a second program dlopen()s
 # and runs.  Under DESTDIR, PKG_CONFIG_SYSROOT_DIR puts the paths there.
 # examples/vendored/ is built by `make check` (tests/vendored.sh).
+# examples/python/ (ctypes and PyTorch) is distributed but run by neither:
+# it needs a GPU, PyTorch and transformers (bench/run-gpu.sh, step python).
 
 EXTRA_DIST += \
 	examples/Makefile \
@@ -13,6 +15,11 @@ EXTRA_DIST += \
 	examples/load_plugin.c \
 	examples/vendored/Makefile \
 	examples/vendored/main.c \
+	examples/python/Makefile \
+	examples/python/README.md \
+	examples/python/layout.c \
+	examples/python/fusegen_attn.py \
+	examples/python/hf_check.py \
 	$(NULL)
 
 FG_EXAMPLES_OUT = examples-installcheck
