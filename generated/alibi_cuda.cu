@@ -141,6 +141,9 @@ __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
 }
 
 __device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {
+    (void)p;
+    (void)b;
+    (void)h;
     p.hc1_ = plan_slope_at(p, h) * 1.44269504f; /* slope * log2(e) */
 }
 

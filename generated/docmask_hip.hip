@@ -307,6 +307,9 @@ __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
 }
 
 __device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {
+    (void)p;
+    (void)b;
+    (void)h;
     p.b_ = b;
     p.seg_o_ = 0 + (long long)b * p.seg_s_[0];
 }

@@ -157,6 +157,9 @@ __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
 }
 
 __device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {
+    (void)p;
+    (void)b;
+    (void)h;
     p.table_o_ = 0 + (long long)h * p.table_s_[0];
 }
 

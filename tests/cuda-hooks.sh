@@ -25,6 +25,12 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
                               on { print } on && /^}/ { exit }' "$cu"
         done
     } > "$tmp/hooks.h"
+    if grep -q '_at(p, ' "$tmp/hooks.h"; then
+        # the mask reads an extra input (docmask's ids): device memory the
+        # host simulation has not; gpu_check runs these hooks on the GPU
+        echo "$name: the mask reads an extra input: not simulated (gpu_check runs it)"
+        continue
+    fi
     if ! grep -q plan_tile_class "$tmp/hooks.h" || ! grep -q plan_key_range "$tmp/hooks.h"; then
         echo "FAIL: $name: hooks not found"
         fail=1

@@ -49,7 +49,7 @@ EXTRA_DIST += \
 	tests/cuda_dispatch_sim.cc \
 	tests/rows-hooks.sh \
 	tests/rows_hooks_sim.cc \
-	tests/cuda-bad/bias.fp tests/cuda-bad/bias.err tests/cuda-bad/bias.warn \
+	tests/cuda-bad/qscore.fp tests/cuda-bad/qscore.err tests/cuda-bad/qscore.warn \
 	tests/cuda-bad/maxout.fp tests/cuda-bad/maxout.err tests/cuda-bad/maxout.warn \
 	tests/cuda-bad/normalised.fp tests/cuda-bad/normalised.err tests/cuda-bad/normalised.warn \
 	tests/cuda-bad/rowgather.fp tests/cuda-bad/rowgather.err tests/cuda-bad/rowgather.warn \

@@ -386,16 +386,16 @@ static void registry_wrapper_fills_the_args(void **state)
 static void refusal_is_a_located_error(void **state)
 {
     fixture *f = *state;
-    fg_kernel *fz = fused_file(f, "tests/cuda-bad/bias.fp");
+    fg_kernel *fz = fused_file(f, "tests/cuda-bad/qscore.fp");
     assert_non_null(fz);
     fg_defs *defs = defs_create(f->arena);
     const char *tmpl = NULL;
     assert_int_equal(lower_cuda(f->arena, fz, defs, &tmpl, &f->diag), -1);
     assert_int_equal(f->diag.errors, 1);
     const char *out = diag_output(f);
-    assert_has(out, "bias.fp:9:33: error: plan 'bias' does not fit the CUDA attention kernel: "
-                    "the score reads 'Bias'");
-    assert_has(out, "S[b, h, m, n] = sum(d: Q * K) + Bias\n");
+    assert_has(out, "qscore.fp:9:33: error: plan 'qscore' does not fit the CUDA attention "
+                    "kernel: the score reads 'Q' outside Q.K");
+    assert_has(out, "S[b, h, m, n] = sum(d: Q * K) + Q[b, h, m, 0]\n");
 }
 
 static void fa1_form_is_refused_at_its_statement(void **state)

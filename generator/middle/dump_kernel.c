@@ -180,6 +180,12 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
             p->tensors[at->s].name, p->tensors[at->mx].name, p->tensors[at->l].name,
             p->tensors[at->osum].name, p->tensors[at->o].name,
             at->lse >= 0 ? p->tensors[at->lse].name : "(none)");
+    if (at->naux) {
+        fprintf(f, "  extra inputs read by the score or the mask:");
+        for (int i = 0; i < at->naux; i++)
+            fprintf(f, "%s %s", i ? "," : "", p->tensors[at->aux[i]].name);
+        fprintf(f, "\n");
+    }
     fprintf(f, "  axes: batch %s, head %s, row %s, key %s, head dim %s; kv head %s%s\n",
             axis_name(p, at->ax_b), axis_name(p, at->ax_h), axis_name(p, at->ax_m),
             axis_name(p, at->ax_n), axis_name(p, at->ax_d), expr_to_string(a, p, at->kv_head),

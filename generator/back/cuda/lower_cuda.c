@@ -483,6 +483,7 @@ static void params_defs(cu *c, fg_defs *defs)
                       c->pfield[i], pa->name);
     }
     cb hs = {c->a, NULL, 0, 0};
+    cb_puts(&hs, "    (void)p;\n    (void)b;\n    (void)h;\n");
     for (int i = 0; i < c->k->nconsts; i++) {
         const fg_kconst *kc = &c->k->consts[i];
         const char *why = comment_safe(c->a, kc->why);
@@ -493,8 +494,6 @@ static void params_defs(cu *c, fg_defs *defs)
             cb_printf(&fields, "    float c%d_; /* %s */\n", i, why);
     }
     aux_defs(c, defs, &fields, &hs);
-    if (!hs.len)
-        cb_puts(&hs, "    (void)p;\n    (void)b;\n    (void)h;\n");
     fg_def_code(defs, "cuda_params_fields", cb_str(&fields));
     fg_def_bool(defs, "cuda_vectors", c->k->nvectors > 0);
     fg_def_code(defs, "cuda_head_setup", cb_str(&hs));
