@@ -367,8 +367,7 @@ static char *decl_index(cu *c, const fg_ir_tensor *t)
     return cb_str(&b);
 }
 
-/* Whether e reads axis ax (in an extra input's index too; not in the
- * indices of a statement, which are its own axes). */
+/* Whether e reads an extra input. */
 static bool reads_aux(const cu *c, const fg_expr *e)
 {
     if (e->kind == E_TENSOR && aux_index(c, e->ref) >= 0)
@@ -379,6 +378,8 @@ static bool reads_aux(const cu *c, const fg_expr *e)
     return false;
 }
 
+/* Whether e reads axis ax (in an extra input's index too; not in the
+ * indices of a statement, which are its own axes). */
 static bool reads_axis(const cu *c, const fg_expr *e, int ax)
 {
     if (e->kind == E_AXIS && e->ref == ax)
