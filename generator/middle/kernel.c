@@ -374,8 +374,10 @@ static int match_dims(kb *c)
             const fg_ir_tensor *ts = &p->tensors[t];
             if (ts->kind != TENSOR_INPUT || t == c->q || t == c->k_ || p->dims[i].index_axis >= 0)
                 continue;
-            for (int k = 0; k < ts->nindex; k++)
-                used |= plan_position_dim(p, ts, k) == i;
+            for (int k = 0; k < ts->nindex; k++) /* its stored extents, declared or by axis */
+                used |= ts->extent_dims && ts->extent_dims[k] >= 0
+                            ? ts->extent_dims[k] == i
+                            : ts->index[k]->kind == E_AXIS && p->axes[ts->index[k]->ref].dim == i;
         }
         if (!used)
             return kb_fail(c, p->dims[i].loc,
