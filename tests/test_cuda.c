@@ -217,9 +217,11 @@ static void global_score_is_folded_scale(void **state)
     assert_def(d, "cuda_mask", "0");
     assert_def(d, "cuda_visible", "true");
     assert_def(d, "cuda_split", "0");
-    /* scale = rsqrt(D) by default, then times log2(e) on the host, and the
-     * fold needs it finite and > 0 */
-    assert_has(d, "p.scale = args->has_scale ? args->scale : (float)(plan_rsqrt_host((double)(p.D)));");
+    /* scale = rsqrt(D) by default (the plan's checks, as on the CPU entry),
+     * then times log2(e) on the host, and the fold needs it finite and > 0 */
+    assert_has(d, "scale = rsqrt_((float)(D));");
+    assert_has(d, "plan_param0_ = scale;");
+    assert_has(d, "p.scale = (float)plan_param0_;");
     assert_has(d, "p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * log2(e) */");
     assert_has(d, "if (!(p.c0_ > 0.0f) || isinf(p.c0_))");
     /* the summary: (128 + 2 stages * 2 * 64) rows of (128 + 8) bf16 */
@@ -244,8 +246,8 @@ static void causal_mask_bounds_keys_and_tiles(void **state)
     assert_has(d, "for (long row = r0 + lane; row < r1; row += 32) {");
     assert_def(d, "cuda_key_range_lanes", "1");
     assert_has(d, "correction exp(Mx_prev - Mx) from P, plan line 17");
-    /* K[b, h, n, d]: as many kv heads as query heads */
-    assert_has(d, "if (Hkv != Hq)");
+    /* K[b, h, n, d]: as many kv heads as query heads (the plan's checks) */
+    assert_has(d, "K.shape@{1@} is %lld, but H is %ld");
 }
 
 static void alibi_slope_becomes_a_head_constant(void **state)
@@ -267,10 +269,12 @@ static void softcap_constants_fold_on_the_host(void **state)
     assert_def(d, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
     assert_has(d, "p.c0_ = (float)(p.cap * 1.4426950408889634); /* cap * log2(e) */");
     assert_has(d, "p.c1_ = (float)(p.scale / p.cap); /* scale / cap */");
-    /* G divides (h / G) and must equal Hq / Hkv for the kernel's mapping */
-    assert_has(d, "p.G = args->has_G ? args->G : (int)(p.Hq / p.Hkv);");
-    assert_has(d, "if (p.G <= 0)");
-    assert_has(d, "if ((long)(p.G) * Hkv != Hq)");
+    /* G divides (h / G) and must equal Hq / Hkv for the kernel's mapping:
+     * the plan's checks, then the resolved value into plan_params */
+    assert_has(d, "G = Hq / Hkv;");
+    assert_has(d, "G = %ld divides (plan line 13) and must be positive");
+    assert_has(d, "K@{h / G@} needs Hq = G * Hkv");
+    assert_has(d, "p.G = (int)plan_param0_;");
 }
 
 static void window_mask_and_split_form(void **state)

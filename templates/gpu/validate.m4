@@ -4,8 +4,9 @@ m4_dnl shapes, LSE, head dim, 32-bit limits, splits, heads, then plan_params p
 m4_dnl filled from the arguments (dims, params with defaults and their checks).
 m4_dnl Every failure returns its fg_status with the message naming
 m4_dnl fg_cuda_entry (the entry point: fg_PLAN, fg_PLAN_hip).  It declares
-m4_dnl plan_dims_, st, dt, tq, tk, tv, to, B, Hq, M, D, Hkv, N, want_lse, splits
-m4_dnl and p for the code after it.
+m4_dnl st, dt, tq, tk, tv, to, B, Hq, M, D, Hkv, N, want_lse, splits and p
+m4_dnl for the code after it (and, from the plan's checks, plan_paramK_ and,
+m4_dnl where the plan has dims beyond the kernels' roles, plan_dims_).
   // The plan's checks, printed from one source for every entry point (the
   // CPU, CUDA and HIP ones: fusegen's validate_c.c): each tensor's dtype, rank,
   // alignment and shape against the plan's dims, the params, every gathered
@@ -30,33 +31,13 @@ fg_cuda_shared_checks[[[]]]m4_dnl
   // dims from the shapes: fg_cuda_Q[fg_cuda_dim_B, fg_cuda_dim_H, fg_cuda_dim_M, fg_cuda_dim_D], fg_cuda_K[fg_cuda_dim_B, fg_cuda_dim_Hkv, fg_cuda_dim_N, fg_cuda_dim_D]
   const int64_t B = tq.shape[0], Hq = tq.shape[1], M = tq.shape[2], D = tq.shape[3];
   const int64_t Hkv = tk.shape[1], N = tk.shape[2];
-  if (tk.shape[0] != B || tk.shape[3] != D)
-    return fg_set_error(FG_ERR_SHAPE, "fg_cuda_entry: fg_cuda_K is [%lld, %lld, %lld, %lld]: its fg_cuda_dim_B and fg_cuda_dim_D must be fg_cuda_Q's (%lld, %lld)",
-                        (long long)tk.shape[0], (long long)tk.shape[1], (long long)tk.shape[2], (long long)tk.shape[3],
-                        (long long)B, (long long)D);
-  for (int k = 0; k < 4; k++)
-    if (tv.shape[k] != tk.shape[k])
-      return fg_set_error(FG_ERR_SHAPE, "fg_cuda_entry: fg_cuda_V's extent %d is %lld, fg_cuda_K's %lld: they must agree", k,
-                          (long long)tv.shape[k], (long long)tk.shape[k]);
-  for (int k = 0; k < 4; k++)
-    if (to.shape[k] != tq.shape[k])
-      return fg_set_error(FG_ERR_SHAPE, "fg_cuda_entry: fg_cuda_O's extent %d is %lld, fg_cuda_Q's %lld: they must agree", k,
-                          (long long)to.shape[k], (long long)tq.shape[k]);
-  // every extent must be positive, as on the CPU entry (FG_ERR_SHAPE)
-  if (B == 0 || Hq == 0 || Hkv == 0 || M == 0 || N == 0 || D == 0)
-    return fg_set_error(FG_ERR_SHAPE, "fg_cuda_entry: fg_cuda_Q is [%lld, %lld, %lld, %lld] and fg_cuda_K [%lld, %lld, %lld, %lld]: an empty extent is refused",
-                        (long long)B, (long long)Hq, (long long)M, (long long)D, (long long)B, (long long)Hkv,
-                        (long long)N, (long long)D);
+  // their agreement, every extent > 0 and the head grouping were checked above
 fg_cuda_lse_if([[[m4_dnl
   const bool want_lse = args->fg_cuda_LSE.data != NULL;  // NULL data: LSE not computed
   if (want_lse) {
     if ((st = fg_check_tensor(&args->fg_cuda_LSE, "fg_cuda_entry: fg_cuda_LSE", 3, FG_DTYPE_BIT(FG_F32) | FG_CHECK_UNIT_INNER, 4)) != FG_OK)
       return st;
-    const fg_tensor& tl = args->fg_cuda_LSE;
-    if (tl.shape[0] != B || tl.shape[1] != Hq || tl.shape[2] != M)
-      return fg_set_error(FG_ERR_SHAPE, "fg_cuda_entry: fg_cuda_LSE is [%lld, %lld, %lld], expected [%lld, %lld, %lld]",
-                          (long long)tl.shape[0], (long long)tl.shape[1], (long long)tl.shape[2], (long long)B,
-                          (long long)Hq, (long long)M);
+    const fg_tensor& tl = args->fg_cuda_LSE;  // its shape was checked above
     if ((Hq > 1 && tl.stride[1] != M) || (B > 1 && tl.stride[0] != Hq * M))
       return fg_set_error(FG_ERR_STRIDE, "fg_cuda_entry: the kernel writes fg_cuda_LSE densely: strides must be [%lld, %lld, 1]",
                           (long long)(Hq * M), (long long)M);
@@ -73,9 +54,6 @@ fg_cuda_lse_if([[[m4_dnl
     return fg_set_error(FG_ERR_PARAM, "fg_cuda_entry: splits is %d, must be 0 (the plan's) or more", args->splits);
   // 0 asks for the schedule's split count: splits = fg_cuda_plan_splits_text
   const int splits = args->splits ? args->splits : fg_cuda_plan_splits;
-  if (Hq % Hkv != 0)
-    return fg_set_error(FG_ERR_SHAPE, "fg_cuda_entry: fg_cuda_dim_H = %lld query heads is not a multiple of fg_cuda_dim_Hkv = %lld kv heads",
-                        (long long)Hq, (long long)Hkv);
   plan_params p;
   memset(&p, 0, sizeof p);
   p.M = (int)M;

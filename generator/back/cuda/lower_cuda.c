@@ -565,54 +565,20 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_T_name", p->tensors[at->t].name);
 }
 
-/* Host: one param given by the caller or its default, and its checks. */
-static void param_set(cu *c, cb *b, int i, const char *entry)
+/* Host: a scalar param into plan_params, as the plan's checks resolved it
+ * (given or its default, finite, positive where it divides). */
+static void param_set(cu *c, cb *b, int i)
 {
     const fg_param *pa = &c->p->params[i];
-    const char *f = c->pfield[i];
-    const char *de = pa->deflt ? cu_text(c, pa->deflt, true) : NULL;
-    const char *ty = pa->dtype == DT_INT ? "int" : "float";
-    if (de)
-        cb_printf(b, "  p.%s = args->has_%s ? args->%s : (%s)(%s);\n", f, pa->name, pa->name, ty,
-                  de);
-    else
-        cb_printf(b,
-                  "  if (!args->has_%s)\n"
-                  "    return fg_set_error(FG_ERR_PARAM, \"%s: param %s is required\");\n"
-                  "  p.%s = args->%s;\n",
-                  pa->name, entry, pa->name, f, pa->name);
-    if (pa->dtype == DT_INT && c->k->divides[i])
-        cb_printf(b,
-                  "  if (p.%s <= 0)\n"
-                  "    return fg_set_error(FG_ERR_PARAM, \"%s: param %s = %%d: it "
-                  "divides, so it must be > 0\", p.%s);\n",
-                  f, entry, pa->name, f);
+    cb_printf(b, "  p.%s = (%s)plan_param%d_;\n", c->pfield[i], pa->dtype == DT_INT ? "int" : "float",
+              i);
 }
 
-/* Host: the head grouping, the hoisted constants and the fold's sign. */
+/* Host: the hoisted constants and the fold's sign (the head grouping is
+ * the plan's checks': K's head extent against h or h / G). */
 static void host_checks(cu *c, cb *b, const char *entry)
 {
-    const fg_plan *p = c->p;
     const fg_kattn *at = c->at;
-    const char *K = p->tensors[at->k].name, *Q = p->tensors[at->q].name;
-    /* the kernel maps query head h to kv head h / (Hq / Hkv) */
-    if (!at->grouped)
-        cb_printf(b,
-                  "  if (Hkv != Hq)\n"
-                  "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s has %%lld heads, %s has %%lld: "
-                  "they read the same head %s\", (long long)Hkv, (long long)Hq);\n",
-                  entry, K, Q, p->axes[at->ax_h].name);
-    else {
-        const char *g = cu_text(c, at->kv_head->args[1], true);
-        const char *gp = expr_to_string(c->a, p, at->kv_head->args[1]);
-        cb_printf(b,
-                  "  if ((long)(%s) * Hkv != Hq)\n"
-                  "    return fg_set_error(FG_ERR_SHAPE, \"%s: %s = %%ld query heads, %s = "
-                  "%%ld kv heads and %s = %%ld: the kernel needs %s = %s * %s\", (long)Hq, "
-                  "(long)Hkv, (long)(%s));\n",
-                  g, entry, p->dims[at->dim_h].name, p->dims[at->dim_hkv].name, gp,
-                  p->dims[at->dim_h].name, gp, p->dims[at->dim_hkv].name, g);
-    }
     for (int i = 0; i < c->k->nconsts; i++)
         if (!c->k->consts[i].per_head)
             cb_printf(b, "  p.c%d_ = (float)(%s); /* %s */\n", i, cu_text(c, c->k->consts[i].e, true),
@@ -645,6 +611,10 @@ static int host_defs(cu *c, fg_defs *defs, const char *entry, fg_diag *d)
         extra_dims |= i != at->dim_b && i != at->dim_h && i != at->dim_hkv && i != at->dim_m &&
                       i != at->dim_n && i != at->dim_d;
     cb shared = {c->a, NULL, 0, 0};
+    for (int i = 0; i < p->nparams; i++) /* given or the default, as the checks resolve it */
+        if (p->params[i].index_axis < 0)
+            cb_printf(&shared, "  %s plan_param%d_; // param %s\n",
+                      p->params[i].dtype == DT_INT ? "long" : "float", i, p->params[i].name);
     if (extra_dims)
         cb_printf(&shared, "  long long plan_dims_[%d]; // the plan's dims as these checks bind them\n",
                   p->ndims);
@@ -653,9 +623,9 @@ static int host_defs(cu *c, fg_defs *defs, const char *entry, fg_diag *d)
         cb_printf(&shared, "    plan_dims_[%d] = %s;\n", i, dn[i]);
     for (int i = 0; i < p->ndims && !extra_dims; i++) /* bound again from the shapes below */
         cb_printf(&shared, "    (void)%s;\n", dn[i]);
-    for (int i = 0; i < p->nparams; i++) /* checked here, set into p below */
+    for (int i = 0; i < p->nparams; i++)
         if (p->params[i].index_axis < 0)
-            cb_printf(&shared, "    (void)%s;\n", pn[i]);
+            cb_printf(&shared, "    plan_param%d_ = %s;\n", i, pn[i]);
     cb_puts(&shared, "  }\n");
     fg_def_code(defs, "cuda_shared_checks", cb_str(&shared));
     fg_def_str(defs, "cuda_Q", p->tensors[at->q].name);
@@ -699,7 +669,7 @@ static int host_defs(cu *c, fg_defs *defs, const char *entry, fg_diag *d)
         const fg_param *pa = &p->params[i];
         const char *f = c->pfield[i];
         if (pa->index_axis < 0) {
-            param_set(c, &params, i, entry);
+            param_set(c, &params, i);
             continue;
         }
         cb_printf(&vec_fns,
