@@ -561,15 +561,31 @@ typedef struct fg_mask_atom {
     bool strict; /* '<' rather than '<=' */
 } fg_mask_atom;
 
-typedef enum fg_mask_op { MASK_TRUE, MASK_ATOM, MASK_AND, MASK_OR, MASK_NOT, MASK_OPAQUE } fg_mask_op;
+/* A span atom  row_side OP col_side  of int expressions that are not
+ * linear (they read an input, as document ids do), the row side free of
+ * col and the col side free of row.  On a tile it is decided from the
+ * ranges [min, max] of each side over the tile's rows and keys, which the
+ * kernels compute on the device; everywhere else it is "maybe". */
+typedef struct fg_mask_span {
+    fg_expr_kind cmp;        /* E_EQ, E_NE, E_LT, E_LE, E_GT or E_GE */
+    const fg_expr *row, *col;
+    int id;                  /* index in fg_mask.spans */
+} fg_mask_span;
+
+typedef enum fg_mask_op {
+    MASK_TRUE, MASK_ATOM, MASK_AND, MASK_OR, MASK_NOT, MASK_OPAQUE, MASK_SPAN
+} fg_mask_op;
 
 typedef struct fg_mask_node fg_mask_node;
 struct fg_mask_node {
     fg_mask_op op;
     fg_mask_atom atom;      /* MASK_ATOM */
+    fg_mask_span span;      /* MASK_SPAN */
     fg_mask_node *lhs, *rhs; /* AND/OR; NOT uses lhs */
     const fg_expr *expr;    /* the source condition (OPAQUE: not linear) */
 };
+
+#define FG_MAX_SPANS 4 /* span atoms a mask may keep; more are opaque */
 
 typedef struct fg_mask {
     bool present;      /* the plan masks with where(cond, x, -inf) */
@@ -581,6 +597,8 @@ typedef struct fg_mask {
     fg_loc loc;          /* the (first) where */
     int nwheres;         /* masking wheres found; their conditions AND together */
     fg_expr *col_extent; /* E_DIM: the extent of col_axis (the key count) */
+    int nspans;          /* span atoms in the tree */
+    const fg_mask_span *spans[FG_MAX_SPANS];
 } fg_mask;
 
 int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis,
@@ -603,6 +621,11 @@ typedef char *(*fg_mask_print_fn)(void *ctx, const fg_expr *e);
  *   int tile_state(long r0, long r1, long c0, long c1)
  * returning 0 (skip), 1 (partial: apply the mask), 2 (full: no mask code). */
 char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* The same, deciding the span atoms from their sides' ranges over the tile:
+ * span k's row side lies in [rlo[k], rhi[k]] and its col side in
+ * [clo[k], chi[k]] (arrays of long long named so by the caller). */
+char *mask_emit_tile_state_spans(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
+                                 void *ctx);
 /* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to
  * the keys rows [r0, r1) can see, as mask_key_range; empty: 0 and 0. */
 char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
@@ -764,6 +787,13 @@ typedef struct fg_kattn {
     bool fold;
     int fold_const;
     const fg_expr *fold_expr; /* the plan expression of the fold's constant */
+    /* tile_fold: the score is qk times consts[tile_fold_const] plus a term
+     * score_bias_l2 (exp2 domain) free of qk; on a tile where that term is
+     * one value (a table read at a clamped distance past its last entry)
+     * the kernels take the fold's path with it as an offset. */
+    bool tile_fold;
+    int tile_fold_const;
+    fg_expr *score_bias_l2;
     int nscore_chain;
     int *score_chain;       /* the tile statements the score comes from */
     /* Inputs other than Q, K and V that the score or the mask reads (a

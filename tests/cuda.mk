@@ -45,6 +45,8 @@ EXTRA_DIST += \
 	tests/cuda-library.sh \
 	tests/cuda-hooks.sh \
 	tests/cuda_hooks_sim.cc \
+	tests/span_hooks_sim.cc \
+	tests/bias_hooks_sim.cc \
 	tests/cuda-dispatch.sh \
 	tests/cuda_dispatch_sim.cc \
 	tests/rows-hooks.sh \

@@ -27,7 +27,7 @@ typedef struct fixture {
     fg_dim dims[NDIMS];
     fg_axis axes[NAXES];
     fg_param params[1];
-    fg_ir_tensor tensors[1];
+    fg_ir_tensor tensors[2]; /* T, and D: an i32 input over h */
     int taxes[2];
     long dimval[NDIMS];
     long qval;
@@ -83,7 +83,10 @@ static int setup(void **state)
     f->plan.axes = f->axes;
     f->plan.nparams = 1;
     f->plan.params = f->params;
-    f->plan.ntensors = 1;
+    f->tensors[1].name = "D";
+    f->tensors[1].kind = TENSOR_INPUT;
+    f->tensors[1].dtype = DT_INT;
+    f->plan.ntensors = 2;
     f->plan.tensors = f->tensors;
     F = f;
     *state = f;
@@ -136,6 +139,8 @@ static long eval(fixture *f, const fg_expr *e, long r, long c)
     case E_PARAM: return f->qval;
     case E_NEG: return -eval(f, e->args[0], r, c);
     case E_NOT: return !eval(f, e->args[0], r, c);
+    case E_TENSOR: /* D: runs of 13 equal ids, as packed documents */
+        return eval(f, e->args[0], r, c) / 13;
     default: break;
     }
     long x = eval(f, e->args[0], r, c), y = eval(f, e->args[1], r, c);
@@ -559,6 +564,75 @@ static void test_emitted_code_agrees_with_brute_force(void **state)
     assert_true(run_emitted(f, true));
 }
 
+static fg_expr *ity(fg_expr *e) /* int, every node, as check.c types it */
+{
+    e->type = T_INT;
+    for (int i = 0; i < e->nargs; i++)
+        ity(e->args[i]);
+    return e;
+}
+
+/* D[x]: the i32 input read at an int expression, typed as check.c does */
+static fg_expr *rd(fg_expr *x)
+{
+    fg_expr *e = expr_new(F->a, E_TENSOR, (fg_loc){0, 0}, 1);
+    e->ref = 1;
+    e->name = "D";
+    e->args[0] = ity(x);
+    e->type = T_INT;
+    return e;
+}
+
+/* A comparison of values read at the row with values read at the key (an
+ * input's ids) is a span atom, oriented row side OP key side; sides that
+ * read both, or a non-int side, stay opaque. */
+static void test_reads_of_an_input_compared_are_span_atoms(void **state)
+{
+    fixture *f = *state;
+    analyse(f, bin(E_AND, bin(E_EQ, rd(ax(AX_N)), rd(ity(pos()))), bin(E_LE, ax(AX_N), pos())),
+            false);
+    assert_int_equal(f->mask.root->op, MASK_AND);
+    assert_int_equal(f->mask.root->lhs->op, MASK_SPAN);
+    assert_int_equal(f->mask.root->rhs->op, MASK_ATOM);
+    assert_int_equal(f->mask.nspans, 1);
+    const fg_mask_span *sp = f->mask.spans[0];
+    assert_int_equal(sp->cmp, E_EQ);
+    assert_int_equal(sp->id, 0);
+    assert_int_equal(sp->row->kind, E_TENSOR); /* D[m + N - M]: swapped to the row side */
+    assert_int_equal(sp->row->args[0]->kind, E_SUB);
+    assert_int_equal(sp->col->args[0]->kind, E_AXIS);
+    /* without the ranges a span is "maybe": the C backend's tiles mask it */
+    check_against_brute_force(f, false, false);
+
+    /* D[n] > D[m] is D[m] < D[n]; its negation D[m] >= D[n] */
+    analyse(f, bin(E_GT, rd(ax(AX_N)), rd(ax(AX_M))), false);
+    assert_int_equal(f->mask.root->op, MASK_SPAN);
+    assert_int_equal(f->mask.root->span.cmp, E_LT);
+    assert_int_equal(f->mask.root->span.row->args[0]->ref, AX_M);
+    analyse(f, bin(E_GT, rd(ax(AX_N)), rd(ax(AX_M))), true);
+    assert_int_equal(f->mask.root->op, MASK_SPAN);
+    assert_int_equal(f->mask.root->span.cmp, E_GE);
+    /* a constant side: D[n] != 3 keeps the constant as the row side */
+    analyse(f, bin(E_NE, rd(ax(AX_N)), ity(num(3))), false);
+    assert_int_equal(f->mask.root->op, MASK_SPAN);
+    assert_int_equal(f->mask.root->span.cmp, E_NE);
+    assert_int_equal(f->mask.root->span.row->kind, E_NUM);
+
+    /* D[n] == n reads the key on both sides; D[m + n] reads both axes */
+    analyse(f, bin(E_EQ, rd(ax(AX_N)), ity(ax(AX_N))), false);
+    assert_int_equal(f->mask.root->op, MASK_OPAQUE);
+    analyse(f, bin(E_EQ, rd(ity(bin(E_ADD, ax(AX_M), ax(AX_N)))), num(1)), false);
+    assert_int_equal(f->mask.root->op, MASK_OPAQUE);
+    assert_int_equal(f->mask.nspans, 0);
+
+    /* the emitted classification reads the ranges and names the sides */
+    analyse(f, bin(E_EQ, rd(ax(AX_N)), rd(ax(AX_M))), false);
+    char *code = mask_emit_tile_state_spans(f->a, &f->mask, print_plain, f);
+    assert_non_null(strstr(code, "rhi[0] < clo[0] || chi[0] < rlo[0] ? 0"));
+    assert_non_null(strstr(code, "rlo[0] == clo[0] ? 2 : 1"));
+    assert_null(strstr(mask_emit_tile_state(f->a, &f->mask, print_plain, f), "rlo[0]"));
+}
+
 static void test_no_where_means_no_mask(void **state)
 {
     fixture *f = *state;
@@ -593,6 +667,7 @@ int main(void)
         T(test_constants_too_large_to_evaluate_are_safe),
         T(test_rows_that_see_nothing_get_an_empty_range),
         T(test_emitted_code_agrees_with_brute_force),
+        T(test_reads_of_an_input_compared_are_span_atoms),
         T(test_no_where_means_no_mask),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,14 @@ static void dump_mask(FILE *f, const fg_kernel *k, fg_arena *a)
                               : "no (every tile applies the condition)",
             k->mask_skip ? "skipped (every running body adds its identity there)"
                          : "visited");
+    static const char *const op[] = {
+        [E_LT] = "<", [E_LE] = "<=", [E_GT] = ">", [E_GE] = ">=", [E_EQ] = "==", [E_NE] = "!=",
+    };
+    for (int i = 0; i < m->nspans; i++)
+        fprintf(f, "  span %d: rows' %s %s keys' %s (the CUDA rolling kernels decide it per tile "
+                   "from the ranges of both sides and narrow the key range)\n",
+                i, expr_to_string(a, p, m->spans[i]->row), op[m->spans[i]->cmp],
+                expr_to_string(a, p, m->spans[i]->col));
 }
 
 static void dump_names(FILE *f, const fg_plan *p, const char *what, int n, const int *list)
@@ -194,6 +202,10 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
             at->affine_score ? " (affine in Q.K)" : "");
     fprintf(f, "  score, exp2 domain: %s%s\n", expr_to_string(a, p, at->score_l2),
             at->fold ? " (the scale folds into the exp2 argument)" : "");
+    if (at->tile_fold)
+        fprintf(f, "  score per tile: %s * k%d + %s; on a tile where the term reads one element "
+                   "the scale folds with it as an offset\n",
+                p->tensors[at->s].name, at->tile_fold_const, expr_to_string(a, p, at->score_bias_l2));
     if (at->cond)
         fprintf(f, "  visible: %s; GPU tiles %s\n", expr_to_string(a, p, at->cond),
                 at->mask_skip    ? "classified, fully masked ones skipped"

@@ -97,6 +97,33 @@ static bool is_rescale(kb *c, const fg_correction *k)
            f->args[0]->args[0]->ref == c->mx && is_tensor(f->args[0]->args[1], c->mx);
 }
 
+/* Whether e reads the row or key axis only in the indices of reads of
+ * inputs, and reads one (a table at a clamped distance): such a term can be
+ * one value over a whole tile. */
+static bool rowkey_in_reads_only(kb *c, const fg_expr *e, bool *reads)
+{
+    if (e->kind == E_AXIS)
+        return e->ref != c->ax_m && e->ref != c->ax_n;
+    if (e->kind == E_TENSOR) {
+        *reads = true;
+        return true;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!rowkey_in_reads_only(c, e->args[i], reads))
+            return false;
+    return true;
+}
+
+static bool reads_tensor(const fg_expr *e, int t)
+{
+    if (is_tensor(e, t))
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_tensor(e->args[i], t))
+            return true;
+    return false;
+}
+
 /* Whether a score calls a function (tanh, exp, ...): such scores keep the
  * 4-warp configuration, the 8-warp one measured slower for them. */
 static bool score_calls(const fg_expr *e)
@@ -824,6 +851,37 @@ static void bind_score(kb *c, fg_kattn *at)
         }
     }
     at->score_l2 = score_l2(c, c->score, true);
+    /* qk * c + G or qk * c - G, G free of qk: affine per tile where G is */
+    const fg_expr *e = c->score;
+    for (int side = 0; side < 2 && (e->kind == E_ADD || e->kind == E_SUB); side++) {
+        if (side == 1 && e->kind == E_SUB)
+            break;
+        const fg_expr *g = e->args[1 - side];
+        fold = scaled_qk(c, e->args[side], &is_div);
+        bool reads = false;
+        if (!fold || reads_tensor(g, c->ssum) || !rowkey_in_reads_only(c, g, &reads) || !reads)
+            continue;
+        factors f = {.ok = true};
+        if (fold != e->args[side] && fold->kind != E_TENSOR) {
+            if (is_div)
+                f.den[f.nden++] = fold;
+            else
+                f.num[f.nnum++] = fold;
+        }
+        fg_expr *kc = hoist(c, &f, true, false);
+        if (!kc)
+            continue;
+        at->tile_fold = true;
+        at->tile_fold_const = kc->ref;
+        const fg_expr *bias = g;
+        if (e->kind == E_SUB) {
+            fg_expr *neg = expr_unary(c->a, E_NEG, expr_clone(c->a, g));
+            neg->type = g->type;
+            bias = neg;
+        }
+        at->score_bias_l2 = score_l2(c, bias, true);
+        break;
+    }
 }
 
 /* The tile statements the score comes from (for comments): Q.K^T, the

@@ -38,6 +38,7 @@ typedef struct mask_ctx {
     fg_arena *a;
     const fg_plan *p;
     int row, col;
+    fg_mask *out; /* where span atoms are listed */
 } mask_ctx;
 
 static bool coef_ok(long v)
@@ -260,6 +261,79 @@ static fg_mask_node *opaque_node(const mask_ctx *m, const fg_expr *e, bool negat
     return neg;
 }
 
+static uint32_t expr_axis_bits(const fg_plan *p, const fg_expr *e);
+
+/* An int expression a kernel can evaluate at one row or key: arithmetic of
+ * axes, dims, params and reads of inputs, nothing computed by the plan. */
+static bool span_side_ok(const mask_ctx *m, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH || e->type != T_INT)
+        return false;
+    switch (e->kind) {
+    case E_NUM:
+    case E_DIM:
+    case E_AXIS:
+        return true;
+    case E_PARAM:
+        if (e->nargs != 0)
+            return false;
+        break;
+    case E_TENSOR:
+        if (e->ref < 0 || e->ref >= m->p->ntensors ||
+            m->p->tensors[e->ref].kind != TENSOR_INPUT)
+            return false;
+        break;
+    case E_NEG:
+    case E_ADD:
+    case E_SUB:
+    case E_MUL:
+    case E_DIV:
+        break;
+    case E_CALL:
+        if (e->fn != F_MIN && e->fn != F_MAX && e->fn != F_ABS)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!span_side_ok(m, e->args[i], depth + 1))
+            return false;
+    return true;
+}
+
+/* lhs k rhs as a span atom (row side k' col side), or NULL: both sides int
+ * expressions, one free of col and the other free of row. */
+static fg_mask_node *span_node(const mask_ctx *m, fg_expr_kind k, const fg_expr *lhs,
+                               const fg_expr *rhs, const fg_expr *src)
+{
+    static const fg_expr_kind mirror[] = {
+        [E_LT] = E_GT, [E_LE] = E_GE, [E_GT] = E_LT,
+        [E_GE] = E_LE, [E_EQ] = E_EQ, [E_NE] = E_NE,
+    };
+    fg_mask *out = m->out;
+    if (!out || out->nspans == FG_MAX_SPANS || m->row < 0 || !span_side_ok(m, lhs, 0) ||
+        !span_side_ok(m, rhs, 0))
+        return NULL;
+    uint32_t row = 1u << m->row, col = 1u << m->col;
+    uint32_t lb = expr_axis_bits(m->p, lhs), rb = expr_axis_bits(m->p, rhs);
+    if ((lb & col) && !(lb & row) && !(rb & col)) {
+        const fg_expr *t = lhs;
+        lhs = rhs;
+        rhs = t;
+        k = mirror[k];
+    } else if ((lb & col) || (rb & row)) {
+        return NULL;
+    }
+    fg_mask_node *n = node_new(m->a, MASK_SPAN, src);
+    n->span.cmp = k;
+    n->span.row = lhs;
+    n->span.col = rhs;
+    n->span.id = out->nspans;
+    out->spans[out->nspans++] = &n->span;
+    return n;
+}
+
 /* The tree of cond (of !cond when negate), negations pushed to the atoms. */
 static fg_mask_node *build_node(const mask_ctx *m, const fg_expr *e, bool negate, int depth)
 {
@@ -283,16 +357,15 @@ static fg_mask_node *build_node(const mask_ctx *m, const fg_expr *e, bool negate
     case E_NE: {
         lin_form l, r, diff; /* diff = lhs - rhs */
         memset(&diff, 0, sizeof diff);
+        static const fg_expr_kind opposite[] = {
+            [E_LT] = E_GE, [E_LE] = E_GT, [E_GT] = E_LE,
+            [E_GE] = E_LT, [E_EQ] = E_NE, [E_NE] = E_EQ,
+        };
+        fg_expr_kind k = negate ? opposite[e->kind] : e->kind;
         if (!lin_of(m, e->args[0], &l) || !lin_of(m, e->args[1], &r) ||
-            !lin_axpy(&diff, 1, &l) || !lin_axpy(&diff, -1, &r))
-            return opaque_node(m, e, negate);
-        fg_expr_kind k = e->kind;
-        if (negate) {
-            static const fg_expr_kind opposite[] = {
-                [E_LT] = E_GE, [E_LE] = E_GT, [E_GT] = E_LE,
-                [E_GE] = E_LT, [E_EQ] = E_NE, [E_NE] = E_EQ,
-            };
-            k = opposite[k];
+            !lin_axpy(&diff, 1, &l) || !lin_axpy(&diff, -1, &r)) {
+            fg_mask_node *sp = span_node(m, k, e->args[0], e->args[1], e);
+            return sp ? sp : opaque_node(m, e, negate);
         }
         switch (k) {
         case E_LT: return atom_node(m, &diff, 1, true, e);
@@ -398,7 +471,7 @@ int mask_analyse(fg_arena *a, const fg_plan *p, int row_axis, int col_axis, fg_m
     if (found.len == 0)
         return 0;
 
-    mask_ctx m = {a, p, row_axis, col_axis};
+    mask_ctx m = {a, p, row_axis, col_axis, out};
     const fg_expr *cond = NULL;
     fg_mask_node *root = NULL;
     for (int i = 0; i < found.len; i++) {
@@ -658,6 +731,7 @@ typedef struct emitter {
     void *ctx;
     int ntemps;
     bool plan_syntax; /* --dump=fused: no casts, plan operators */
+    bool spans;       /* span atoms from rlo, rhi, clo, chi (else "maybe") */
 } emitter;
 
 static void emit_put(emitter *em, const char *s)
@@ -737,6 +811,50 @@ static void emit_linear(emitter *em, const fg_mask_atom *at, const char *rv, con
     emit_constant(em, at->c, 0, &first);
 }
 
+/* Span k (row side a in [rlo[k], rhi[k]], col side b in [clo[k], chi[k]])
+ * as t<t>: 2 when a OP b at every pair, 0 at none, else 1. */
+static void emit_span_state(emitter *em, const fg_mask_span *sp, int t)
+{
+    static const char *const op[] = {
+        [E_LT] = "<", [E_LE] = "<=", [E_GT] = ">", [E_GE] = ">=", [E_EQ] = "==", [E_NE] = "!=",
+    };
+    int k = sp->id;
+    emit_fmt(em, "    /* span %d: rows' %s %s keys' %s */\n", k, em->print(em->ctx, sp->row),
+             op[sp->cmp], em->print(em->ctx, sp->col));
+    const char *always, *never;
+    switch (sp->cmp) {
+    case E_LT: /* a < b */
+        always = "rhi[%d] < clo[%d]";
+        never = "rlo[%d] >= chi[%d]";
+        break;
+    case E_LE:
+        always = "rhi[%d] <= clo[%d]";
+        never = "rlo[%d] > chi[%d]";
+        break;
+    case E_GT: /* a > b */
+        always = "rlo[%d] > chi[%d]";
+        never = "rhi[%d] <= clo[%d]";
+        break;
+    case E_GE:
+        always = "rlo[%d] >= chi[%d]";
+        never = "rhi[%d] < clo[%d]";
+        break;
+    default: /* E_EQ, E_NE: disjoint ranges, or one and the same value */
+        emit_fmt(em,
+                 "    int t%d = rhi[%d] < clo[%d] || chi[%d] < rlo[%d] ? 0\n"
+                 "            : rlo[%d] == rhi[%d] && clo[%d] == chi[%d] && rlo[%d] == clo[%d] ? 2 : 1;\n",
+                 t, k, k, k, k, k, k, k, k, k, k);
+        if (sp->cmp == E_NE)
+            emit_fmt(em, "    t%d = 2 - t%d;\n", t, t);
+        return;
+    }
+    emit_fmt(em, "    int t%d = ", t);
+    emit_fmt(em, always, k, k);
+    emit_put(em, " ? 2 : ");
+    emit_fmt(em, never, k, k);
+    emit_put(em, " ? 0 : 1;\n");
+}
+
 static int emit_state_node(emitter *em, const fg_mask_node *n)
 {
     int t, x, y;
@@ -770,6 +888,14 @@ static int emit_state_node(emitter *em, const fg_mask_node *n)
         t = em->ntemps++;
         emit_fmt(em, "    int t%d = 2;\n", t);
         return t;
+    case MASK_SPAN:
+        if (em->spans) {
+            t = em->ntemps++;
+            emit_span_state(em, &n->span, t);
+            return t;
+        }
+        /* without the ranges, maybe */
+        __attribute__((fallthrough));
     default:
         t = em->ntemps++;
         emit_fmt(em, "    int t%d = 1; /* not linear in the tile indices */\n", t);
@@ -777,9 +903,10 @@ static int emit_state_node(emitter *em, const fg_mask_node *n)
     }
 }
 
-char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+static char *emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx,
+                             bool spans)
 {
-    emitter em = {.a = a, .print = print, .ctx = ctx};
+    emitter em = {.a = a, .print = print, .ctx = ctx, .spans = spans};
     emit_put(&em, "    /* 0: no element visible (skip), 1: some (mask), 2: all (no mask) */\n");
     emit_put(&em, "    if (r1 <= r0 || c1 <= c0)\n        return 0;\n");
     if (!m->present || !m->root) {
@@ -789,6 +916,17 @@ char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print
     int t = emit_state_node(&em, m->root);
     emit_fmt(&em, "    return t%d;\n", t);
     return em.s;
+}
+
+char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    return emit_tile_state(a, m, print, ctx, false);
+}
+
+char *mask_emit_tile_state_spans(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
+                                 void *ctx)
+{
+    return emit_tile_state(a, m, print, ctx, true);
 }
 
 static int emit_range_node(emitter *em, const fg_mask_node *n)

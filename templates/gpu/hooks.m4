@@ -56,6 +56,25 @@ fg_cuda_aux_clamp_score[[[]]]m4_dnl
   return fg_cuda_score;
 }
 
+fg_cuda_tile_affine_if([[[m4_dnl
+// The score is qk times a constant plus a term that reads an extra input at
+// the row and key (exp2 domain: fg_cuda_tile_bias_plan).  On a tile where
+// every such read is at one element (a table at a clamped distance past its
+// last entry), the score is qk * *scale + *bias there: the kernel takes the
+// fold's path with an offset.
+constexpr bool plan_score_tile_affine = true;
+__device__ __forceinline__ bool plan_score_tile_bias(int m0, int m1, int n0, int n1, int h, const plan_params& p,
+                                                     float* scale, float* bias) {
+  (void)h;
+fg_cuda_tile_bias[[[]]]m4_dnl
+}
+]]], [[[m4_dnl
+constexpr bool plan_score_tile_affine = false;  // no tile where the score is qk times a constant plus one value
+__device__ __forceinline__ bool plan_score_tile_bias(int, int, int, int, int, const plan_params&, float*, float*) {
+  return false;
+}
+]]])m4_dnl
+
 // The mask (fg_cuda_mask_origin).
 __device__ __forceinline__ bool plan_visible(int i, int j, const plan_params& p) {
   (void)i; (void)j; (void)p;
@@ -117,6 +136,111 @@ fg_cuda_mask_skip_if([[[m4_dnl
   return fg_cuda_masked_if([[[1;  // no tile analysis of the mask: every tile applies it]]], [[[2;]]])
 ]]])m4_dnl
 }
+
+fg_cuda_spans_if([[[m4_dnl
+// The mask's span atoms (masks.c): a value read at the row compared with one
+// read at the key (an extra input's ids), which no closed form bounds.  The
+// kernels that take them compute each side's range over a tile's rows and
+// keys (plan_span_range) and classify the tile from the ranges; the rolling
+// kernel also narrows its key range to the keys some row could see
+// (plan_span_narrow).
+constexpr int plan_nspans = fg_cuda_nspans;
+// Span k's side at row i, key j (in range: 0 <= i < M, 0 <= j < N).
+__device__ __forceinline__ long plan_span_row(int k, int i, int h, const plan_params& p) {
+  (void)h;
+fg_cuda_span_rows[[[]]]m4_dnl
+  return 0;
+}
+__device__ __forceinline__ long plan_span_col(int k, int j, int h, const plan_params& p) {
+  (void)h;
+fg_cuda_span_cols[[[]]]m4_dnl
+  return 0;
+}
+// [lo[k], hi[k]]: span k's row side over rows [x0, x1) (ROW) or its key side
+// over keys [x0, x1); every lane of the warp (wavefront) calls it and gets
+// the whole range; an empty range gives lo > hi.
+template <bool ROW>
+__device__ __forceinline__ void plan_span_range(int x0, int x1, int h, const plan_params& p, long* lo, long* hi) {
+#pragma unroll
+  for (int k = 0; k < plan_nspans; ++k) {
+    lo[k] = 9223372036854775807L;
+    hi[k] = -9223372036854775807L - 1;
+  }
+  for (int x = x0 + plan_lane(); x < x1; x += plan_wave)
+#pragma unroll
+    for (int k = 0; k < plan_nspans; ++k) {
+      const long v = ROW ? plan_span_row(k, x, h, p) : plan_span_col(k, x, h, p);
+      lo[k] = v < lo[k] ? v : lo[k];
+      hi[k] = v > hi[k] ? v : hi[k];
+    }
+  for (int o = plan_wave / 2; o > 0; o >>= 1)
+#pragma unroll
+    for (int k = 0; k < plan_nspans; ++k) {
+      const long l = plan_shfl_xor(lo[k], o), u = plan_shfl_xor(hi[k], o);
+      lo[k] = l < lo[k] ? l : lo[k];
+      hi[k] = u > hi[k] ? u : hi[k];
+    }
+}
+// plan_tile_class, with span k's row side in [rlo[k], rhi[k]] over the rows
+// and its key side in [clo[k], chi[k]] over the keys.
+__device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int n1, const long* rlo,
+                                                     const long* rhi, const long* clo, const long* chi,
+                                                     const plan_params& p) {
+  const long r0 = m0, r1 = m1, c0 = n0, c1 = n1;
+  (void)p;
+  return [&]() -> int {
+fg_cuda_tile_state_spans[[[]]]m4_dnl
+  }();
+}
+// Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to the hull of those
+// keys some row may see: every thread of the block (NT of them) calls it
+// together, outside any branch; it reads each key's span values once.
+template <int NT>
+__device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, int* n_begin, int* n_end) {
+  __shared__ int plan_span_red[NT / plan_wave][2];
+  long rlo[plan_nspans], rhi[plan_nspans];
+  plan_span_range<true>(m0, m1, h, p, rlo, rhi);
+  int first = 2147483647, last = -1;
+#pragma unroll 4
+  for (int j = *n_begin + (int)threadIdx.x; j < *n_end; j += NT) {
+    long v[plan_nspans];
+#pragma unroll
+    for (int k = 0; k < plan_nspans; ++k) v[k] = plan_span_col(k, j, h, p);
+    if (plan_tile_class_spans(m0, m1, j, j + 1, rlo, rhi, v, v, p) != 0) {
+      first = j < first ? j : first;
+      last = j;
+    }
+  }
+  for (int o = plan_wave / 2; o > 0; o >>= 1) {
+    const int f = plan_shfl_xor(first, o), l = plan_shfl_xor(last, o);
+    first = f < first ? f : first;
+    last = l > last ? l : last;
+  }
+  if (plan_lane() == 0) {
+    plan_span_red[threadIdx.x / plan_wave][0] = first;
+    plan_span_red[threadIdx.x / plan_wave][1] = last;
+  }
+  __syncthreads();
+  for (int w = 0; w < NT / plan_wave; ++w) {
+    first = plan_span_red[w][0] < first ? plan_span_red[w][0] : first;
+    last = plan_span_red[w][1] > last ? plan_span_red[w][1] : last;
+  }
+  *n_begin = last < 0 ? 0 : first;
+  *n_end = last < 0 ? 0 : last + 1;
+}
+]]], [[[m4_dnl
+// No span atoms: the tile classes are closed forms.  The kernels call the span
+// hooks only when plan_nspans > 0; these stand in for them.
+constexpr int plan_nspans = 0;
+template <bool ROW>
+__device__ __forceinline__ void plan_span_range(int, int, int, const plan_params&, long*, long*) {}
+__device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int n1, const long*, const long*,
+                                                     const long*, const long*, const plan_params& p) {
+  return plan_tile_class(m0, m1, n0, n1, p);
+}
+template <int NT>
+__device__ __forceinline__ void plan_span_narrow(int, int, int, const plan_params&, int*, int*) {}
+]]])m4_dnl
 
 // fg_cuda_correction_origin.
 // The derived factor fg_cuda_correction_plan, printed in the exp2 domain of the

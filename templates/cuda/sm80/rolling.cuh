@@ -160,6 +160,12 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   plan_key_range(m0, m1, p, &nbeg, &nend);
   nbeg = max(nbeg, 0);
   nend = min(nend, N);
+  // span atoms: the keys some row may see, and the rows' ranges of values
+  long rlo[plan_nspans > 0 ? plan_nspans : 1], rhi[plan_nspans > 0 ? plan_nspans : 1];
+  if constexpr (plan_nspans > 0) {
+    plan_span_narrow<NT>(m0, m1, h, p, &nbeg, &nend);  // the whole CTA
+    plan_span_range<true>(m0, m1, h, p, rlo, rhi);
+  }
   const int t_lo = nbeg / BN;
   const int t_hi = nend > nbeg ? (nend + BN - 1) / BN : t_lo;
 
@@ -406,7 +412,14 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   auto tile_step = [&](Sacc& S, int t, int vslot) {  // softmax + PV of tile t (S holds Q K_t^T)
     const int n0 = t * BN;
     const int n1 = min(n0 + BN, N);
-    int cls = plan_tile_class(m0, m1, n0, n1, p);
+    int cls;
+    if constexpr (plan_nspans > 0) {  // every warp gets the same ranges
+      long clo[plan_nspans], chi[plan_nspans];
+      plan_span_range<false>(n0, n1, h, p, clo, chi);
+      cls = plan_tile_class_spans(m0, m1, n0, n1, rlo, rhi, clo, chi, p);
+    } else {
+      cls = plan_tile_class(m0, m1, n0, n1, p);
+    }
     if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
     if (cls == 2)
       softpv(fa_bool<false>{}, S, vslot, n0);

@@ -113,6 +113,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes
   nbeg = max(nbeg, 0);
   nend = min(nend, N);
+  if constexpr (plan_nspans > 0) plan_span_narrow<C::NT>(m0, m1, h, p, &nbeg, &nend);  // the whole CTA
   const int t_lo = nbeg / BN;
   const int t_hi = nend > nbeg ? (nend + BN - 1) / BN : t_lo;
 
@@ -173,8 +174,13 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // sacc): sacc becomes P, l and m are updated; corr[] receives the
     // correction of each of the thread's two rows, which O takes once the
     // product that is still adding into it has completed.
-    auto softmax = [&](auto masked_tag, int n0, float* corr) {
+    // AFF: the score is qk * asc + aoff on this tile (plan_score_tile_bias),
+    // which takes the fold's path with an offset.
+    auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff) {
       constexpr bool MASKED = decltype(masked_tag)::value;
+      constexpr bool AFF = decltype(aff_tag)::value;
+      (void)asc;
+      (void)aoff;
       const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
       const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
 #pragma unroll
@@ -183,7 +189,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         for (int e = 0; e < 4; ++e) {
           const int i = ibase + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
-          float x = FOLD ? sacc[nb * 4 + e] : plan_score(sacc[nb * 4 + e], i, j, h, p);
+          float x = FOLD || AFF ? sacc[nb * 4 + e] : plan_score(sacc[nb * 4 + e], i, j, h, p);
           if constexpr (MASKED) {
             if (!(j < N && plan_visible(i, j, p))) x = -INFINITY;
           }
@@ -196,7 +202,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(sacc[nb * 4 + 2 * hr], sacc[nb * 4 + 2 * hr + 1]));
         tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
         tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
-        const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : tm);
+        const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
         const float msafe = (mx == -INFINITY) ? 0.f : mx;
         corr[hr] = plan_correction(mrow[hr], msafe);
         mrow[hr] = mx;
@@ -204,8 +210,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
 #pragma unroll
         for (int nb = 0; nb < NB; ++nb) {
           float* x = &sacc[nb * 4 + 2 * hr];
-          const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : x[0] - msafe);
-          const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : x[1] - msafe);
+          const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : AFF ? fmaf(x[0], asc, aoff - msafe) : x[0] - msafe);
+          const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : AFF ? fmaf(x[1], asc, aoff - msafe) : x[1] - msafe);
           x[0] = p0;
           x[1] = p1;
           sum += p0 + p1;
@@ -255,16 +261,43 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc(vs + kk * 2048, BN * 128, 1024), 1);
       fh_wg_commit();
     };
-    // softmax of tile t (S landed in sacc), O's correction, P into pa
-    auto tile_softmax = [&](int t) {
+    // The class of tile t for this group's rows: from the closed forms, and
+    // with span atoms from the ranges of their values over the rows (once)
+    // and the tile's keys (read by each warp before it waits for the tile,
+    // so that the loads' latency hides behind the wait).
+    long rlo[plan_nspans > 0 ? plan_nspans : 1], rhi[plan_nspans > 0 ? plan_nspans : 1];
+    if constexpr (plan_nspans > 0) plan_span_range<true>(r0, r1, h, p, rlo, rhi);
+    auto tile_class = [&](int t) {  // with span atoms only
+      const int n0 = t * BN, n1 = min(n0 + BN, N);
+      int cls = 0;  // a group with no rows (past M): nothing visible
+      if (r0 < r1) {
+        long clo[plan_nspans > 0 ? plan_nspans : 1], chi[plan_nspans > 0 ? plan_nspans : 1];
+        plan_span_range<false>(n0, n1, h, p, clo, chi);
+        cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p);
+      }
+      if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+      return cls;
+    };
+    // softmax of tile t (S landed in sacc), O's correction, P into pa; with
+    // span atoms the class was taken before the tile's wait (cls_early)
+    auto tile_softmax = [&](int t, int cls_early) {
       const int n0 = t * BN;
       int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
       if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+      if constexpr (plan_nspans > 0) cls = cls_early;
       float corr[2];
-      if (cls == 2)
-        softmax(fa_bool<false>{}, n0, corr);
+      float asc = 1.f, aoff = 0.f;
+      bool aff = false;
+      if constexpr (plan_score_tile_affine)
+        aff = r0 < r1 && plan_score_tile_bias(r0, r1, n0, min(n0 + BN, N), h, p, &asc, &aoff);
+      if (aff && cls == 2)
+        softmax(fa_bool<false>{}, fa_bool<true>{}, n0, corr, asc, aoff);
+      else if (aff)
+        softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff);
+      else if (cls == 2)
+        softmax(fa_bool<false>{}, fa_bool<false>{}, n0, corr, asc, aoff);
       else
-        softmax(fa_bool<true>{}, n0, corr);  // partial, or nothing visible here
+        softmax(fa_bool<true>{}, fa_bool<false>{}, n0, corr, asc, aoff);  // partial, or nothing visible here
       return make_float2(corr[0], corr[1]);
     };
     auto rescale_pack = [&](float2 corr) {
@@ -287,6 +320,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     fh_bar_wait(q_full, 0);
     if (t_lo < t_hi) {
       // the first tile: S, softmax, P
+      const int cls0 = plan_nspans > 0 ? tile_class(t_lo) : 0;
       fh_bar_wait(k_full(0), 0);
       take_turn();
       fh_wg_fence();
@@ -295,12 +329,13 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       fh_wg_wait<0>();
       fh_pin<NS>(sacc);
       release(k_empty(0));
-      rescale_pack(tile_softmax(t_lo));
+      rescale_pack(tile_softmax(t_lo, cls0));
       int s_prev = 0;
       unsigned ph_prev = 0;
       for (int t = t_lo + 1, it = 1; t < t_hi; ++t, ++it) {
         const int s = it % STAGES;
         const unsigned ph = (unsigned)((it / STAGES) & 1);
+        const int cls = plan_nspans > 0 ? tile_class(t) : 0;
         fh_bar_wait(k_full(s), ph);
         fh_bar_wait(v_full(s_prev), ph_prev);
         fh_pin<NO>(o);
@@ -312,7 +347,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         fh_wg_wait<1>();  // S has landed; P V may still run
         fh_pin<NS>(sacc);
         release(k_empty(s));
-        const float2 corr = tile_softmax(t);
+        const float2 corr = tile_softmax(t, cls);
         fh_wg_wait<0>();
         fh_pin<NO>(o);
         fh_pin_u32<BN / 4>(&pa[0][0]);  // the product read pa until here

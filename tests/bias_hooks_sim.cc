@@ -1,0 +1,88 @@
+// bias_hooks_sim.cc - the tile-affine score hook of one generated CUDA source
+// (a score qk * scale + a table read at a clamped distance, as relbias), run
+// on the host: wherever plan_score_tile_bias says a tile's score is
+// qk * scale + bias, plan_score must give that value at every element of the
+// tile, on random sizes, tiles, tables and qk.  Built and run by
+// tests/cuda-hooks.sh, which extracts the hooks into hooks.h and the fields
+// to fill into sim_aux.h (SIM_AUX: extra inputs, SIM_DIMS: the plan's other
+// dims, SIM_CONSTS: the hoisted constants, one value for all: they are the
+// same expression of the params there).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#define __device__
+#define __forceinline__ inline
+enum { FG_F32 = 1, FG_BF16 = 2, FG_F16 = 3 };
+static float __uint_as_float(unsigned u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static int min(int a, int b) { return a < b ? a : b; }
+static int max(int a, int b) { return a > b ? a : b; }
+static long min(long a, long b) { return a < b ? a : b; }
+static long max(long a, long b) { return a > b ? a : b; }
+using std::isinf;
+
+#include "hooks.h"
+#include "sim_aux.h"
+
+static float sim_vals[1 << 14];
+
+int main()
+{
+    srand(777);
+    for (unsigned i = 0; i < sizeof sim_vals / sizeof sim_vals[0]; i++)
+        sim_vals[i] = (float)(rand() % 2001 - 1000) / 256.f;
+    long bad = 0, tiles = 0, affine = 0;
+    for (int it = 0; it < 400; it++) {
+        plan_params p;
+        memset(&p, 0, sizeof p);
+        p.M = 1 + rand() % 300;
+        p.N = p.M + rand() % 300;
+        p.off = p.N - p.M;
+#define SIM_DIM(f) p.f = 1 + rand() % 80;
+        SIM_DIMS(SIM_DIM)
+        const float sc = 0.0625f * (1 + rand() % 4);
+#define SIM_CONST(f) p.f = sc;
+        SIM_CONSTS(SIM_CONST)
+#define SIM_SET(f)                                                                       \
+    p.f##_ = sim_vals;                                                                   \
+    p.f##_dt_ = FG_F32;                                                                  \
+    for (unsigned k = 0; k < sizeof p.f##_s_ / sizeof p.f##_s_[0]; k++) p.f##_s_[k] = 1; \
+    p.f##_o_ = 0;
+        SIM_AUX(SIM_SET)
+        const int h = 0;
+        const int r0 = rand() % p.M;
+        const int r1 = r0 + 1 + rand() % 128 > p.M ? p.M : r0 + 1 + rand() % 128;
+        for (int n0 = 0; n0 < p.N; n0 += 64) {
+            const int n1 = n0 + 64 < p.N ? n0 + 64 : p.N;
+            float scale = 0.f, bias = 0.f;
+            tiles++;
+            if (!plan_score_tile_bias(r0, r1, n0, n1, h, p, &scale, &bias))
+                continue;
+            affine++;
+            for (int i = r0; i < r1; i++)
+                for (int j = n0; j < n1; j++) {
+                    const float qk = (float)(rand() % 2001 - 1000) / 64.f;
+                    const float want = plan_score(qk, i, j, h, p);
+                    const float got = std::fma(qk, scale, bias);
+                    if (std::fabs(want - got) > 1e-4f * (1.f + std::fabs(want))) {
+                        if (bad++ < 5)
+                            printf("M %d N %d rows [%d, %d) keys [%d, %d) at (%d, %d): score %g, "
+                                   "tile form %g\n",
+                                   p.M, p.N, r0, r1, n0, n1, i, j, want, got);
+                    }
+                }
+        }
+    }
+    printf("%ld tiles, %ld of them affine, %ld disagreements\n", tiles, affine, bad);
+    if (affine == 0 || affine == tiles) {
+        printf("FAIL: the tile-affine path is never (or always) taken\n");
+        return 1;
+    }
+    return bad != 0;
+}

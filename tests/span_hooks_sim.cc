@@ -1,0 +1,113 @@
+// span_hooks_sim.cc - the span hooks of one generated CUDA source (a mask that
+// compares an extra input read at the row with one read at the key, as
+// docmask's document ids), run on the host: plan_tile_class_spans, given the
+// ranges of each span's sides over a tile, must agree with plan_visible
+// element by element (0: nothing visible, 2: everything, 1 always allowed),
+// on random sizes, tiles, and ids (sorted runs, as packed documents, and
+// unsorted small values).  A one-key tile is the test plan_span_narrow makes
+// of each key.  Built and run by tests/cuda-hooks.sh, which extracts the
+// hooks into hooks.h and the extra inputs' fields into sim_aux.h.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#define __device__
+#define __forceinline__ inline
+enum { FG_F32 = 1, FG_BF16 = 2, FG_F16 = 3 };  // only named by the loads
+static float __uint_as_float(unsigned u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static int min(int a, int b) { return a < b ? a : b; }
+static int max(int a, int b) { return a > b ? a : b; }
+
+#include "hooks.h"
+#include "sim_aux.h"  // SIM_AUX(X): X(field) per extra input
+
+static int sim_ids[1 << 14];
+
+static void fill_ids(int kind)
+{
+    const int n = (int)(sizeof sim_ids / sizeof sim_ids[0]);
+    if (kind == 0) {  // packed documents: runs of 1 to 200 keys
+        int id = rand() % 5, left = 1 + rand() % 200;
+        for (int i = 0; i < n; i++) {
+            if (left-- == 0) {
+                id += 1 + rand() % 2;
+                left = rand() % 200;
+            }
+            sim_ids[i] = id;
+        }
+    } else {  // unsorted small ids
+        for (int i = 0; i < n; i++) sim_ids[i] = rand() % 3;
+    }
+}
+
+int main()
+{
+    srand(4242);
+    long bad = 0, tiles = 0, count[3] = {0, 0, 0};
+    for (int it = 0; it < 400; it++) {
+        plan_params p;
+        memset(&p, 0, sizeof p);
+        p.M = 1 + rand() % 300;
+        p.N = p.M + rand() % 300;
+        p.off = p.N - p.M;
+#define SIM_SET(f)                                                                       \
+    p.f##_ = sim_ids;                                                                    \
+    for (unsigned k = 0; k < sizeof p.f##_s_ / sizeof p.f##_s_[0]; k++) p.f##_s_[k] = 1; \
+    p.f##_o_ = 0;
+        SIM_AUX(SIM_SET)
+        fill_ids(it % 2);
+        const int h = 0;
+        const int r0 = rand() % p.M;
+        const int r1 = r0 + 1 + rand() % 128 > p.M ? p.M : r0 + 1 + rand() % 128;
+        long rlo[plan_nspans], rhi[plan_nspans];
+        for (int k = 0; k < plan_nspans; k++) {
+            rlo[k] = rhi[k] = plan_span_row(k, r0, h, p);
+            for (int i = r0; i < r1; i++) {
+                const long v = plan_span_row(k, i, h, p);
+                rlo[k] = v < rlo[k] ? v : rlo[k];
+                rhi[k] = v > rhi[k] ? v : rhi[k];
+            }
+        }
+        const int width = it % 3 == 0 ? 1 : 64;  // 1: the narrowing's test of one key
+        for (int n0 = 0; n0 < p.N; n0 += width) {
+            const int n1 = n0 + width < p.N ? n0 + width : p.N;
+            long clo[plan_nspans], chi[plan_nspans];
+            for (int k = 0; k < plan_nspans; k++) {
+                clo[k] = chi[k] = plan_span_col(k, n0, h, p);
+                for (int j = n0; j < n1; j++) {
+                    const long v = plan_span_col(k, j, h, p);
+                    clo[k] = v < clo[k] ? v : clo[k];
+                    chi[k] = v > chi[k] ? v : chi[k];
+                }
+            }
+            int vis = 0, all = 0;
+            for (int i = r0; i < r1; i++)
+                for (int j = n0; j < n1; j++) {
+                    all++;
+                    vis += plan_visible(i, j, p) ? 1 : 0;
+                }
+            const int want = vis == 0 ? 0 : vis == all ? 2 : 1;
+            const int cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p);
+            tiles++;
+            count[cls < 0 || cls > 2 ? 1 : cls]++;
+            if (cls != want && cls != 1) {
+                if (bad++ < 5)
+                    printf("M %d N %d rows [%d, %d) keys [%d, %d): class %d, visible %d of %d\n", p.M,
+                           p.N, r0, r1, n0, n1, cls, vis, all);
+            }
+        }
+    }
+    printf("%ld tiles by spans (%ld skipped, %ld masked, %ld full), %ld disagreements\n", tiles,
+           count[0], count[1], count[2], bad);
+    // a classifier that said "maybe" everywhere would agree: it must not
+    if (count[0] == 0 || count[2] == 0) {
+        printf("FAIL: the span classes never skip or never drop the mask\n");
+        return 1;
+    }
+    return bad != 0;
+}
