@@ -7,25 +7,10 @@
 // to fill into sim_aux.h (SIM_AUX: extra inputs, SIM_DIMS: the plan's other
 // dims, SIM_CONSTS: the hoisted constants, one value for all: they are the
 // same expression of the params there).
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
-#define __device__
-#define __forceinline__ inline
-enum { FG_F32 = 1, FG_BF16 = 2, FG_F16 = 3 };
-static float __uint_as_float(unsigned u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-static int min(int a, int b) { return a < b ? a : b; }
-static int max(int a, int b) { return a > b ? a : b; }
-static long min(long a, long b) { return a < b ? a : b; }
-static long max(long a, long b) { return a > b ? a : b; }
-using std::isinf;
+#include "sim_device.h"
 
 #include "hooks.h"
 #include "sim_aux.h"

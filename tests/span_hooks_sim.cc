@@ -9,19 +9,8 @@
 // hooks into hooks.h and the extra inputs' fields into sim_aux.h.
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
-#define __device__
-#define __forceinline__ inline
-enum { FG_F32 = 1, FG_BF16 = 2, FG_F16 = 3 };  // only named by the loads
-static float __uint_as_float(unsigned u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-static int min(int a, int b) { return a < b ? a : b; }
-static int max(int a, int b) { return a > b ? a : b; }
+#include "sim_device.h"
 
 #include "hooks.h"
 #include "sim_aux.h"  // SIM_AUX(X): X(field) per extra input

@@ -62,14 +62,14 @@ fg_cuda_tile_affine_if([[[m4_dnl
 // every such read is at one element (a table at a clamped distance past its
 // last entry), the score is qk * *scale + *bias there: the kernel takes the
 // fold's path with an offset.
-constexpr bool plan_score_tile_affine = true;
+__attribute__((unused)) constexpr bool plan_score_tile_affine = true;
 __device__ __forceinline__ bool plan_score_tile_bias(int m0, int m1, int n0, int n1, int h, const plan_params& p,
                                                      float* scale, float* bias) {
   (void)h;
 fg_cuda_tile_bias[[[]]]m4_dnl
 }
 ]]], [[[m4_dnl
-constexpr bool plan_score_tile_affine = false;  // no tile where the score is qk times a constant plus one value
+__attribute__((unused)) constexpr bool plan_score_tile_affine = false;  // no tile where the score is qk times a constant plus one value
 __device__ __forceinline__ bool plan_score_tile_bias(int, int, int, int, int, const plan_params&, float*, float*) {
   return false;
 }
@@ -144,7 +144,7 @@ fg_cuda_spans_if([[[m4_dnl
 // keys (plan_span_range) and classify the tile from the ranges; the rolling
 // kernel also narrows its key range to the keys some row could see
 // (plan_span_narrow).
-constexpr int plan_nspans = fg_cuda_nspans;
+__attribute__((unused)) constexpr int plan_nspans = fg_cuda_nspans;
 // Span k's side at row i, key j (in range: 0 <= i < M, 0 <= j < N).
 __device__ __forceinline__ long plan_span_row(int k, int i, int h, const plan_params& p) {
   (void)h;
@@ -173,6 +173,39 @@ __device__ __forceinline__ void plan_span_range(int x0, int x1, int h, const pla
       lo[k] = v < lo[k] ? v : lo[k];
       hi[k] = v > hi[k] ? v : hi[k];
     }
+  for (int o = plan_wave / 2; o > 0; o >>= 1)
+#pragma unroll
+    for (int k = 0; k < plan_nspans; ++k) {
+      const long l = plan_shfl_xor(lo[k], o), u = plan_shfl_xor(hi[k], o);
+      lo[k] = l < lo[k] ? l : lo[k];
+      hi[k] = u > hi[k] ? u : hi[k];
+    }
+}
+// The same for keys [n0, n1) (n0 < n1) in two halves: plan_span_load reads
+// the PER values of each span this lane takes (keys n0 + lane + w * plan_wave;
+// past n1 the value at n0 again), plan_span_fold reduces them; between the
+// two the loads' latency can hide behind other work.
+template <int PER>
+__device__ __forceinline__ void plan_span_load(int n0, int n1, int h, const plan_params& p, long (*v)[PER]) {
+#pragma unroll
+  for (int k = 0; k < plan_nspans; ++k)
+#pragma unroll
+    for (int w = 0; w < PER; ++w) {
+      const int x = n0 + plan_lane() + w * plan_wave;
+      v[k][w] = plan_span_col(k, x < n1 ? x : n0, h, p);
+    }
+}
+template <int PER>
+__device__ __forceinline__ void plan_span_fold(const long (*v)[PER], long* lo, long* hi) {
+#pragma unroll
+  for (int k = 0; k < plan_nspans; ++k) {
+    lo[k] = hi[k] = v[k][0];
+#pragma unroll
+    for (int w = 1; w < PER; ++w) {
+      lo[k] = v[k][w] < lo[k] ? v[k][w] : lo[k];
+      hi[k] = v[k][w] > hi[k] ? v[k][w] : hi[k];
+    }
+  }
   for (int o = plan_wave / 2; o > 0; o >>= 1)
 #pragma unroll
     for (int k = 0; k < plan_nspans; ++k) {
@@ -231,9 +264,13 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, in
 ]]], [[[m4_dnl
 // No span atoms: the tile classes are closed forms.  The kernels call the span
 // hooks only when plan_nspans > 0; these stand in for them.
-constexpr int plan_nspans = 0;
+__attribute__((unused)) constexpr int plan_nspans = 0;
 template <bool ROW>
 __device__ __forceinline__ void plan_span_range(int, int, int, const plan_params&, long*, long*) {}
+template <int PER>
+__device__ __forceinline__ void plan_span_load(int, int, int, const plan_params&, long (*)[PER]) {}
+template <int PER>
+__device__ __forceinline__ void plan_span_fold(const long (*)[PER], long*, long*) {}
 __device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int n1, const long*, const long*,
                                                      const long*, const long*, const plan_params& p) {
   return plan_tile_class(m0, m1, n0, n1, p);

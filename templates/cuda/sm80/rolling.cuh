@@ -132,6 +132,14 @@ __device__ __forceinline__ void fa_cta_coords(int* mblk, int* h, int* b) {
   }
 }
 
+// The rows' ranges of the span atoms' values (K lows, then K highs), one
+// copy per CTA: instantiated only for plans with span atoms.
+template <int K>
+__device__ __forceinline__ long* fa_span_rows() {
+  __shared__ long rows[2 * K];
+  return rows;
+}
+
 template <typename T, class C>
 __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __grid_constant__ fa_args a) {
   constexpr int D = C::D, BM = C::BM, BN = C::BN, NT = C::NT, MT = C::MT, SROW = C::SROW, CH = C::CH;
@@ -161,10 +169,17 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   nbeg = max(nbeg, 0);
   nend = min(nend, N);
   // span atoms: the keys some row may see, and the rows' ranges of values
-  long rlo[plan_nspans > 0 ? plan_nspans : 1], rhi[plan_nspans > 0 ? plan_nspans : 1];
+  // (kept in shared memory: registers are this kernel's bound; the main
+  // loop's first barrier publishes them)
   if constexpr (plan_nspans > 0) {
     plan_span_narrow<NT>(m0, m1, h, p, &nbeg, &nend);  // the whole CTA
+    long rlo[plan_nspans], rhi[plan_nspans];
     plan_span_range<true>(m0, m1, h, p, rlo, rhi);
+    if (threadIdx.x == 0)
+      for (int k = 0; k < plan_nspans; ++k) {
+        fa_span_rows<plan_nspans>()[k] = rlo[k];
+        fa_span_rows<plan_nspans>()[plan_nspans + k] = rhi[k];
+      }
   }
   const int t_lo = nbeg / BN;
   const int t_hi = nend > nbeg ? (nend + BN - 1) / BN : t_lo;
@@ -409,17 +424,27 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
     }
   };
 
-  auto tile_step = [&](Sacc& S, int t, int vslot) {  // softmax + PV of tile t (S holds Q K_t^T)
-    const int n0 = t * BN;
-    const int n1 = min(n0 + BN, N);
-    int cls;
-    if constexpr (plan_nspans > 0) {  // every warp gets the same ranges
+  // With span atoms, the class of tile t from the ranges of their values,
+  // taken before Q K_t^T while S holds nothing (registers are this kernel's
+  // bound); every warp gets the same ranges.
+  auto span_class = [&](int t) {
+    int cls = 1;
+    if constexpr (plan_nspans > 0) {
+      const int n0 = t * BN;
+      const int n1 = min(n0 + BN, N);
       long clo[plan_nspans], chi[plan_nspans];
       plan_span_range<false>(n0, n1, h, p, clo, chi);
-      cls = plan_tile_class_spans(m0, m1, n0, n1, rlo, rhi, clo, chi, p);
-    } else {
-      cls = plan_tile_class(m0, m1, n0, n1, p);
+      const long* rs = fa_span_rows<plan_nspans>();
+      cls = plan_tile_class_spans(m0, m1, n0, n1, rs, rs + plan_nspans, clo, chi, p);
     }
+    return cls;
+  };
+  // softmax + PV of tile t (S holds Q K_t^T); cls_spans: span_class(t)
+  auto tile_step = [&](Sacc& S, int t, int vslot, int cls_spans) {
+    const int n0 = t * BN;
+    const int n1 = min(n0 + BN, N);
+    int cls = plan_tile_class(m0, m1, n0, n1, p);
+    if constexpr (plan_nspans > 0) cls = cls_spans;
     if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
     if (cls == 2)
       softpv(fa_bool<false>{}, S, vslot, n0);
@@ -438,9 +463,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
       fa_cp_async_commit();
     }
     const int slot = it % STAGES;
+    int cls_spans = 0;
+    if constexpr (plan_nspans > 0) cls_spans = span_class(t);
     Sacc S;
     qk(S, slot);
-    tile_step(S, t, slot);
+    tile_step(S, t, slot, cls_spans);
   }
   fa_cp_async_wait<0>();
 

@@ -263,33 +263,49 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     };
     // The class of tile t for this group's rows: from the closed forms, and
     // with span atoms from the ranges of their values over the rows (once)
-    // and the tile's keys (read by each warp before it waits for the tile,
-    // so that the loads' latency hides behind the wait).
-    long rlo[plan_nspans > 0 ? plan_nspans : 1], rhi[plan_nspans > 0 ? plan_nspans : 1];
+    // and the tile's keys (read by each warp one tile ahead, so that the
+    // loads' latency hides behind a tile's work).
+    constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = BN / 32;
+    long rlo[SK], rhi[SK];
+    long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
     if constexpr (plan_nspans > 0) plan_span_range<true>(r0, r1, h, p, rlo, rhi);
-    auto tile_class = [&](int t) {  // with span atoms only
+    auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
+      if (t < t_hi) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+    };
+    auto tile_class = [&](int t) {  // with span atoms only, tile t's values in sv
       const int n0 = t * BN, n1 = min(n0 + BN, N);
-      int cls = 0;  // a group with no rows (past M): nothing visible
-      if (r0 < r1) {
-        long clo[plan_nspans > 0 ? plan_nspans : 1], chi[plan_nspans > 0 ? plan_nspans : 1];
-        plan_span_range<false>(n0, n1, h, p, clo, chi);
-        cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p);
-      }
+      long clo[SK], chi[SK];
+      plan_span_fold<SPER>(sv, clo, chi);
+      // a group with no rows (past M) sees nothing
+      int cls = r0 < r1 ? plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p) : 0;
       if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
       return cls;
     };
+    // The tile-affine score (plan_score_tile_bias) of tile t: whether it
+    // holds, its scale and offset; taken one tile ahead, as the span values,
+    // since the offset is a load.
+    struct tile_aff {
+      bool on;
+      float sc, off;
+    };
+    auto affine_of = [&](int t) {
+      tile_aff r = {false, 1.f, 0.f};
+      if constexpr (plan_score_tile_affine)
+        r.on = t < t_hi && r0 < r1 && plan_score_tile_bias(r0, r1, t * BN, min(t * BN + BN, N), h, p, &r.sc, &r.off);
+      return r;
+    };
+    tile_aff aff_next = affine_of(t_lo);
     // softmax of tile t (S landed in sacc), O's correction, P into pa; with
-    // span atoms the class was taken before the tile's wait (cls_early)
-    auto tile_softmax = [&](int t, int cls_early) {
+    // span atoms the class was taken before the tile's wait (cls_early), and
+    // af is the tile's affine form
+    auto tile_softmax = [&](int t, int cls_early, tile_aff af) {
       const int n0 = t * BN;
       int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
       if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
       if constexpr (plan_nspans > 0) cls = cls_early;
       float corr[2];
-      float asc = 1.f, aoff = 0.f;
-      bool aff = false;
-      if constexpr (plan_score_tile_affine)
-        aff = r0 < r1 && plan_score_tile_bias(r0, r1, n0, min(n0 + BN, N), h, p, &asc, &aoff);
+      const bool aff = plan_score_tile_affine && af.on;
+      const float asc = af.sc, aoff = af.off;
       if (aff && cls == 2)
         softmax(fa_bool<false>{}, fa_bool<true>{}, n0, corr, asc, aoff);
       else if (aff)
@@ -320,7 +336,12 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     fh_bar_wait(q_full, 0);
     if (t_lo < t_hi) {
       // the first tile: S, softmax, P
-      const int cls0 = plan_nspans > 0 ? tile_class(t_lo) : 0;
+      int cls0 = 0;
+      if constexpr (plan_nspans > 0) {
+        span_load(t_lo);
+        cls0 = tile_class(t_lo);
+        span_load(t_lo + 1);
+      }
       fh_bar_wait(k_full(0), 0);
       take_turn();
       fh_wg_fence();
@@ -329,13 +350,21 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       fh_wg_wait<0>();
       fh_pin<NS>(sacc);
       release(k_empty(0));
-      rescale_pack(tile_softmax(t_lo, cls0));
+      tile_aff aff_cur = aff_next;
+      if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
+      rescale_pack(tile_softmax(t_lo, cls0, aff_cur));
       int s_prev = 0;
       unsigned ph_prev = 0;
       for (int t = t_lo + 1, it = 1; t < t_hi; ++t, ++it) {
         const int s = it % STAGES;
         const unsigned ph = (unsigned)((it / STAGES) & 1);
-        const int cls = plan_nspans > 0 ? tile_class(t) : 0;
+        int cls = 0;
+        if constexpr (plan_nspans > 0) {
+          cls = tile_class(t);  // its values were read during the previous tile
+          span_load(t + 1);
+        }
+        const tile_aff aff_t = aff_next;
+        if constexpr (plan_score_tile_affine) aff_next = affine_of(t + 1);
         fh_bar_wait(k_full(s), ph);
         fh_bar_wait(v_full(s_prev), ph_prev);
         fh_pin<NO>(o);
@@ -347,7 +376,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         fh_wg_wait<1>();  // S has landed; P V may still run
         fh_pin<NS>(sacc);
         release(k_empty(s));
-        const float2 corr = tile_softmax(t, cls);
+        const float2 corr = tile_softmax(t, cls, aff_t);
         fh_wg_wait<0>();
         fh_pin<NO>(o);
         fh_pin_u32<BN / 4>(&pa[0][0]);  // the product read pa until here
