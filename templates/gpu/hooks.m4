@@ -227,34 +227,60 @@ fg_cuda_tile_state_spans[[[]]]m4_dnl
 }
 // Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to the hull of those
 // keys some row may see: every thread of the block (NT of them) calls it
-// together, outside any branch; it reads each key's span values once.
+// together, outside any branch.  Each warp takes chunks of plan_wave * 4
+// keys, classifies each chunk from its values' range, and tests the keys
+// one by one only in its first and last chunk that some row may see (a
+// chunk whose keys all fail that test keeps its bound: the hull may be
+// wider than the keys seen, never narrower).
 template <int NT>
 __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, int* n_begin, int* n_end) {
-  __shared__ int plan_span_red[NT / plan_wave][2];
+  constexpr int NW = NT / plan_wave, PER = 4, CH = plan_wave * PER;
+  __shared__ int plan_span_red[NW][2];
   long rlo[plan_nspans], rhi[plan_nspans];
   plan_span_range<true>(m0, m1, h, p, rlo, rhi);
-  int first = 2147483647, last = -1;
-#pragma unroll 4
-  for (int j = *n_begin + (int)threadIdx.x; j < *n_end; j += NT) {
-    long v[plan_nspans];
-#pragma unroll
-    for (int k = 0; k < plan_nspans; ++k) v[k] = plan_span_col(k, j, h, p);
-    if (plan_tile_class_spans(m0, m1, j, j + 1, rlo, rhi, v, v, p) != 0) {
-      first = j < first ? j : first;
-      last = j;
+  const int ne = *n_end;
+  int cf = -1, cl = -1;  // this warp's first and last chunk some row may see
+  for (int c0 = *n_begin + (int)(threadIdx.x / plan_wave) * CH; c0 < ne; c0 += NW * CH) {
+    const int c1 = c0 + CH < ne ? c0 + CH : ne;
+    long v[plan_nspans][PER], lo[plan_nspans], hi[plan_nspans];
+    plan_span_load<PER>(c0, c1, h, p, v);
+    plan_span_fold<PER>(v, lo, hi);
+    if (plan_tile_class_spans(m0, m1, c0, c1, rlo, rhi, lo, hi, p) != 0) {
+      cf = cf < 0 ? c0 : cf;
+      cl = c0;
     }
   }
-  for (int o = plan_wave / 2; o > 0; o >>= 1) {
-    const int f = plan_shfl_xor(first, o), l = plan_shfl_xor(last, o);
-    first = f < first ? f : first;
-    last = l > last ? l : last;
+  int first = 2147483647, last = -1;
+  if (cf >= 0) {
+    first = cf;
+    last = (cl + CH < ne ? cl + CH : ne) - 1;
+    for (int side = 0; side < 2; ++side) {  // the key bounds inside those two chunks
+      const int c0 = side ? cl : cf, c1 = c0 + CH < ne ? c0 + CH : ne;
+      int lo_j = 2147483647, hi_j = -1;
+      for (int j = c0 + plan_lane(); j < c1; j += plan_wave) {
+        long v[plan_nspans];
+#pragma unroll
+        for (int k = 0; k < plan_nspans; ++k) v[k] = plan_span_col(k, j, h, p);
+        if (plan_tile_class_spans(m0, m1, j, j + 1, rlo, rhi, v, v, p) != 0) {
+          lo_j = j < lo_j ? j : lo_j;
+          hi_j = j;
+        }
+      }
+      for (int o = plan_wave / 2; o > 0; o >>= 1) {
+        const int a = plan_shfl_xor(lo_j, o), b = plan_shfl_xor(hi_j, o);
+        lo_j = a < lo_j ? a : lo_j;
+        hi_j = b > hi_j ? b : hi_j;
+      }
+      if (hi_j >= 0 && side == 0) first = lo_j;
+      if (hi_j >= 0 && side == 1) last = hi_j;
+    }
   }
   if (plan_lane() == 0) {
     plan_span_red[threadIdx.x / plan_wave][0] = first;
     plan_span_red[threadIdx.x / plan_wave][1] = last;
   }
   __syncthreads();
-  for (int w = 0; w < NT / plan_wave; ++w) {
+  for (int w = 0; w < NW; ++w) {
     first = plan_span_red[w][0] < first ? plan_span_red[w][0] : first;
     last = plan_span_red[w][1] > last ? plan_span_red[w][1] : last;
   }
