@@ -623,7 +623,7 @@ typedef char *(*fg_mask_print_fn)(void *ctx, const fg_expr *e);
 char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
 /* The same, deciding the span atoms from their sides' ranges over the tile:
  * span k's row side lies in [rlo[k], rhi[k]] and its col side in
- * [clo[k], chi[k]] (arrays of long long named so by the caller). */
+ * [clo[k], chi[k]] (arrays of long named so by the caller). */
 char *mask_emit_tile_state_spans(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
                                  void *ctx);
 /* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to

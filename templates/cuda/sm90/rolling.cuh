@@ -2,8 +2,9 @@
 // part 2 of 2: the rolling-form kernel (one CTA walks the key tiles of its
 // query rows), fh_attn_fwd_kernel<T, fh_cfg<...>>, filled by the same plan
 // hooks as the sm_80 family (plan_score, plan_visible, plan_tile_class,
-// plan_key_range, plan_correction, plan_out_scale, plan_lse), which
-// cuda/attention.m4 places before it.
+// plan_key_range, plan_correction, plan_out_scale, plan_lse; with span atoms
+// plan_span_* and plan_tile_class_spans, with a tile-affine score
+// plan_score_tile_bias), which cuda/attention.m4 places before it.
 //
 // Design (FlashAttention-3 style), one CTA of three warpgroups per 128 query
 // rows of one (batch, head):
@@ -24,7 +25,11 @@
 //   PINGPONG the two groups also take turns issuing (named barriers).
 // - tile classes from the hooks: fully masked tiles (per consumer group) are
 //   not computed, fully visible ones run the mask-free step, partial ones and
-//   the ragged last tile the masked step; the key range bounds the loads.
+//   the ragged last tile the masked step; the key range bounds the loads.  A
+//   mask that compares ids read at the row and the key (span atoms) narrows
+//   the key range once per CTA and classifies each tile from the ids' ranges,
+//   read one tile ahead; a tile where the score is qk times a constant plus
+//   one value (plan_score_tile_bias) takes the fold's path with an offset.
 // - epilogue: O / l (plan_out_scale), LSE (plan_lse), O staged through the
 //   group's own rows of the Q tile in the same swizzled layout (conflict
 //   free) and written with 16-byte stores; rows past M and columns past the
