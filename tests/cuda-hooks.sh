@@ -13,6 +13,46 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cuda-hooks.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0
 fail=0
+
+# aux_hooks CU DIR FUNCS: the hooks of CU that read extra inputs, for a host
+# simulation: plan_params, plan_nspans, the loads and the functions FUNCS
+# (an awk alternation) into DIR/hooks.h, and the fields to fill into
+# DIR/sim_aux.h (SIM_AUX: extra inputs, SIM_DIMS: other dims, SIM_CONSTS:
+# hoisted constants).
+aux_hooks() {
+    mkdir -p "$2"
+    {
+        awk '/^struct plan_params \{/,/^\};/' "$1"
+        grep 'constexpr int plan_nspans' "$1"
+        awk -v f="$3" '$0 ~ "^__device__ __forceinline__ [a-z ]+ (plan_half_bits|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|" f ")\\(" { on = 1 }
+                       on { print } on && /^}/ { on = 0 }' "$1"
+    } > "$2/hooks.h"
+    for m in 'SIM_AUX:s/^    const void \*\([A-Za-z0-9_]*\)_; .*/X(\1)/p' \
+             'SIM_DIMS:s/^    int \([A-Za-z0-9_]*\); \/\* dim .*/X(\1)/p' \
+             'SIM_CONSTS:s/^    float \(c[0-9]*_\); .*/X(\1)/p'; do
+        printf '#define %s(X) %s\n' "${m%%:*}" "$(sed -n "${m#*:}" "$2/hooks.h" | tr '\n' ' ')"
+    done > "$2/sim_aux.h"
+}
+
+# run_sim DIR SIM LABEL: builds tests/SIM.cc against DIR's hooks and runs it;
+# fails the test (and returns 1) on a compile error or a disagreement.
+run_sim() {
+    if ! $cxx -std=c++14 -O1 -I"$1" -I"$srcdir/tests" -o "$1/sim" "$srcdir/tests/$2.cc"; then
+        echo "FAIL: $3: the hooks do not compile on the host ($2)"
+        fail=1
+        return 1
+    fi
+    if "$1/sim" > "$1/out"; then
+        echo "$3: $(cat "$1/out")"
+        n=$((n + 1))
+        return 0
+    fi
+    echo "FAIL: $3 ($2):"
+    cat "$1/out"
+    fail=1
+    return 1
+}
+
 spans=0 # sources whose span hooks ran (docmask), and whose tile-affine score ran (relbias)
 biases=0
 for cu in "$srcdir"/generated/*_cuda.cu; do
@@ -20,36 +60,11 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
     name=$(basename "$cu" .cu)
     if grep -q 'constexpr bool plan_score_tile_affine = true' "$cu"; then
         # the score's tile-affine form (relbias): tables on host arrays
-        mkdir -p "$tmp/b"
-        {
-            awk '/^struct plan_params \{/,/^\};/' "$cu"
-            awk '/^__device__ __forceinline__ [a-z ]+ (plan_half_bits|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|plan_score|plan_score_tile_bias)\(/ { on = 1 }
-                 on { print } on && /^}/ { on = 0 }' "$cu"
-        } > "$tmp/b/hooks.h"
-        {
-            sed -n 's/^    const void \*\([A-Za-z0-9_]*\)_; .*/X(\1)/p' "$tmp/b/hooks.h" |
-                tr '\n' ' ' | sed 's/^/#define SIM_AUX(X) /'
-            echo
-            sed -n 's/^    int \([A-Za-z0-9_]*\); \/\* dim .*/X(\1)/p' "$tmp/b/hooks.h" |
-                tr '\n' ' ' | sed 's/^/#define SIM_DIMS(X) /'
-            echo
-            sed -n 's/^    float \(c[0-9]*_\); .*/X(\1)/p' "$tmp/b/hooks.h" |
-                tr '\n' ' ' | sed 's/^/#define SIM_CONSTS(X) /'
-            echo
-        } > "$tmp/b/sim_aux.h"
+        aux_hooks "$cu" "$tmp/b" 'plan_score|plan_score_tile_bias'
         if grep -q 'int [A-Za-z0-9_]*_at(' "$tmp/b/hooks.h"; then
             echo "$name: the score reads an i32 input: its tile-affine form is not simulated"
-        elif ! $cxx -std=c++14 -O1 -I"$tmp/b" -I"$srcdir/tests" -o "$tmp/bias" "$srcdir/tests/bias_hooks_sim.cc"; then
-            echo "FAIL: $name: the score hooks do not compile on the host"
-            fail=1
-        elif "$tmp/bias" > "$tmp/out"; then
-            echo "$name (score): $(cat "$tmp/out")"
-            n=$((n + 1))
+        elif run_sim "$tmp/b" bias_hooks_sim "$name (score)"; then
             biases=$((biases + 1))
-        else
-            echo "FAIL: $name (score):"
-            cat "$tmp/out"
-            fail=1
         fi
     fi
     grep -q 'return true;' "$cu" && continue # no mask
@@ -69,27 +84,10 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
             echo "$name: the mask reads no extra input, or has no span atoms: not simulated (gpu_check runs it)"
             continue
         fi
-        {
-            awk '/^struct plan_params \{/,/^\};/' "$cu"
-            grep 'constexpr int plan_nspans' "$cu"
-            awk '/^__device__ __forceinline__ [a-z ]+ (plan_half_bits|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans)\(/ { on = 1 }
-                 on { print } on && /^}/ { on = 0 }' "$cu"
-        } > "$tmp/hooks.h"
-        sed -n 's/^    const void \*\([A-Za-z0-9_]*\)_; .*/X(\1)/p' "$tmp/hooks.h" |
-            tr '\n' ' ' | sed 's/^/#define SIM_AUX(X) /' > "$tmp/sim_aux.h"
-        echo >> "$tmp/sim_aux.h"
-        if ! $cxx -std=c++14 -O1 -I"$tmp" -I"$srcdir/tests" -o "$tmp/span" "$srcdir/tests/span_hooks_sim.cc"; then
-            echo "FAIL: $name: the span hooks do not compile on the host"
-            fail=1
-        elif "$tmp/span" > "$tmp/out"; then
-            echo "$name: $(cat "$tmp/out")"
+        aux_hooks "$cu" "$tmp/s" 'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans'
+        if run_sim "$tmp/s" span_hooks_sim "$name"; then
             spans=$((spans + 1))
-        else
-            echo "FAIL: $name (spans):"
-            cat "$tmp/out"
-            fail=1
         fi
-        n=$((n + 1))
         continue
     fi
     if ! grep -q plan_tile_class "$tmp/hooks.h" || ! grep -q plan_key_range "$tmp/hooks.h"; then

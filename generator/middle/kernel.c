@@ -722,8 +722,13 @@ static fg_expr *hoist(kb *c, const factors *f, bool l2, bool per_head)
         e = fbin(c->a, E_MUL, e, fnum(c->a, LOG2E));
         strbuf_puts(&why, " * log2(e)");
     }
-    k->consts[k->nconsts] = (fg_kconst){e, strbuf_str(&why), per_head};
-    fg_expr *ref = expr_ref(c->a, E_KCONST, k->nconsts++, NULL);
+    int at = k->nconsts; /* one constant per value: the score and its tile form share it */
+    for (int i = 0; i < k->nconsts; i++)
+        if (k->consts[i].per_head == per_head && expr_equal(k->consts[i].e, e))
+            at = i;
+    if (at == k->nconsts)
+        k->consts[k->nconsts++] = (fg_kconst){e, strbuf_str(&why), per_head};
+    fg_expr *ref = expr_ref(c->a, E_KCONST, at, NULL);
     ref->type = T_FLOAT;
     ref->axes = per_head ? 1u << c->ax_h : 0;
     return ref;

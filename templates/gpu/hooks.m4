@@ -156,6 +156,16 @@ __device__ __forceinline__ long plan_span_col(int k, int j, int h, const plan_pa
 fg_cuda_span_cols[[[]]]m4_dnl
   return 0;
 }
+// Each lane's ranges [lo[k], hi[k]] merged across the warp (wavefront).
+__device__ __forceinline__ void plan_span_merge(long* lo, long* hi) {
+  for (int o = plan_wave / 2; o > 0; o >>= 1)
+#pragma unroll
+    for (int k = 0; k < plan_nspans; ++k) {
+      const long l = plan_shfl_xor(lo[k], o), u = plan_shfl_xor(hi[k], o);
+      lo[k] = l < lo[k] ? l : lo[k];
+      hi[k] = u > hi[k] ? u : hi[k];
+    }
+}
 // [lo[k], hi[k]]: span k's row side over rows [x0, x1) (ROW) or its key side
 // over keys [x0, x1); every lane of the warp (wavefront) calls it and gets
 // the whole range; an empty range gives lo > hi.
@@ -173,13 +183,7 @@ __device__ __forceinline__ void plan_span_range(int x0, int x1, int h, const pla
       lo[k] = v < lo[k] ? v : lo[k];
       hi[k] = v > hi[k] ? v : hi[k];
     }
-  for (int o = plan_wave / 2; o > 0; o >>= 1)
-#pragma unroll
-    for (int k = 0; k < plan_nspans; ++k) {
-      const long l = plan_shfl_xor(lo[k], o), u = plan_shfl_xor(hi[k], o);
-      lo[k] = l < lo[k] ? l : lo[k];
-      hi[k] = u > hi[k] ? u : hi[k];
-    }
+  plan_span_merge(lo, hi);
 }
 // The same for keys [n0, n1) (n0 < n1) in two halves: plan_span_load reads
 // the PER values of each span this lane takes (keys n0 + lane + w * plan_wave;
@@ -206,13 +210,7 @@ __device__ __forceinline__ void plan_span_fold(const long (*v)[PER], long* lo, l
       hi[k] = v[k][w] > hi[k] ? v[k][w] : hi[k];
     }
   }
-  for (int o = plan_wave / 2; o > 0; o >>= 1)
-#pragma unroll
-    for (int k = 0; k < plan_nspans; ++k) {
-      const long l = plan_shfl_xor(lo[k], o), u = plan_shfl_xor(hi[k], o);
-      lo[k] = l < lo[k] ? l : lo[k];
-      hi[k] = u > hi[k] ? u : hi[k];
-    }
+  plan_span_merge(lo, hi);
 }
 // plan_tile_class, with span k's row side in [rlo[k], rhi[k]] over the rows
 // and its key side in [clo[k], chi[k]] over the keys.
