@@ -252,8 +252,8 @@ static void map_case(bcase *c)
                        : "plan adds ALiBi, row does not";
     else if (c->hq != c->hkv && role_index(p, FG_ROLE_KV_HEADS) < 0)
         why = "hq != hkv, plan does not group heads";
-    else if (p->ninputs < 3 || p->ninputs > MAX_INPUTS || p->noutputs != 2)
-        why = "plan is not Q, K, V (and extra inputs) -> O, LSE";
+    else if (p->ninputs < 3 || p->ninputs > MAX_INPUTS || p->noutputs < 1 || p->noutputs > 2)
+        why = "plan is not Q, K, V (and extra inputs) -> O (and LSE)";
     if (why) {
         snprintf(c->note, sizeof c->note, "no plan matches: %s (%s)", why, plan);
         c->info = NULL;

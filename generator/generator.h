@@ -770,6 +770,18 @@ typedef struct fg_kconst {
 /* The roles the attention family binds (tensor, axis and dim indices). */
 typedef struct fg_kattn {
     int q, k, v, s, mx, l, osum, o, lse, t; /* s = Q.K^T, t = the masked score */
+    /* softmax: the chain Mx, L, O_sum = sum(n: exp(T - Mx) * V), O = O_sum / L;
+     * else one contraction O = sum(n: W * V) (sigmoid attention), mx, l
+     * and lse -1, and W = weight(T) with an E_ACC leaf for T, 0 where T is
+     * -inf (a masked key adds nothing, so its tiles may be skipped). */
+    bool softmax;
+    fg_expr *weight;
+    /* base2: the chain is written in base 2 (exp2(T - Mx), corrections
+     * exp2(Mx_prev - Mx)), the kernels' own domain: no log2(e) factors.
+     * row_out: the value per row written beside O (at tensor lse; LSE =
+     * Mx + log(L), or the max or the sum as outputs), reading Mx and L. */
+    bool base2;
+    const fg_expr *row_out;
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head; /* K's head index: AXIS h, or h / G */
@@ -867,6 +879,11 @@ typedef struct fg_kernel {
  * backends cannot place gets a located error (-1). */
 int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out);
 void dump_kernel(FILE *f, const fg_kernel *k);
+/* kernel_sched.c: the facts and the schedule kernel_build resolves. */
+bool kernel_divides_by(const fg_plan *p, int param);
+void kernel_resolve_schedule(fg_kernel *k);
+int kernel_check_placement(fg_kernel *k, fg_diag *d);
+void kernel_resolve_configs(fg_kernel *k, fg_arena *a);
 /* kernel_rows.c: binds the rowreduce roles (k->rows, rows_ok, rows_why). */
 void kernel_bind_rows(fg_arena *a, fg_kernel *k);
 /* e with every elementwise tile statement inlined (running values and

@@ -29,6 +29,7 @@ generator_libfggen_a_SOURCES = \
 	generator/middle/wisdom.c \
 	generator/middle/kernel.c \
 	generator/middle/kernel_rows.c \
+	generator/middle/kernel_sched.c \
 	generator/middle/dump_kernel.c \
 	generator/middle/interp.c \
 	generator/back/print.c \

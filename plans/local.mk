@@ -5,6 +5,7 @@ plansdir = $(pkgdatadir)/plans
 dist_plans_DATA = \
 	plans/alibi.fp \
 	plans/alibi_decode.fp \
+	plans/base2.fp \
 	plans/causal.fp \
 	plans/causal_decode.fp \
 	plans/docmask.fp \
@@ -15,6 +16,7 @@ dist_plans_DATA = \
 	plans/logsumexp.fp \
 	plans/relbias.fp \
 	plans/rmsnorm.fp \
+	plans/rowmax.fp \
 	plans/sigmoid.fp \
 	plans/softcap.fp \
 	plans/softcap_decode.fp \

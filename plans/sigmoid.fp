@@ -27,5 +27,5 @@ schedule {
   tile m = 128, n = 64
   warps = 4
   stages = 2
-  target cuda, c
+  target cuda, hip, c
 }

@@ -460,6 +460,8 @@ PLAN_SETUP(rmsnorm)
 PLAN_SETUP(sigmoid)
 PLAN_SETUP(docmask)
 PLAN_SETUP(relbias)
+PLAN_SETUP(base2)
+PLAN_SETUP(rowmax)
 PLAN_SETUP(causal_decode)
 PLAN_SETUP(gqa_decode)
 PLAN_SETUP(alibi_decode)
@@ -692,7 +694,7 @@ static void registry_lists_every_tested_plan(void **state)
     static const char *const tested[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
         "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
-        "rmsnorm", "sigmoid", "docmask", "relbias",
+        "rmsnorm", "sigmoid", "docmask", "relbias", "base2", "rowmax",
     };
     int n = 0;
     for (int i = 0; fg_plan_list[i]; i++) {
@@ -980,7 +982,7 @@ int main(void)
         T(global), T(causal), T(gqa), T(alibi), T(softcap), T(window),
         T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
         T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid),
-        T(docmask), T(relbias),
+        T(docmask), T(relbias), T(base2), T(rowmax),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_causal,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,

@@ -110,7 +110,8 @@ static void every_bundled_attention_plan_fits(void **state)
     fixture *f = *state;
     static const char *const plans[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window",
-        "causal_decode", "gqa_decode", "alibi_decode", "softcap_decode",
+        "causal_decode", "gqa_decode", "alibi_decode", "softcap_decode", "docmask", "relbias",
+        "sigmoid", "base2", "rowmax",
     };
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
         fg_kernel *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", plans[i]));
@@ -191,7 +192,7 @@ static void row_plans_refused_with_reasons(void **state)
         {"tests/cuda-bad/rowgather.fp", "'X' is read at other indices than declared (a gather)",
          7, 16},
         /* a contraction: the attention family's reason, not the rows' */
-        {"plans/sigmoid.fp", "the attention kernel keeps 3 running reductions", 25, 1},
+        {"tests/cuda-bad/normalised.fp", "the correction of 'O' is L_prev / L", 12, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fg_kernel *k = fused_file(f, cases[i].plan);
@@ -204,6 +205,48 @@ static void row_plans_refused_with_reasons(void **state)
         assert_int_equal(loc.line, cases[i].line);
         assert_int_equal(loc.col, cases[i].col);
     }
+}
+
+/* Sigmoid attention: one contraction, no softmax chain; each key's weight is
+ * sigmoid of its masked score, the sums take no correction, O is not
+ * divided, and masked tiles are skipped (sigmoid(-inf) = 0). */
+static void sigmoid_weighs_keys_without_a_chain(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/sigmoid.fp");
+    assert_def(d, "cuda_softmax", "0");
+    assert_def(d, "cuda_weight", "plan_sigmoid(x)");
+    assert_def(d, "cuda_score", "qk * p.scale + p.bias");
+    assert_def(d, "cuda_fold", "0");
+    assert_def(d, "cuda_correction", "1.f");
+    assert_def(d, "cuda_out_scale", "1.f");
+    assert_def(d, "cuda_lse", "0");
+    assert_def(d, "cuda_mask_skip", "1");
+    assert_def(d, "cuda_split", "0");
+    /* the chain's plans say the kernels compute the weight themselves */
+    d = cuda_defs(f, "plans/causal.fp");
+    assert_def(d, "cuda_softmax", "1");
+    assert_def(d, "cuda_weight", "x");
+}
+
+/* A chain written in base 2 is the kernels' own domain: the score folds its
+ * scale without log2(e), the corrections and LSE2 print as written; a
+ * running value as an output (rowmax: Mx) is the value per row, read from
+ * the kernels' m (Mx * log2(e)) times ln(2), -inf in a row with no key (the
+ * max's identity, as the C entry writes it). */
+static void base2_chain_and_running_value_outputs(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/base2.fp");
+    assert_def(d, "cuda_score", "qk * p.c0_");
+    assert_has(d, "p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * 1.4426950408889634 */");
+    assert_def(d, "cuda_correction", "fa_ex2(m_prev - m_new_safe)");
+    assert_def(d, "cuda_lse_value", "(l == 0.f) ? -INFINITY : m + __log2f(l)");
+    d = cuda_defs(f, "plans/rowmax.fp");
+    assert_def(d, "cuda_lse", "1");
+    assert_def(d, "cuda_LSE", "Mx");
+    assert_def(d, "cuda_lse_value", "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
+    assert_def(d, "cuda_correction", "fa_ex2(m_prev - m_new_safe)");
 }
 
 static void global_score_is_folded_scale(void **state)
@@ -593,6 +636,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(softmax_has_row_kernels, setup, teardown),
         cmocka_unit_test_setup_teardown(row_outputs_and_params, setup, teardown),
         cmocka_unit_test_setup_teardown(row_plans_refused_with_reasons, setup, teardown),
+        cmocka_unit_test_setup_teardown(sigmoid_weighs_keys_without_a_chain, setup, teardown),
+        cmocka_unit_test_setup_teardown(base2_chain_and_running_value_outputs, setup, teardown),
         cmocka_unit_test_setup_teardown(global_score_is_folded_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(causal_mask_bounds_keys_and_tiles, setup, teardown),
         cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),

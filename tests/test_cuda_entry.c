@@ -253,9 +253,9 @@ static void registry_lists_the_cuda_plans(void **state)
 {
     (void)state;
     static const char *const want[] = {
-        "alibi", "alibi_decode", "causal", "causal_decode", "docmask", "global",
-        "gqa", "gqa_decode", "logsoftmax", "logsumexp", "relbias", "rmsnorm",
-        "softcap", "softcap_decode", "softmax", "window",
+        "alibi", "alibi_decode", "base2", "causal", "causal_decode", "docmask", "global",
+        "gqa", "gqa_decode", "logsoftmax", "logsumexp", "relbias", "rmsnorm", "rowmax",
+        "sigmoid", "softcap", "softcap_decode", "softmax", "window",
     };
     size_t n = 0;
     while (fg_plan_cuda_list[n].name) {
@@ -273,9 +273,9 @@ static void registry_lists_the_cuda_plans(void **state)
     in[2] = dense4(3, FG_BF16, 1, 2, 10, 64);
     out[0] = dense4(4, FG_BF16, 1, 2, 5, 64);
     out[1] = dense3(5, FG_F32, 1, 2, 5);
-    expect(fg_plan_cuda_list[2].fn(in, out, NULL, NULL, NULL, NULL, 0, NULL), FG_ERR_SHAPE,
+    expect(fg_plan_cuda_list[3].fn(in, out, NULL, NULL, NULL, NULL, 0, NULL), FG_ERR_SHAPE,
            "fg_causal: V.shape[2] is 10, but N is 9 (from K.shape[2])");
-    expect(fg_plan_cuda_list[2].fn(NULL, out, NULL, NULL, NULL, NULL, 0, NULL), FG_ERR_NULL,
+    expect(fg_plan_cuda_list[3].fn(NULL, out, NULL, NULL, NULL, NULL, 0, NULL), FG_ERR_NULL,
            "causal: inputs or outputs is NULL");
 }
 

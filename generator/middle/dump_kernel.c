@@ -182,12 +182,19 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
         return;
     }
     fputs("gpu attention kernels: yes\n", f);
-    fprintf(f, "  roles: Q = %s, K = %s, V = %s, S = %s, max %s, sum %s, P.V %s, O = %s, "
-               "LSE = %s\n",
-            p->tensors[at->q].name, p->tensors[at->k].name, p->tensors[at->v].name,
-            p->tensors[at->s].name, p->tensors[at->mx].name, p->tensors[at->l].name,
-            p->tensors[at->osum].name, p->tensors[at->o].name,
-            at->lse >= 0 ? p->tensors[at->lse].name : "(none)");
+    if (at->softmax)
+        fprintf(f, "  roles: Q = %s, K = %s, V = %s, S = %s, max %s, sum %s, P.V %s, O = %s, "
+                   "LSE = %s\n",
+                p->tensors[at->q].name, p->tensors[at->k].name, p->tensors[at->v].name,
+                p->tensors[at->s].name, p->tensors[at->mx].name, p->tensors[at->l].name,
+                p->tensors[at->osum].name, p->tensors[at->o].name,
+                at->lse >= 0 ? p->tensors[at->lse].name : "(none)");
+    else
+        fprintf(f, "  roles: Q = %s, K = %s, V = %s, S = %s, no softmax chain: %s = "
+                   "sum(%s: W * %s), W = %s, t the masked score\n",
+                p->tensors[at->q].name, p->tensors[at->k].name, p->tensors[at->v].name,
+                p->tensors[at->s].name, p->tensors[at->o].name, axis_name(p, at->ax_n),
+                p->tensors[at->v].name, expr_to_string(a, p, at->weight));
     if (at->naux) {
         fprintf(f, "  extra inputs read by the score or the mask:");
         for (int i = 0; i < at->naux; i++)
@@ -200,7 +207,8 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
             at->grouped ? " (grouped)" : "");
     fprintf(f, "  score: %s%s\n", expr_to_string(a, p, at->score),
             at->affine_score ? " (affine in Q.K)" : "");
-    fprintf(f, "  score, exp2 domain: %s%s\n", expr_to_string(a, p, at->score_l2),
+    fprintf(f, "  score, %s: %s%s\n", at->softmax ? "exp2 domain" : "as the kernels compute it",
+            expr_to_string(a, p, at->score_l2),
             at->fold ? " (the scale folds into the exp2 argument)" : "");
     if (at->tile_fold)
         fprintf(f, "  score per tile: %s * k%d + %s; on a tile where the term reads one element "

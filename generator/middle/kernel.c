@@ -34,6 +34,10 @@ typedef struct kb {
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head, *tval, *score, *cond;
+    bool softmax;   /* a softmax chain, else one contraction sum(n: W * V) */
+    bool base2;     /* the chain in base 2: exp2(T - Mx), exp2(Mx_prev - Mx) */
+    const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
+    fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
     int naux, aux[FG_MAX_AUX];
     fg_loc why_loc;
     const char *why;
@@ -55,7 +59,9 @@ static int kb_fail(kb *c, fg_loc loc, const char *why)
 /* The GPU attention kernels compute S_sum = sum(d: Q * K), a chain of
  * elementwise statements that ends in T (optionally where(cond, X, -inf)),
  * Mx = max(n: T), P = exp(T - Mx), L = sum(n: P), O = sum(n: P * V) / L,
- * LSE = Mx + log(L) (optional), with the corrections exp(Mx_prev - Mx). */
+ * LSE = Mx + log(L) (optional), with the corrections exp(Mx_prev - Mx);
+ * or, without the softmax chain, O = sum(n: W(T) * V) alone, W a function
+ * of T that is 0 where T is -inf (sigmoid attention). */
 
 static bool is_axis(const fg_expr *e, int ax) { return e && e->kind == E_AXIS && e->ref == ax; }
 static bool is_tensor(const fg_expr *e, int t) { return e && e->kind == E_TENSOR && e->ref == t; }
@@ -81,18 +87,20 @@ static fg_expr *inline_tiles(kb *c, const fg_expr *e, int depth)
     return n;
 }
 
-/* exp(X - Mx) */
+/* exp(X - Mx), or exp2 in base 2 */
 static bool is_exp_shift(kb *c, const fg_expr *e)
 {
-    return e->kind == E_CALL && e->fn == F_EXP && e->nargs == 1 && e->args[0]->kind == E_SUB &&
+    return e->kind == E_CALL && e->fn == (c->base2 ? F_EXP2 : F_EXP) && e->nargs == 1 &&
+           e->args[0]->kind == E_SUB &&
            expr_equal(e->args[0]->args[0], c->tval) && is_tensor(e->args[0]->args[1], c->mx);
 }
 
-/* exp(Mx_prev - Mx) */
+/* exp(Mx_prev - Mx), or exp2 in base 2 */
 static bool is_rescale(kb *c, const fg_correction *k)
 {
     const fg_expr *f = k->factor;
-    return k->kind == CORR_SCALE && f && f->kind == E_CALL && f->fn == F_EXP && f->nargs == 1 &&
+    return k->kind == CORR_SCALE && f && f->kind == E_CALL && f->fn == (c->base2 ? F_EXP2 : F_EXP) &&
+           f->nargs == 1 &&
            f->args[0]->kind == E_SUB && f->args[0]->args[0]->kind == E_PREV &&
            f->args[0]->args[0]->ref == c->mx && is_tensor(f->args[0]->args[1], c->mx);
 }
@@ -212,28 +220,46 @@ static int match_running(kb *c)
     fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
     (void)at;
 
+    /* one contraction alone: no softmax chain (match_weighted) */
+    c->softmax = !(fz->nrunning == 1 && fz->running[0].op == R_SUM);
+    if (!c->softmax) {
+        c->osum = fz->running[0].tensor;
+        return 0;
+    }
     /* the running state: one max and two sums, one of them a contraction */
     if (fz->nrunning != 3)
         return kb_fail(c, at,
                        arena_printf(c->a, "the attention kernel keeps 3 running reductions "
-                                          "(max, sum, and the P.V contraction); plan '%s' has %d",
+                                          "(max, sum, and the P.V contraction), or one "
+                                          "contraction sum(n: W * V) without a softmax chain; "
+                                          "plan '%s' has %d",
                                     p->name, fz->nrunning));
     /* a running sum corrected otherwise than by the online-softmax rescale
      * (the FlashAttention-1 form, normalised inside the sum) */
     for (int i = 0; i < fz->nrunning && c->mx < 0; i++)
         if (fz->running[i].op == R_MAX)
             c->mx = fz->running[i].tensor;
+    /* base 2 when the first sum's correction is exp2(...): the kernels'
+     * domain, so the score and the corrections print without log2(e) */
+    for (int i = 0; i < fz->nrunning; i++) {
+        const fg_expr *f = fz->running[i].corr.factor;
+        if (fz->running[i].op == R_SUM && f) {
+            c->base2 = f->kind == E_CALL && f->fn == F_EXP2;
+            break;
+        }
+    }
     for (int i = 0; i < fz->nrunning && c->mx >= 0; i++) {
         const fg_running *r = &fz->running[i];
         if (r->op == R_SUM && r->corr.kind != CORR_NONE && r->corr.factor && !is_rescale(c, &r->corr))
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is %s, not the "
-                                              "online-softmax rescale exp(%s_prev - %s): the "
+                                              "online-softmax rescale %s(%s_prev - %s): the "
                                               "attention kernel keeps its sums unnormalised and "
                                               "divides once after the last tile",
                                         plan_user_name(p, r->tensor),
                                         expr_to_string(c->a, p, r->corr.factor),
-                                        p->tensors[c->mx].name, p->tensors[c->mx].name));
+                                        c->base2 ? "exp2" : "exp", p->tensors[c->mx].name,
+                                        p->tensors[c->mx].name));
     }
     c->mx = -1;
     for (int i = 0; i < fz->nrunning; i++) {
@@ -415,6 +441,120 @@ static int match_dims(kb *c)
     return 0;
 }
 
+/* V[b, kv head, n, d] read at K's indices, and O_sum[b, h, m, d]. */
+static int match_pv(kb *c, const fg_ir_tensor *OS, int vi)
+{
+    const fg_plan *p = c->p;
+    c->v = vi;
+    const fg_ir_tensor *V = &p->tensors[c->v];
+    if (V->nindex != 4 || !is_axis(V->index[0], c->ax_b) || !expr_equal(V->index[1], c->kv_head) ||
+        !is_axis(V->index[2], c->ax_n) || role_axis(V->index[3]) != c->ax_d)
+        return kb_fail(c, V->loc,
+                       arena_printf(c->a, "the attention kernel reads %s at the indices of K "
+                                          "(same kv head and head dim)",
+                                    V->name));
+    if (OS->naxes != 4 || OS->axes[0] != c->ax_b || OS->axes[1] != c->ax_h ||
+        OS->axes[2] != c->ax_m || OS->axes[3] != c->ax_d)
+        return kb_fail(c, OS->loc,
+                       arena_printf(c->a, "'%s' must be [%s, %s, %s, %s]", OS->name,
+                                    p->axes[c->ax_b].name, p->axes[c->ax_h].name,
+                                    p->axes[c->ax_m].name, p->axes[c->ax_d].name));
+    return 0;
+}
+
+/* The outermost masks where(cond, X, -inf) in *slot: how many, the last
+ * one's place in *found. */
+static int mask_wheres(fg_expr **slot, fg_expr ***found, int depth)
+{
+    fg_expr *e = *slot;
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return 2;
+    if (e->kind == E_WHERE && e->args[2]->kind == E_NEG && e->args[2]->args[0]->kind == E_INF) {
+        *found = slot;
+        return 1;
+    }
+    int n = 0;
+    for (int i = 0; i < e->nargs; i++)
+        n += mask_wheres(&e->args[i], found, depth + 1);
+    return n;
+}
+
+/* What a key's weight may read besides its masked score (E_ACC): numbers,
+ * dims, params (per head or scalar) and functions of them. */
+static const fg_expr *weight_reads(kb *c, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH || e->kind == E_TENSOR || e->kind == E_AXIS ||
+        e->kind == E_PREV || e->kind == E_REDUCE)
+        return e;
+    if (e->kind == E_PARAM && c->p->params[e->ref].index_axis >= 0 &&
+        c->p->params[e->ref].index_axis != c->ax_h)
+        return e;
+    for (int i = 0; i < e->nargs; i++) {
+        const fg_expr *r = weight_reads(c, e->args[i], depth + 1);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* Without a softmax chain: O = sum(n: W * V), V an input and W a function
+ * of the score T = where(cond, X, -inf) (or X, unmasked) that is 0 where
+ * T is -inf, so that a masked key adds nothing (sigmoid attention). */
+static int match_weighted(kb *c)
+{
+    const fg_plan *p = c->p;
+    const fg_ir_tensor *OS = &p->tensors[c->osum];
+    if (c->fz->form == FORM_SPLIT)
+        return kb_fail(c, p->sched.reduce_loc,
+                       arena_printf(c->a, "without a softmax chain the attention kernels take "
+                                          "the rolling form: write 'reduce %s: rolling'",
+                                    p->axes[c->fz->axis].name));
+    fg_expr *ob = inline_tiles(c, OS->body, 0);
+    int side = -1;
+    for (int s = 0; ob && ob->kind == E_MUL && s < 2 && side < 0; s++)
+        if (ob->args[s]->kind == E_TENSOR && p->tensors[ob->args[s]->ref].kind == TENSOR_INPUT &&
+            reads_tensor(ob->args[1 - s], c->ssum))
+            side = s;
+    if (side < 0)
+        return kb_fail(c, OS->loc,
+                       arena_printf(c->a, "the contraction '%s' must be sum(%s: W * V), V an "
+                                          "input and W a weight of the score Q.K^T (or a "
+                                          "softmax chain)",
+                                    OS->name, p->axes[c->ax_n].name));
+    fg_expr **slot = &ob->args[1 - side], **mask = NULL;
+    int nm = mask_wheres(slot, &mask, 0);
+    if (nm > 1)
+        return kb_fail(c, OS->loc,
+                       arena_printf(c->a, "the weight in '%s' masks the score in %d places: "
+                                          "the attention kernel takes one where(cond, score, "
+                                          "-inf)",
+                                    OS->name, nm));
+    c->tstmt = c->fz->mask.present && c->fz->mask.stmt >= 0 ? c->fz->mask.stmt : c->ssum;
+    c->tval = nm ? *mask : *slot;
+    c->cond = nm ? (*mask)->args[0] : NULL;
+    c->score = nm ? (*mask)->args[1] : *slot;
+    fg_expr *hole = expr_ref(c->a, E_ACC, c->osum, NULL);
+    hole->type = T_FLOAT;
+    *(nm ? mask : slot) = hole;
+    c->weight = *slot;
+    const fg_expr *r = weight_reads(c, c->weight, 0);
+    if (r)
+        return kb_fail(c, r->loc,
+                       arena_printf(c->a, "the weight in '%s' reads %s outside the masked "
+                                          "score: the attention kernel weighs each key by a "
+                                          "function of its score alone",
+                                    OS->name, expr_to_string(c->a, p, r)));
+    if (c->cond && !c->fz->mask_skippable)
+        return kb_fail(c, OS->loc,
+                       arena_printf(c->a, "the weight in '%s' is not 0 at a masked key "
+                                          "(score -inf): the attention kernel adds nothing "
+                                          "for masked keys",
+                                    OS->name));
+    if (check_score_expr(c, c->score, 0) < 0 || (c->cond && check_score_expr(c, c->cond, 0) < 0))
+        return -1;
+    return match_pv(c, OS, ob->args[side]->ref);
+}
+
 static int match_softmax(kb *c)
 {
     const fg_fused *fz = c->fz;
@@ -462,20 +602,8 @@ static int match_softmax(kb *c)
                        arena_printf(c->a, "the second contraction '%s' must be P.V: sum(%s: "
                                           "exp(T - %s) * V) with V an input",
                                     OS->name, p->axes[c->ax_n].name, MX->name));
-    c->v = vi;
-    const fg_ir_tensor *V = &p->tensors[c->v];
-    if (V->nindex != 4 || !is_axis(V->index[0], c->ax_b) || !expr_equal(V->index[1], c->kv_head) ||
-        !is_axis(V->index[2], c->ax_n) || role_axis(V->index[3]) != c->ax_d)
-        return kb_fail(c, V->loc,
-                       arena_printf(c->a, "the attention kernel reads %s at the indices of K "
-                                          "(same kv head and head dim)",
-                                    V->name));
-    if (OS->naxes != 4 || OS->axes[0] != c->ax_b || OS->axes[1] != c->ax_h ||
-        OS->axes[2] != c->ax_m || OS->axes[3] != c->ax_d)
-        return kb_fail(c, OS->loc,
-                       arena_printf(c->a, "'%s' must be [%s, %s, %s, %s]", OS->name,
-                                    p->axes[c->ax_b].name, p->axes[c->ax_h].name,
-                                    p->axes[c->ax_m].name, p->axes[c->ax_d].name));
+    if (match_pv(c, OS, vi) < 0)
+        return -1;
     for (int i = 0; i < fz->nrunning; i++) {
         const fg_running *r = &fz->running[i];
         if (r->tensor == c->mx) {
@@ -484,16 +612,50 @@ static int match_softmax(kb *c)
         } else if (!is_rescale(c, &r->corr)) {
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is not the online-softmax "
-                                              "rescale exp(%s_prev - %s)",
-                                        plan_user_name(p, r->tensor), MX->name, MX->name));
+                                              "rescale %s(%s_prev - %s)",
+                                        plan_user_name(p, r->tensor), c->base2 ? "exp2" : "exp",
+                                        MX->name, MX->name));
         }
-        if (p->tensors[r->tensor].is_output)
+        /* the max or the sum as an output: the value per row besides O */
+        if (p->tensors[r->tensor].is_output && r->tensor != c->osum && !c->row_out) {
+            c->lse = r->tensor;
+            c->row_out = expr_ref(c->a, E_TENSOR, r->tensor, NULL);
+            ((fg_expr *)c->row_out)->type = T_FLOAT;
+        } else if (p->tensors[r->tensor].is_output)
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
-                                              "attention kernel writes only O and LSE",
-                                        plan_user_name(p, r->tensor)));
+                                              "attention kernel writes O and one value per row "
+                                              "(%s)",
+                                        plan_user_name(p, r->tensor),
+                                        r->tensor == c->osum ? "O_sum is not O"
+                                                             : "it has one already"));
     }
     return 0;
+}
+
+/* A value per row of the final Mx and L (numbers, dims, scalar params,
+ * functions; other epilogue statements inlined), or NULL. */
+static const fg_expr *row_value(kb *c, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return NULL;
+    if (e->kind == E_TENSOR && (e->ref == c->mx || e->ref == c->l))
+        return e;
+    if (e->kind == E_TENSOR && c->fz->role[e->ref] == ROLE_EPILOGUE && c->p->tensors[e->ref].rhs) {
+        const fg_ir_tensor *t = &c->p->tensors[e->ref]; /* read at its own axes only */
+        for (int k = 0; k < e->nargs; k++)
+            if (k >= t->naxes || !is_axis(e->args[k], t->axes[k]))
+                return NULL;
+        return row_value(c, t->rhs, depth + 1);
+    }
+    if (e->kind == E_TENSOR || e->kind == E_AXIS || e->kind == E_PREV || e->kind == E_ACC ||
+        e->kind == E_REDUCE || (e->kind == E_PARAM && c->p->params[e->ref].index_axis >= 0))
+        return NULL;
+    fg_expr *n = expr_clone(c->a, e);
+    for (int i = 0; i < e->nargs; i++)
+        if (!(n->args[i] = (fg_expr *)row_value(c, e->args[i], depth + 1)))
+            return NULL;
+    return n;
 }
 
 static int match_epilogue(kb *c)
@@ -502,9 +664,19 @@ static int match_epilogue(kb *c)
     const fg_plan *p = c->p;
     fg_loc at = p->sched.present ? p->sched.loc : p->name_loc;
     (void)at;
-    const fg_ir_tensor *MX = &p->tensors[c->mx], *LT = &p->tensors[c->l], *OS = &p->tensors[c->osum];
+    const fg_ir_tensor *OS = &p->tensors[c->osum];
+    if (!c->softmax) { /* O = sum(n: W * V) as it is */
+        if (fz->nepilogue > 0)
+            return kb_fail(c, p->tensors[fz->epilogue[0]].loc,
+                           arena_printf(c->a, "epilogue statement '%s': without a softmax chain "
+                                              "the attention kernel writes %s as it is",
+                                        p->tensors[fz->epilogue[0]].name, OS->name));
+        c->o = c->osum;
+    }
+    const fg_ir_tensor *MX = c->softmax ? &p->tensors[c->mx] : OS;
+    const fg_ir_tensor *LT = c->softmax ? &p->tensors[c->l] : OS;
     /* epilogue: O = O_sum / L, LSE = Mx + log(L) */
-    for (int i = 0; i < fz->nepilogue; i++) {
+    for (int i = 0; i < fz->nepilogue && c->softmax; i++) {
         int t = fz->epilogue[i];
         const fg_ir_tensor *ts = &p->tensors[t];
         const fg_expr *e = ts->rhs;
@@ -513,37 +685,47 @@ static int match_epilogue(kb *c)
             c->o = t;
             continue;
         }
-        const fg_expr *lg = NULL, *mm = NULL;
-        if (e->kind == E_ADD) {
-            mm = e->args[0];
-            lg = e->args[1];
-            if (!is_tensor(mm, c->mx)) {
-                mm = e->args[1];
-                lg = e->args[0];
-            }
-        }
-        if (mm && is_tensor(mm, c->mx) && lg->kind == E_CALL && lg->fn == F_LOG &&
-            is_tensor(lg->args[0], c->l) && c->lse < 0 && ts->naxes == 3 &&
-            ts->axes[0] == c->ax_b && ts->axes[1] == c->ax_h && ts->axes[2] == c->ax_m) {
+        if (!ts->is_output) /* read by the outputs that use it (row_value) */
+            continue;
+        const fg_expr *rv = ts->naxes == 3 && ts->axes[0] == c->ax_b && ts->axes[1] == c->ax_h &&
+                                    ts->axes[2] == c->ax_m
+                                ? row_value(c, e, 0)
+                                : NULL;
+        if (rv && !c->row_out) {
             c->lse = t;
+            c->row_out = rv;
             continue;
         }
+        if (rv)
+            return kb_fail(c, ts->output_loc,
+                           arena_printf(c->a, "output '%s': the attention kernel writes O and "
+                                              "one value per row (here '%s')",
+                                        ts->name, p->tensors[c->lse].name));
         return kb_fail(c, ts->loc,
                        arena_printf(c->a, "epilogue statement '%s' is neither O = %s / %s nor "
-                                          "LSE = %s + log(%s)",
-                                    ts->name, OS->name, LT->name, MX->name, LT->name));
+                                          "a value per row of %s and %s (LSE = %s + log(%s))",
+                                    ts->name, OS->name, LT->name, MX->name, LT->name, MX->name,
+                                    LT->name));
     }
     if (c->o < 0 || !p->tensors[c->o].is_output)
         return kb_fail(c, c->o >= 0 ? p->tensors[c->o].loc : at,
-                       "the attention kernel writes O = O_sum / L: the plan must output it");
+                       c->softmax ? "the attention kernel writes O = O_sum / L: the plan must "
+                                    "output it"
+                                  : "the attention kernel writes O = sum(n: W * V): the plan "
+                                    "must output it");
     if (c->lse >= 0 && !p->tensors[c->lse].is_output)
         c->lse = -1;
+    if (c->lse >= 0 && p->tensors[c->lse].out_dtype != DT_F32)
+        return kb_fail(c, p->tensors[c->lse].output_loc,
+                       arena_printf(c->a, "output '%s' is not f32: the attention kernel writes "
+                                          "its value per row as f32",
+                                    p->tensors[c->lse].name));
     for (int i = 0; i < p->ntensors; i++) {
         const fg_ir_tensor *t = &p->tensors[i];
         if (t->is_output && i != c->o && i != c->lse)
             return kb_fail(c, t->output_loc,
-                           arena_printf(c->a, "output '%s': the attention kernel writes only "
-                                              "O and LSE",
+                           arena_printf(c->a, "output '%s': the attention kernel writes O and "
+                                              "one value per row of the max and the sum",
                                         t->name));
         bool aux = false;
         for (int k = 0; k < c->naux; k++)
@@ -601,8 +783,8 @@ static int match_attention(kb *c)
 {
     c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
     c->naux = 0;
-    if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 || match_softmax(c) < 0 ||
-        match_epilogue(c) < 0)
+    if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 ||
+        (c->softmax ? match_softmax(c) : match_weighted(c)) < 0 || match_epilogue(c) < 0)
         return -1;
     /* the kernels load Q, K and V tiles at their declared indices only;
      * other inputs are read by the score and the mask at any index */
@@ -835,6 +1017,10 @@ static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
 
 static void bind_score(kb *c, fg_kattn *at)
 {
+    if (!c->softmax) { /* the score as it is: its weight is no exp of a difference */
+        at->score_l2 = score_l2(c, c->score, false);
+        return;
+    }
     bool is_div = false;
     const fg_expr *fold = scaled_qk(c, c->score, &is_div);
     if (fold) {
@@ -845,7 +1031,7 @@ static void bind_score(kb *c, fg_kattn *at)
             else
                 f.num[f.nnum++] = fold;
         }
-        fg_expr *kc = hoist(c, &f, true, false);
+        fg_expr *kc = hoist(c, &f, !c->base2, false);
         if (kc) {
             at->fold = true;
             at->fold_const = kc->ref;
@@ -855,7 +1041,7 @@ static void bind_score(kb *c, fg_kattn *at)
             return;
         }
     }
-    at->score_l2 = score_l2(c, c->score, true);
+    at->score_l2 = score_l2(c, c->score, !c->base2);
     /* qk * c + G or qk * c - G, G free of qk: affine per tile where G is */
     const fg_expr *e = c->score;
     for (int side = 0; side < 2 && (e->kind == E_ADD || e->kind == E_SUB); side++) {
@@ -873,7 +1059,7 @@ static void bind_score(kb *c, fg_kattn *at)
             else
                 f.num[f.nnum++] = fold;
         }
-        fg_expr *kc = hoist(c, &f, true, false);
+        fg_expr *kc = hoist(c, &f, !c->base2, false);
         if (!kc)
             continue;
         at->tile_fold = true;
@@ -884,13 +1070,23 @@ static void bind_score(kb *c, fg_kattn *at)
             neg->type = g->type;
             bias = neg;
         }
-        at->score_bias_l2 = score_l2(c, bias, true);
+        at->score_bias_l2 = score_l2(c, bias, !c->base2);
         break;
     }
 }
 
 /* The tile statements the score comes from (for comments): Q.K^T, the
  * chain up to T, not P = exp(T - Mx). */
+static bool holds_expr(const fg_expr *e, const fg_expr *part, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH || expr_equal(e, part))
+        return depth <= FG_MAX_EXPR_DEPTH;
+    for (int i = 0; i < e->nargs; i++)
+        if (holds_expr(e->args[i], part, depth + 1))
+            return true;
+    return false;
+}
+
 static void bind_score_chain(kb *c, fg_kattn *at)
 {
     const fg_plan *p = c->p;
@@ -903,7 +1099,8 @@ static void bind_score_chain(kb *c, fg_kattn *at)
                                 ? inline_tiles(c, p->tensors[t].rhs, 0)
                                 : NULL;
         if (t == c->ssum || t == c->tstmt ||
-            (p->tensors[t].cls == CLASS_ELEMENTWISE && !(in && is_exp_shift(c, in))))
+            (p->tensors[t].cls == CLASS_ELEMENTWISE && c->softmax && !(in && is_exp_shift(c, in))) ||
+            (!c->softmax && in && holds_expr(c->tval, in, 0)))
             at->score_chain[at->nscore_chain++] = t;
     }
 }
@@ -923,6 +1120,10 @@ static void bind_attention(kb *c)
     at->tval = c->tval;
     at->score = c->score;
     at->cond = c->cond;
+    at->softmax = c->softmax;
+    at->weight = c->weight;
+    at->base2 = c->base2;
+    at->row_out = c->row_out;
     /* extra inputs' loads cost registers as a function call does: the
      * 176-key sm_90a tiles spilled with docmask's two id loads (ptxas, 68
      * bytes), so they take the configurations of a non-affine score */
@@ -939,124 +1140,6 @@ static void bind_attention(kb *c)
         k->values[i].role = k->values[i].tensor == c->mx   ? "max"
                             : k->values[i].tensor == c->l  ? "sum"
                                                            : "contraction";
-}
-
-/* ------------------------------------------------------------------ */
-/* Facts                                                               */
-/* ------------------------------------------------------------------ */
-
-static bool divides_by(const fg_expr *e, int param, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH)
-        return false;
-    if (e->kind == E_DIV && e->args[1]->kind == E_PARAM && e->args[1]->ref == param)
-        return true;
-    for (int i = 0; i < e->nargs; i++)
-        if (divides_by(e->args[i], param, depth + 1))
-            return true;
-    return false;
-}
-
-static bool plan_divides_by(const fg_plan *p, int param)
-{
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_ir_tensor *t = &p->tensors[i];
-        for (int k = 0; k < t->nindex; k++)
-            if (divides_by(t->index[k], param, 0))
-                return true;
-        if (t->rhs && divides_by(t->rhs, param, 0))
-            return true;
-    }
-    for (int i = 0; i < p->nparams; i++)
-        if (p->params[i].deflt && divides_by(p->params[i].deflt, param, 0))
-            return true;
-    return false;
-}
-
-/* ------------------------------------------------------------------ */
-/* The schedule                                                        */
-/* ------------------------------------------------------------------ */
-
-/* Rows: the axes of the running state that stay fixed per row; the row
- * tile is the schedule's tiled row axis, else the last row axis one row at
- * a time; the others loop outside. */
-static void resolve_schedule(fg_kernel *k)
-{
-    const fg_fused *fz = k->fz;
-    const fg_plan *p = k->plan;
-    fg_ksched *s = &k->sched;
-    s->form = fz->form;
-    s->reduced_axis = fz->axis;
-    s->warps = p->sched.warps ? p->sched.warps : 4;
-    s->stages = p->sched.stages ? p->sched.stages : 1;
-    s->splits = p->sched.splits;
-    s->targets = p->sched.targets ? p->sched.targets : (TARGET_C | TARGET_CUDA | TARGET_HIP);
-    uint32_t rows = fz->row_axes;
-    if (!rows && fz->nrunning) {
-        rows = ~0u;
-        for (int i = 0; i < fz->nrunning; i++)
-            rows &= p->tensors[fz->running[i].tensor].axis_mask;
-    }
-    rows &= ~(1u << fz->axis);
-    s->row_axis = -1;
-    s->tile_keys = 64;
-    for (int i = 0; i < p->sched.ntiles; i++) {
-        const fg_tile_size *ts = &p->sched.tiles[i];
-        if (ts->axis == fz->axis)
-            s->tile_keys = ts->size;
-        else if (ts->axis >= 0 && (rows & (1u << ts->axis))) {
-            s->row_axis = ts->axis;
-            s->tile_rows = ts->size;
-        }
-    }
-    if (s->row_axis < 0 && rows && fz->nrunning) {
-        const fg_ir_tensor *t = &p->tensors[fz->running[0].tensor];
-        for (int i = 0; i < t->naxes; i++)
-            if (rows & (1u << t->axes[i]))
-                s->row_axis = t->axes[i];
-        s->tile_rows = 1;
-    }
-    if (s->tile_rows <= 0)
-        s->tile_rows = 1;
-    if (s->tile_keys <= 0)
-        s->tile_keys = 64;
-    s->outer = rows & ~(s->row_axis >= 0 ? 1u << s->row_axis : 0u);
-}
-
-/* Every statement's axes must be the fused axis, a row axis (the tile or an
- * outer loop) or an axis of its own; no reduction over a row axis. */
-static int check_placement(fg_kernel *k, fg_diag *d)
-{
-    const fg_plan *p = k->plan;
-    const fg_ksched *s = &k->sched;
-    uint32_t rows = s->outer | (s->row_axis >= 0 ? 1u << s->row_axis : 0u);
-    for (int i = 0; i < p->ntensors; i++) {
-        const fg_ir_tensor *t = &p->tensors[i];
-        if (t->kind != TENSOR_STMT)
-            continue;
-        if ((t->cls == CLASS_REDUCTION || t->cls == CLASS_CONTRACTION) &&
-            t->red_axis != s->reduced_axis && (rows & (1u << t->red_axis))) {
-            diag_error(d, t->loc,
-                       "'%s' reduces over row axis '%s', which the fused schedule keeps "
-                       "fixed per row",
-                       plan_user_name(p, i), p->axes[t->red_axis].name);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* The variants (variants.c) of the plan's family that its facts admit. */
-static void resolve_configs(fg_kernel *k, fg_arena *a)
-{
-    fg_cuda_family fam = k->sched.form == FORM_SPLIT ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING;
-    k->configs = ARENA_ARRAY(a, const fg_cuda_config *, fg_cuda_nconfigs + 1);
-    for (int i = 0; i < fg_cuda_nconfigs; i++) {
-        const fg_cuda_config *cf = &fg_cuda_configs[i];
-        if (config_in_family(cf, fam) &&
-            config_admits(cf, k->attn.affine_score, k->attn.mask_tiles) >= 0)
-            k->configs[k->nconfigs++] = cf;
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -1080,8 +1163,8 @@ int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
     for (int i = 0; i < p->ntensors; i++)
         if (p->tensors[i].cls == CLASS_CONTRACTION)
             k->family = FAMILY_ATTENTION;
-    resolve_schedule(k);
-    if (check_placement(k, d) < 0)
+    kernel_resolve_schedule(k);
+    if (kernel_check_placement(k, d) < 0)
         return -1;
     const fg_mask *m = k->mask;
     k->mask_rows_keys = m->present && m->root && m->col_axis == k->sched.reduced_axis &&
@@ -1097,14 +1180,14 @@ int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
     }
     k->divides = ARENA_ARRAY(a, bool, p->nparams + 1);
     for (int i = 0; i < p->nparams; i++) {
-        k->divides[i] = plan_divides_by(p, i);
+        k->divides[i] = kernel_divides_by(p, i);
         k->nvectors += p->params[i].index_axis >= 0;
     }
     kb c = {.a = a, .fz = fz, .p = p, .k = k};
     if (match_attention(&c) == 0) {
         k->attn_ok = true;
         bind_attention(&c);
-        resolve_configs(k, a);
+        kernel_resolve_configs(k, a);
     } else {
         k->attn_why = c.why;
         k->attn_why_loc = c.why_loc;

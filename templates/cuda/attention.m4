@@ -31,7 +31,13 @@ fg_cuda_config_summary[[[]]]m4_dnl
 #define FG_NS fg_cuda_ns
 m4_include([[[cuda/sm80/common.cuh]]])m4_dnl
 // Device versions of the plan's functions the hooks call.
-__device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
+// sigmoid(x) = 1 / (1 + 2^(-x log2(e))), the reciprocal approximate (one MUFU
+// op, rcp(inf) = 0): the weights of sigmoid attention, two per element.
+__device__ __forceinline__ float plan_sigmoid(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + fa_ex2(-x * 1.44269504f)));
+  return r;
+}
 m4_include([[[gpu/hooks.m4]]])m4_dnl
 m4_include([[[cuda/sm80/rolling.cuh]]])m4_dnl
 fg_cuda_split_if([[[m4_include([[[cuda/sm80/split.cuh]]])]]])m4_dnl

@@ -47,7 +47,7 @@ __device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {
 fg_cuda_head_setup[[[]]]m4_dnl
 }
 
-// The score in the exp2 domain (times log2(e)), from the plan's statements
+// The score fg_cuda_softmax_if([[[in the exp2 domain (fg_cuda_score_domain)]]], [[[as plan_weight reads it]]]), from the plan's statements
 fg_cuda_score_chain[[[]]]m4_dnl
 // with qk = the contraction (plan line fg_cuda_plan_line_S), i, j, h = the row, key and head.
 __device__ __forceinline__ float plan_score(float qk, int i, int j, int h, const plan_params& p) {
@@ -55,6 +55,24 @@ __device__ __forceinline__ float plan_score(float qk, int i, int j, int h, const
 fg_cuda_aux_clamp_score[[[]]]m4_dnl
   return fg_cuda_score;
 }
+
+fg_cuda_softmax_if([[[m4_dnl
+// The softmax chain: a key's weight is exp2 of its score less the running max,
+// which the kernels compute themselves (plan_weight is not called).
+__attribute__((unused)) constexpr bool plan_softmax = true;
+__device__ __forceinline__ float plan_weight(float x, int, const plan_params&) {
+  return x;
+}
+]]], [[[m4_dnl
+// No softmax chain: O adds each key's weight times V, no running max, no
+// correction, no division; a key's weight from its masked score x
+// (fg_cuda_weight_plan), 0 for a masked key (the kernels skip those).
+__attribute__((unused)) constexpr bool plan_softmax = false;
+__device__ __forceinline__ float plan_weight(float x, int h, const plan_params& p) {
+  (void)h; (void)p;
+  return fg_cuda_weight;
+}
+]]])m4_dnl
 
 fg_cuda_tile_affine_if([[[m4_dnl
 // The score is qk times a constant plus a term that reads an extra input at
@@ -305,9 +323,10 @@ __device__ __forceinline__ void plan_span_narrow(int, int, int, const plan_param
 
 // fg_cuda_correction_origin.
 // The derived factor fg_cuda_correction_plan, printed in the exp2 domain of the
-// kernels (their running max m holds fg_cuda_max_name * log2(e)); the combine of
+// kernels (their running max m holds fg_cuda_max_held); the combine of
 // the split form merges partials with the same factor.
 __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe) {
+  (void)m_prev; (void)m_new_safe;
   return fg_cuda_correction;
 }
 
@@ -315,9 +334,11 @@ __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe)
 // O = O_sum * plan_out_scale(l), l the final running sum fg_cuda_sum_name; a row that
 // sees no key reads the masked-row values (docs/plan-language.md).
 __device__ __forceinline__ float plan_out_scale(float l) {
+  (void)l;
   return fg_cuda_out_scale;
 }
-// The log-sum-exp output from the final m (fg_cuda_max_name * log2(e)) and l.
+// The value per row besides O (fg_cuda_LSE: the log-sum-exp, or the max or the sum
+// themselves) from the final m (fg_cuda_max_held) and l.
 __device__ __forceinline__ float plan_lse(float m, float l) {
   (void)m; (void)l;
   return fg_cuda_lse_value;

@@ -217,8 +217,9 @@ static char *plan_expr(cu *c, const fg_expr *e)
  * running max holds Mx * log2(e): the names the hook's arguments bind. */
 typedef struct l2ctx {
     cu *c;
-    const char *prev, *cur; /* Mx_prev and Mx, already times log2(e) */
+    const char *prev, *cur; /* Mx_prev and Mx, already times log2(e) (base e) */
     const char *sum;        /* the running sum L */
+    bool base2;             /* a plan in base 2: the kernels' domain is the plan's */
 } l2ctx;
 
 static void leaf_l2(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
@@ -226,7 +227,8 @@ static void leaf_l2(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
     l2ctx *x = pr->ctx;
     const fg_kattn *at = x->c->at;
     if ((e->kind == E_PREV || e->kind == E_TENSOR) && e->ref == at->mx)
-        strbuf_printf(b, "(%s * 0.6931471805599453f)", e->kind == E_PREV ? x->prev : x->cur);
+        strbuf_printf(b, x->base2 ? "%s" : "(%s * 0.6931471805599453f)",
+                      e->kind == E_PREV ? x->prev : x->cur);
     else if (e->kind == E_TENSOR && e->ref == at->l)
         strbuf_puts(b, x->sum);
     else {
@@ -241,7 +243,9 @@ static void print_l2(fg_printer *pr, fg_strbuf *b, const fg_expr *e, int prec)
 {
     l2ctx *x = pr->ctx;
     const fg_kattn *at = x->c->at;
-    if ((e->kind == E_PREV || e->kind == E_TENSOR) && e->ref == at->mx) {
+    if (x->base2) { /* the plan's domain is the kernels' */
+        code_expr(pr, b, e, prec);
+    } else if ((e->kind == E_PREV || e->kind == E_TENSOR) && e->ref == at->mx) {
         strbuf_puts(b, e->kind == E_PREV ? x->prev : x->cur);
     } else if (e->kind == E_ADD || e->kind == E_SUB) {
         bool paren = code_prec(e->kind) < prec;
@@ -270,11 +274,11 @@ static void print_l2(fg_printer *pr, fg_strbuf *b, const fg_expr *e, int prec)
  * times log2(e); what is not exp(...) prints as it is. */
 static char *correction_text(cu *c, const fg_expr *factor, const char *prev, const char *cur)
 {
-    l2ctx x = {c, prev, cur, "l"};
+    l2ctx x = {c, prev, cur, "l", c->at->base2};
     fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[c->dialect], .leaf = leaf_l2,
                      .ctx = &x};
     fg_strbuf b = {c->a, NULL, 0, 0};
-    if (factor->kind == E_CALL && factor->fn == F_EXP) {
+    if (factor->kind == E_CALL && factor->fn == (x.base2 ? F_EXP2 : F_EXP)) {
         strbuf_puts(&b, "fa_ex2(");
         print_l2(&pr, &b, factor->args[0], 0);
         strbuf_puts(&b, ")");
@@ -283,14 +287,30 @@ static char *correction_text(cu *c, const fg_expr *factor, const char *prev, con
     return strbuf_str(&b);
 }
 
-/* The log-sum-exp output (LSE = Mx + log(L)) from the kernels' m (times
- * log2(e)) and l: in the exp2 domain, then times ln(2). */
+static bool reads_ref(const fg_expr *e, int t)
+{
+    if ((e->kind == E_TENSOR || e->kind == E_PREV) && e->ref == t)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_ref(e->args[i], t))
+            return true;
+    return false;
+}
+
+/* The value per row besides O (the log-sum-exp LSE = Mx + log(L), the max
+ * or the sum themselves, ...) from the kernels' m and l: in base e, where
+ * m holds Mx times log2(e), a term of m in the exp2 domain and then times
+ * ln(2); otherwise as written, m read as Mx. */
 static char *lse_text(cu *c, const fg_expr *e)
 {
-    l2ctx x = {c, "m", "m", "l"};
+    l2ctx x = {c, "m", "m", "l", c->at->base2};
     fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[c->dialect], .leaf = leaf_l2,
                      .ctx = &x};
     fg_strbuf b = {c->a, NULL, 0, 0};
+    if (x.base2 || !reads_ref(e, c->at->mx)) {
+        code_expr(&pr, &b, e, 0);
+        return strbuf_str(&b);
+    }
     strbuf_puts(&b, "(");
     print_l2(&pr, &b, e, 0);
     strbuf_puts(&b, ") * 0.6931471805599453f");
@@ -335,6 +355,12 @@ static void epilogue_defs(cu *c, fg_defs *defs)
 {
     const fg_plan *p = c->p;
     const fg_kattn *at = c->at;
+    if (!at->softmax) { /* O = sum(n: W * V) as it is */
+        fg_def_str(defs, "cuda_sum_name", "(none: no softmax chain)");
+        fg_def_str(defs, "cuda_out_scale", "1.f");
+        fg_def_str(defs, "cuda_lse_value", "0.f  /* the plan has no LSE output */");
+        return;
+    }
     const fg_expr *o = p->tensors[at->o].rhs; /* O_sum / L (match_epilogue) */
     fg_def_str(defs, "cuda_sum_name", p->tensors[at->l].name);
     fg_def_str(defs, "cuda_out_scale",
@@ -343,10 +369,14 @@ static void epilogue_defs(cu *c, fg_defs *defs)
         fg_def_str(defs, "cuda_lse_value", "0.f  /* the plan has no LSE output */");
         return;
     }
-    const fg_expr *lse = p->tensors[at->lse].rhs;
+    const fg_expr *lse = at->row_out;
     masked_env m = {at};
     fg_eval_env env = {masked_leaf, &m};
-    double masked = expr_eval(lse, &env);
+    /* a running value output as it is keeps its identity there (the max
+     * -inf, the sum 0); the masked-row rules hold where epilogue
+     * statements read them */
+    double masked = lse->kind == E_TENSOR ? (lse->ref == at->mx ? -INFINITY : 0.0)
+                                          : expr_eval(lse, &env);
     fg_strbuf b = {c->a, NULL, 0, 0};
     if (!isnan(masked)) {
         strbuf_puts(&b, "(l == 0.f) ? ");
@@ -649,6 +679,64 @@ static void tile_bias_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_tile_bias_plan", ok ? plan_expr(c, at->score_bias_l2) : "");
 }
 
+/* Without a softmax chain, a key's weight from its masked score x. */
+static void leaf_weight(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
+{
+    if (e->kind == E_ACC)
+        strbuf_puts(b, "x");
+    else
+        leaf_device(pr, b, e);
+}
+
+/* The running sums' correction (the softmax chain's, as derived), or none. */
+static void correction_defs(cu *c, fg_defs *defs)
+{
+    const fg_plan *p = c->p;
+    const fg_kernel *k = c->k;
+    const fg_kattn *at = c->at;
+    fg_def_bool(defs, "cuda_softmax", at->softmax);
+    fg_def_str(defs, "cuda_score_domain", at->base2 ? "the plan's own: base 2" : "times log2(e)");
+    if (!at->softmax) {
+        fg_printer pr = {.a = c->a, .p = p, .dl = &fg_dialects[c->dialect], .leaf = leaf_weight,
+                         .ctx = c};
+        fg_def_str(defs, "cuda_weight", code_expr_text(&pr, at->weight));
+        fg_def_str(defs, "cuda_weight_plan",
+                   comment_safe(c->a, arena_printf(c->a, "%s, x the masked score %s",
+                                                   expr_to_string(c->a, p, at->weight),
+                                                   expr_to_string(c->a, p, at->tval))));
+        fg_def_str(defs, "cuda_correction_origin",
+                   comment_safe(c->a, arena_printf(c->a, "%s: one running sum, no softmax chain",
+                                                   plan_line(c, at->osum))));
+        fg_def_str(defs, "cuda_correction", "1.f");
+        fg_def_str(defs, "cuda_correction_plan", "1 (no running max)");
+        fg_def_str(defs, "cuda_max_held", "nothing: no softmax chain");
+        return;
+    }
+    fg_def_str(defs, "cuda_weight", "x");
+    fg_def_str(defs, "cuda_weight_plan", "(the softmax chain: exp(T - max))");
+    /* the corrections of L and O_sum (match_attention: one factor) */
+    const fg_kvalue *vl = NULL;
+    for (int i = 0; i < k->nvalues; i++)
+        if (k->values[i].tensor == at->l)
+            vl = &k->values[i];
+    const fg_correction *cr = vl->corr;
+    fg_def_str(defs, "cuda_correction_origin",
+               comment_safe(c->a, arena_printf(c->a, "%s and %s: running sums under a moving max; "
+                                                     "correction %s from %s, plan line %d (%s)",
+                                               p->tensors[at->l].name, p->tensors[at->osum].name,
+                                               expr_to_string(c->a, p, cr->factor),
+                                               cr->origin >= 0 ? p->tensors[cr->origin].name : "P",
+                                               cr->origin >= 0 ? p->tensors[cr->origin].loc.line
+                                                               : p->tensors[at->l].loc.line,
+                                               cr->why ? cr->why : "")));
+    fg_def_str(defs, "cuda_correction", correction_text(c, cr->factor, "m_prev", "m_new_safe"));
+    fg_def_str(defs, "cuda_correction_plan", plan_expr(c, cr->factor));
+    fg_def_str(defs, "cuda_max_held",
+               arena_printf(c->a, at->base2 ? "%s: the plan is in base 2, the kernels' domain"
+                                            : "%s * log2(e)",
+                            p->tensors[at->mx].name));
+}
+
 /* The score, the mask and the corrections, as derived. */
 static void hooks_defs(cu *c, fg_defs *defs)
 {
@@ -670,24 +758,7 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_bool(defs, "cuda_masked", at->cond != NULL);
     key_range_defs(c, defs);
     tile_bias_defs(c, defs);
-    /* the corrections of L and O_sum (match_attention: one factor) */
-    const fg_kvalue *vl = NULL;
-    for (int i = 0; i < k->nvalues; i++)
-        if (k->values[i].tensor == at->l)
-            vl = &k->values[i];
-    const fg_correction *cr = vl->corr;
-    fg_def_str(defs, "cuda_correction_origin",
-               comment_safe(c->a, arena_printf(c->a, "%s and %s: running sums under a moving max; "
-                                                     "correction %s from %s, plan line %d (%s)",
-                                               p->tensors[at->l].name, p->tensors[at->osum].name,
-                                               expr_to_string(c->a, p, cr->factor),
-                                               cr->origin >= 0 ? p->tensors[cr->origin].name : "P",
-                                               cr->origin >= 0 ? p->tensors[cr->origin].loc.line
-                                                               : p->tensors[at->l].loc.line,
-                                               cr->why ? cr->why : "")));
-    fg_def_str(defs, "cuda_correction", correction_text(c, cr->factor, "m_prev", "m_new_safe"));
-    fg_def_str(defs, "cuda_correction_plan", plan_expr(c, cr->factor));
-    fg_def_str(defs, "cuda_max_name", p->tensors[at->mx].name);
+    correction_defs(c, defs);
     fg_def_str(defs, "cuda_epilogue_origin",
                comment_safe(c->a, arena_printf(c->a, "%s%s%s", plan_line(c, at->o),
                                                at->lse >= 0 ? "; " : "",

@@ -345,58 +345,62 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
           const int i = ibase + mt * 16 + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
           float x = FOLD ? s[mt][nb][e] : plan_score(s[mt][nb][e], i, j, h, p);
+          if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
           if constexpr (MASKED) {
-            if (!(j < N && plan_visible(i, j, p))) x = -INFINITY;
+            if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;
           }
           s[mt][nb][e] = x;
         }
 
-    // online softmax (exp2 domain); row sums stay thread-partial until the end
-    float cr[MT][2];
-    bool changed = false;
+    // online softmax (exp2 domain); row sums stay thread-partial until the end;
+    // without a softmax chain s holds the weights (P) and O takes no correction
+    if constexpr (plan_softmax) {
+      float cr[MT][2];
+      bool changed = false;
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
+      for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        float tm = fmaxf(s[mt][0][2 * hr], s[mt][0][2 * hr + 1]);
+        for (int hr = 0; hr < 2; ++hr) {
+          float tm = fmaxf(s[mt][0][2 * hr], s[mt][0][2 * hr + 1]);
 #pragma unroll
-        for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(s[mt][nb][2 * hr], s[mt][nb][2 * hr + 1]));
-        tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
-        tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
-        const float mx = fmaxf(mrow[mt][hr], FOLD ? tm * sc : tm);
-        const float msafe = (mx == -INFINITY) ? 0.f : mx;
-        const float mprev = mrow[mt][hr];
-        const float corr = plan_correction(mprev, msafe);
-        mrow[mt][hr] = mx;
-        float sum = 0.f;
+          for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(s[mt][nb][2 * hr], s[mt][nb][2 * hr + 1]));
+          tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
+          tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
+          const float mx = fmaxf(mrow[mt][hr], FOLD ? tm * sc : tm);
+          const float msafe = (mx == -INFINITY) ? 0.f : mx;
+          const float mprev = mrow[mt][hr];
+          const float corr = plan_correction(mprev, msafe);
+          mrow[mt][hr] = mx;
+          float sum = 0.f;
 #pragma unroll
-        for (int nb = 0; nb < NB; ++nb) {
-          const float p0 = fa_ex2(FOLD ? fmaf(s[mt][nb][2 * hr], sc, -msafe) : s[mt][nb][2 * hr] - msafe);
-          const float p1 = fa_ex2(FOLD ? fmaf(s[mt][nb][2 * hr + 1], sc, -msafe) : s[mt][nb][2 * hr + 1] - msafe);
-          s[mt][nb][2 * hr] = p0;
-          s[mt][nb][2 * hr + 1] = p1;
-          sum += p0 + p1;
-        }
-        lrow[mt][hr] = lrow[mt][hr] * corr + sum;
-        if constexpr (C::SKIP_RESCALE) {
-          cr[mt][hr] = corr;
-          changed |= (mx != mprev);
-        } else {
+          for (int nb = 0; nb < NB; ++nb) {
+            const float p0 = fa_ex2(FOLD ? fmaf(s[mt][nb][2 * hr], sc, -msafe) : s[mt][nb][2 * hr] - msafe);
+            const float p1 = fa_ex2(FOLD ? fmaf(s[mt][nb][2 * hr + 1], sc, -msafe) : s[mt][nb][2 * hr + 1] - msafe);
+            s[mt][nb][2 * hr] = p0;
+            s[mt][nb][2 * hr + 1] = p1;
+            sum += p0 + p1;
+          }
+          lrow[mt][hr] = lrow[mt][hr] * corr + sum;
+          if constexpr (C::SKIP_RESCALE) {
+            cr[mt][hr] = corr;
+            changed |= (mx != mprev);
+          } else {
 #pragma unroll
-          for (int db = 0; db < DB; ++db) {
-            o[mt][db][2 * hr] *= corr;
-            o[mt][db][2 * hr + 1] *= corr;
+            for (int db = 0; db < DB; ++db) {
+              o[mt][db][2 * hr] *= corr;
+              o[mt][db][2 * hr + 1] *= corr;
+            }
           }
         }
-      }
-    if constexpr (C::SKIP_RESCALE) {
-      if (__any_sync(0xffffffffu, changed)) {
+      if constexpr (C::SKIP_RESCALE) {
+        if (__any_sync(0xffffffffu, changed)) {
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
+          for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-          for (int db = 0; db < DB; ++db)
+            for (int db = 0; db < DB; ++db)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) o[mt][db][e] *= cr[mt][e >> 1];
+              for (int e = 0; e < 4; ++e) o[mt][db][e] *= cr[mt][e >> 1];
+        }
       }
     }
 

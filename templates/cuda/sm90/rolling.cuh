@@ -17,7 +17,8 @@
 //   registers the producer gave back.  Per key tile: S = Q K^T by wgmma from
 //   shared memory (both operands K-major in the copy engine's 128-byte
 //   swizzled layout), the score and mask hooks, the online softmax in the
-//   exp2 domain with the plan's derived correction, then O += P V by wgmma
+//   exp2 domain with the plan's derived correction (without a softmax chain,
+//   plan_weight of each key's masked score and no correction), then O += P V by wgmma
 //   with P from registers (the S accumulators re-packed as A fragments, no
 //   shuffles) and V from shared memory (MN-major, the transposed-B form).
 //   Inside a group, S of the next tile is issued before P V of the current
@@ -195,11 +196,16 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
           const int i = ibase + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
           float x = FOLD || AFF ? sacc[nb * 4 + e] : plan_score(sacc[nb * 4 + e], i, j, h, p);
+          if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
           if constexpr (MASKED) {
-            if (!(j < N && plan_visible(i, j, p))) x = -INFINITY;
+            if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;
           }
           sacc[nb * 4 + e] = x;
         }
+      if constexpr (!plan_softmax) {  // sacc holds the weights (P); O takes no correction
+        corr[0] = corr[1] = 1.f;
+        return;
+      }
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
         float tm = fmaxf(sacc[2 * hr], sacc[2 * hr + 1]);

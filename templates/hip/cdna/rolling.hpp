@@ -132,31 +132,36 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
       for (int r = 0; r < 16; ++r) {
         const int j = n0 + kb * 32 + ck_acc_row(lane, r, 32);
         float x = FOLD ? s[kb][r] : plan_score(s[kb][r], i, j, h, p);
+        if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
         if constexpr (MASKED) {
-          if (!(j < N && plan_visible(i, j, p))) x = -INFINITY;
+          if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;
         }
         s[kb][r] = x;
         tm = ck_max(tm, x);
       }
-    // the other half-wave holds the other keys of this row
+    // the online softmax; without a softmax chain s holds the weights (P) and O
+    // takes no correction
+    if constexpr (plan_softmax) {
+      // the other half-wave holds the other keys of this row
 #pragma unroll
-    for (int st = 0; st < ck_reduce_steps(32); ++st) tm = ck_max(tm, plan_shfl_xor(tm, ck_reduce_xor(st, 32)));
-    const float mx = ck_max(mrow, FOLD ? tm * sc : tm);
-    const float msafe = (mx == -INFINITY) ? 0.f : mx;
-    const float corr = plan_correction(mrow, msafe);
-    mrow = mx;
-    float sum = 0.f;
+      for (int st = 0; st < ck_reduce_steps(32); ++st) tm = ck_max(tm, plan_shfl_xor(tm, ck_reduce_xor(st, 32)));
+      const float mx = ck_max(mrow, FOLD ? tm * sc : tm);
+      const float msafe = (mx == -INFINITY) ? 0.f : mx;
+      const float corr = plan_correction(mrow, msafe);
+      mrow = mx;
+      float sum = 0.f;
 #pragma unroll
-    for (int kb = 0; kb < NKB; ++kb)
+      for (int kb = 0; kb < NKB; ++kb)
 #pragma unroll
-      for (int r = 0; r < 16; ++r) {
-        const float pv = fa_ex2(FOLD ? __builtin_fmaf(s[kb][r], sc, -msafe) : s[kb][r] - msafe);
-        s[kb][r] = pv;
-        sum += pv;
-      }
-    lrow = lrow * corr + sum;  // lane-partial; the half-waves are summed at the end
+        for (int r = 0; r < 16; ++r) {
+          const float pv = fa_ex2(FOLD ? __builtin_fmaf(s[kb][r], sc, -msafe) : s[kb][r] - msafe);
+          s[kb][r] = pv;
+          sum += pv;
+        }
+      lrow = lrow * corr + sum;  // lane-partial; the half-waves are summed at the end
 #pragma unroll
-    for (int db = 0; db < NDB; ++db) o[db] *= corr;
+      for (int db = 0; db < NDB; ++db) o[db] *= corr;
+    }
     // P^T accumulator registers 4ks..4ks+3 are the B operand of k step ks.
 #pragma unroll
     for (int kb = 0; kb < NKB; ++kb)

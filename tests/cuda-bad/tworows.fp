@@ -1,5 +1,6 @@
-# The running max as an output: the kernel writes only O and LSE.
-plan maxout
+# Two values per row besides O (the max and the log-sum-exp): the attention
+# kernels write O and one value per row.
+plan tworows
 dim B, H, M, N, D
 axis b: B, h: H, m: M, n: N, d: D
 input Q[b, h, m, d]: bf16
@@ -10,7 +11,8 @@ Mx[b, h, m] = max(n: S)
 P[b, h, m, n] = exp(S - Mx)
 L[b, h, m] = sum(n: P)
 O[b, h, m, d] = sum(n: P * V) / L
-output O: bf16, Mx: f32
+LSE[b, h, m] = Mx + log(L)
+output O: bf16, Mx: f32, LSE: f32
 schedule {
   reduce n: rolling
 }
