@@ -6,8 +6,9 @@
 //
 //   warp form   one row per warp (4 rows per CTA), rows up to 32 * RR_CACHE
 //               elements, kept in registers between the two walks;
-//   CTA form    one row per CTA of 256 or 1024 threads, kept in registers up
-//               to NT * RR_CACHE elements; beyond, the rolling walk by 512
+//   CTA form    one row per CTA of 256, 512 or 1024 threads, kept in registers
+//               (as loaded) up to NT * V * K elements (K chunks of V elements a
+//               thread: 8 at 512 threads); beyond, the rolling walk by 512
 //               threads (the running state corrected chunk by chunk, the
 //               input read again by the second walk, mostly from L2);
 //   split form  when rows are few and long: S CTAs per row, each walks its
@@ -23,7 +24,8 @@
 // (templates/README.md).
 // ---------------------------------------------------------------------------
 
-// Input floats a thread keeps in registers between the two walks of a row.
+// Input elements a thread keeps in registers between the two walks of a row
+// (as loaded: 16 registers for 32 bf16 or fp16 elements, 32 for f32).
 constexpr int RR_CACHE = 32;
 // Chunks in flight per thread in the rolling walk.
 constexpr int RR_UNROLL = 4;
@@ -33,6 +35,10 @@ struct rr_v {
   static constexpr int V = 16 / (int)sizeof(T);  // elements per 16-byte load
   // chunks a thread keeps (at least 1)
   static constexpr int K = RR_CACHE / (V * plan_nin_a) > 0 ? RR_CACHE / (V * plan_nin_a) : 1;
+  // ... in the 512-thread CTA form: 8 chunks of 16 bytes (32 registers), so
+  // that two CTAs share an SM where one CTA of 1024 threads would hold it
+  // alone (measured: bench/NOTES.md, 2026-11-24)
+  static constexpr int KW = 8 / plan_nin_a > 0 ? 8 / plan_nin_a : 1;
 };
 
 __device__ __forceinline__ float rr_to_float(float x) { return x; }
@@ -57,10 +63,11 @@ __device__ __forceinline__ void rr_store1(void* base, int dt, long long off, flo
     static_cast<float*>(base)[off] = v;
 }
 
+// A chunk as loaded: V elements of T in 16 bytes (the kept rows stay in this
+// form between the walks: half the registers of floats for 16-bit types).
 template <typename T, int V>
-__device__ __forceinline__ void rr_load_vec(const T* ptr, float (&x)[V]) {
-  static_assert(sizeof(T) * V == 16, "one 16-byte load");
-  const uint4 u = __ldg(reinterpret_cast<const uint4*>(ptr));
+__device__ __forceinline__ void rr_unpack(const uint4& u, float (&x)[V]) {
+  static_assert(sizeof(T) * V == 16, "one 16-byte chunk");
   const T* t = reinterpret_cast<const T*>(&u);
 #pragma unroll
   for (int e = 0; e < V; e++) x[e] = rr_to_float(t[e]);
@@ -110,22 +117,41 @@ __device__ __forceinline__ bool rr_row_vec(const plan_params& p, const plan_row&
   return ok;
 }
 
-// Elements c0 .. c0 + V - 1 of every input along the axis (0 past c1).
+// Elements c0 .. c0 + V - 1 of every input along the axis (0 past c1), as
+// loaded (rr_unpack gives the floats).
 template <typename T, int V>
-__device__ __forceinline__ void rr_load_chunk(const plan_params& p, const plan_row& r, long long c0, long long c1,
-                                              bool vec, float (&x)[plan_nin_a][V]) {
+__device__ __forceinline__ void rr_load_raw(const plan_params& p, const plan_row& r, long long c0, long long c1,
+                                            bool vec, uint4 (&u)[plan_nin_a]) {
   if (vec && c0 + V <= c1) {
 #pragma unroll
-    for (int k = 0; k < plan_nin; k++) rr_load_vec<T, V>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0, x[k]);
+    for (int k = 0; k < plan_nin; k++)
+      u[k] = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0));
     return;
   }
 #pragma unroll
-  for (int k = 0; k < plan_nin; k++)
+  for (int k = 0; k < plan_nin; k++) {
+    T t[V];
 #pragma unroll
     for (int e = 0; e < V; e++) {
       const long long c = c0 + e;
-      x[k][e] = c < c1 ? rr_to_float(static_cast<const T*>(p.in[k])[r.in_off[k] + c * p.in_sc[k]]) : 0.f;
+      t[e] = c < c1 ? static_cast<const T*>(p.in[k])[r.in_off[k] + c * p.in_sc[k]] : T(0.f);
     }
+    u[k] = *reinterpret_cast<const uint4*>(t);
+  }
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void rr_unpack_all(const uint4 (&u)[plan_nin_a], float (&x)[plan_nin_a][V]) {
+#pragma unroll
+  for (int k = 0; k < plan_nin; k++) rr_unpack<T, V>(u[k], x[k]);
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void rr_load_chunk(const plan_params& p, const plan_row& r, long long c0, long long c1,
+                                              bool vec, float (&x)[plan_nin_a][V]) {
+  uint4 u[plan_nin_a];
+  rr_load_raw<T, V>(p, r, c0, c1, vec, u);
+  rr_unpack_all<T, V>(u, x);
 }
 
 // The outputs along the axis at c0 .. c0 + V - 1, those before c1.
@@ -176,20 +202,25 @@ __device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh) {
   }
 }
 
-// The first walk over [cb, ce) by thread t of G, keeping its K chunks.
+// The first walk over [cb, ce) by thread t of G, keeping its K chunks as
+// loaded.
 template <typename T, int G, int K>
 __device__ __forceinline__ void rr_walk_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
-                                             bool vec, plan_state& s, float (&xs)[K][plan_nin_a][rr_v<T>::V]) {
+                                             bool vec, plan_state& s, uint4 (&xs)[K][plan_nin_a]) {
   constexpr int V = rr_v<T>::V;
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
-    if (c0 < ce) rr_load_chunk<T, V>(p, r, c0, ce, vec, xs[i]);
+    if (c0 < ce) rr_load_raw<T, V>(p, r, c0, ce, vec, xs[i]);
   }
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
-    if (c0 < ce) plan_accumulate<V>(s, xs[i], ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+    if (c0 < ce) {
+      float x[plan_nin_a][V];
+      rr_unpack_all<T, V>(xs[i], x);
+      plan_accumulate<V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+    }
   }
 }
 
@@ -197,14 +228,15 @@ __device__ __forceinline__ void rr_walk_kept(const plan_params& p, const plan_ro
 template <typename T, int G, int K>
 __device__ __forceinline__ void rr_write_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
                                               bool vec, const plan_fin& f, const plan_state& s,
-                                              const float (&xs)[K][plan_nin_a][rr_v<T>::V]) {
+                                              const uint4 (&xs)[K][plan_nin_a]) {
   constexpr int V = rr_v<T>::V;
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
     if (c0 < ce) {
-      float y[plan_nout_a][V];
-      plan_elementwise<V>(y, xs[i], c0, f, s, p, r);
+      float x[plan_nin_a][V], y[plan_nout_a][V];
+      rr_unpack_all<T, V>(xs[i], x);
+      plan_elementwise<V>(y, x, c0, f, s, p, r);
       rr_store_chunk<V>(p, r, c0, ce, vec, y);
     }
   }
@@ -259,7 +291,7 @@ __device__ __forceinline__ void rr_write_rolling(const plan_params& p, const pla
 // Warp form: one row per warp, NW warps per CTA.
 template <typename T, int NW>
 __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant__ plan_params p) {
-  constexpr int V = rr_v<T>::V, K = rr_v<T>::K;
+  constexpr int K = rr_v<T>::K;
   const long long row = (long long)blockIdx.x * NW + (threadIdx.x >> 5);
   if (row >= p.rows) return;  // the whole warp
   const int lane = threadIdx.x & 31;
@@ -268,7 +300,7 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
   const bool vec = rr_row_vec<T>(p, r);
   plan_state s;
   plan_state_init(s);
-  float xs[K][plan_nin_a][V];
+  uint4 xs[K][plan_nin_a];
   rr_walk_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, s, xs);
   rr_reduce<32>(s, nullptr);
   plan_fin f;
@@ -279,9 +311,10 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
 
 // CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
 // (ncols <= NT * V * K), else the rolling walk.
-template <typename T, int NT, bool KEEP>
-__global__ void __launch_bounds__(NT) rr_cta_kernel(const __grid_constant__ plan_params p) {
-  constexpr int V = rr_v<T>::V, K = rr_v<T>::K;
+// The kept forms of 512 threads (8 chunks each) are held to 64 registers, two
+// CTAs per SM.
+template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
+__global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : 1) rr_cta_kernel(const __grid_constant__ plan_params p) {
   __shared__ plan_state sh[NT / 32];
   const long long row = blockIdx.x;
   const int t = threadIdx.x;
@@ -291,7 +324,7 @@ __global__ void __launch_bounds__(NT) rr_cta_kernel(const __grid_constant__ plan
   plan_state s;
   plan_state_init(s);
   if constexpr (KEEP) {
-    float xs[K][plan_nin_a][V];
+    uint4 xs[K][plan_nin_a];
     rr_walk_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, s, xs);
     rr_reduce<NT>(s, sh);
     plan_fin f;
@@ -441,7 +474,7 @@ static fg_status rr_launch_split(const plan_params& p, int S, cudaStream_t st, i
 
 template <typename T>
 static fg_status rr_launch(const plan_params& p, int splits, cudaStream_t st, int dev, const char* entry) {
-  constexpr int V = rr_v<T>::V, K = rr_v<T>::K;
+  constexpr int V = rr_v<T>::V, K = rr_v<T>::K, KW = rr_v<T>::KW;
   if (p.rows > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %lld rows are beyond the kernels' grid", entry, p.rows);
   int S = splits;
@@ -459,6 +492,8 @@ static fg_status rr_launch(const plan_params& p, int splits, cudaStream_t st, in
     rr_warp_kernel<T, NW><<<(unsigned)((p.rows + NW - 1) / NW), NW * 32, 0, st>>>(p);
   } else if (p.ncols <= 256LL * V * K) {
     rr_cta_kernel<T, 256, true><<<(unsigned)p.rows, 256, 0, st>>>(p);
+  } else if (p.ncols <= 512LL * V * KW) {
+    rr_cta_kernel<T, 512, true, KW><<<(unsigned)p.rows, 512, 0, st>>>(p);
   } else if (p.ncols <= 1024LL * V * K) {
     rr_cta_kernel<T, 1024, true><<<(unsigned)p.rows, 1024, 0, st>>>(p);
   } else {
