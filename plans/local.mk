@@ -14,10 +14,12 @@ dist_plans_DATA = \
 	plans/gqa_decode.fp \
 	plans/logsoftmax.fp \
 	plans/logsumexp.fp \
+	plans/prefixlm.fp \
 	plans/relbias.fp \
 	plans/rmsnorm.fp \
 	plans/rowmax.fp \
 	plans/sigmoid.fp \
+	plans/sinkwindow.fp \
 	plans/softcap.fp \
 	plans/softcap_decode.fp \
 	plans/softmax.fp \

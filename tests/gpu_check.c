@@ -333,6 +333,17 @@ static void set_params(gc_case *c)
         c->params[w] = c->window;
         c->has[w] = 1;
     }
+    /* prefixlm's prefix: a third of the keys (the strided cases take its
+     * default, 0: causal); sinkwindow's sinks: 5 (strided: the default 4) */
+    int pp = param_index(c->info, "P"), ps = param_index(c->info, "S");
+    if (pp >= 0 && !c->strided) {
+        c->params[pp] = c->n / 3;
+        c->has[pp] = 1;
+    }
+    if (ps >= 0 && !c->strided) {
+        c->params[ps] = 5;
+        c->has[ps] = 1;
+    }
     /* The strided cases pass G explicitly, the others take its default. */
     int g = param_index(c->info, "G");
     if (g >= 0 && c->strided) {

@@ -462,6 +462,8 @@ PLAN_SETUP(docmask)
 PLAN_SETUP(relbias)
 PLAN_SETUP(base2)
 PLAN_SETUP(rowmax)
+PLAN_SETUP(prefixlm)
+PLAN_SETUP(sinkwindow)
 PLAN_SETUP(causal_decode)
 PLAN_SETUP(gqa_decode)
 PLAN_SETUP(alibi_decode)
@@ -492,6 +494,61 @@ static void short_window_masks_both_sides(void **state)
                 dims[i] = dim_value(info->dim_role[i], 67, keys[q], 32, 1);
             params[w] = (double)win[k];
             has[w] = 1;
+            assert_int_equal(run_case_params(h, dims, 0, k % 2, params, has), 0);
+        }
+}
+
+/* Prefix-LM: prefixes of 0 keys (causal), some, and more than the keys. */
+static void prefix_lm_sees_its_prefix(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    int pp = -1;
+    for (int i = 0; i < info->nparams; i++)
+        if (!strcmp(info->params[i].name, "P"))
+            pp = i;
+    assert_true(pp >= 0);
+    double params[16] = {0};
+    int has[16] = {0};
+    static const long prefix[] = {0, 9, 150};
+    static const long keys[] = {13, 131};
+    for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 2; q++) {
+            long dims[16];
+            for (int i = 0; i < info->ndims && i < 16; i++)
+                dims[i] = dim_value(info->dim_role[i], 67, keys[q], 32, 1);
+            params[pp] = (double)prefix[k];
+            has[pp] = 1;
+            assert_int_equal(run_case_params(h, dims, 0, k % 2, params, has), 0);
+        }
+}
+
+/* StreamingLLM: sinks and windows shorter than the keys, so rows see the
+ * sinks and a band, with masked keys between. */
+static void sinks_and_window(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    int s = -1, w = -1;
+    for (int i = 0; i < info->nparams; i++) {
+        if (!strcmp(info->params[i].name, "S"))
+            s = i;
+        if (!strcmp(info->params[i].name, "W"))
+            w = i;
+    }
+    assert_true(s >= 0 && w >= 0);
+    double params[16] = {0};
+    int has[16] = {0};
+    static const long sinks[] = {0, 4, 20};
+    static const long win[] = {1, 30};
+    for (int k = 0; k < 3; k++)
+        for (int q = 0; q < 2; q++) {
+            long dims[16];
+            for (int i = 0; i < info->ndims && i < 16; i++)
+                dims[i] = dim_value(info->dim_role[i], 67, 131, 32, 1);
+            params[s] = (double)sinks[k];
+            params[w] = (double)win[q];
+            has[s] = has[w] = 1;
             assert_int_equal(run_case_params(h, dims, 0, k % 2, params, has), 0);
         }
 }
@@ -694,7 +751,7 @@ static void registry_lists_every_tested_plan(void **state)
     static const char *const tested[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
         "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
-        "rmsnorm", "sigmoid", "docmask", "relbias", "base2", "rowmax",
+        "rmsnorm", "sigmoid", "docmask", "relbias", "base2", "rowmax", "prefixlm", "sinkwindow",
     };
     int n = 0;
     for (int i = 0; fg_plan_list[i]; i++) {
@@ -982,7 +1039,9 @@ int main(void)
         T(global), T(causal), T(gqa), T(alibi), T(softcap), T(window),
         T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
         T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid),
-        T(docmask), T(relbias), T(base2), T(rowmax),
+        T(docmask), T(relbias), T(base2), T(rowmax), T(prefixlm), T(sinkwindow),
+        cmocka_unit_test_setup_teardown(prefix_lm_sees_its_prefix, setup_prefixlm, teardown_plan),
+        cmocka_unit_test_setup_teardown(sinks_and_window, setup_sinkwindow, teardown_plan),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_causal,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,

@@ -254,8 +254,8 @@ static void registry_lists_the_cuda_plans(void **state)
     (void)state;
     static const char *const want[] = {
         "alibi", "alibi_decode", "base2", "causal", "causal_decode", "docmask", "global",
-        "gqa", "gqa_decode", "logsoftmax", "logsumexp", "relbias", "rmsnorm", "rowmax",
-        "sigmoid", "softcap", "softcap_decode", "softmax", "window",
+        "gqa", "gqa_decode", "logsoftmax", "logsumexp", "prefixlm", "relbias", "rmsnorm",
+        "rowmax", "sigmoid", "sinkwindow", "softcap", "softcap_decode", "softmax", "window",
     };
     size_t n = 0;
     while (fg_plan_cuda_list[n].name) {
