@@ -13,6 +13,7 @@ tests_test_check_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 EXTRA_DIST += \
 	tests/golden/ir/alibi.ir \
 	tests/golden/ir/alibi_decode.ir \
+	tests/golden/ir/base2.ir \
 	tests/golden/ir/causal.ir \
 	tests/golden/ir/causal_decode.ir \
 	tests/golden/ir/docmask.ir \
@@ -21,9 +22,12 @@ EXTRA_DIST += \
 	tests/golden/ir/gqa_decode.ir \
 	tests/golden/ir/logsoftmax.ir \
 	tests/golden/ir/logsumexp.ir \
+	tests/golden/ir/prefixlm.ir \
 	tests/golden/ir/relbias.ir \
 	tests/golden/ir/rmsnorm.ir \
+	tests/golden/ir/rowmax.ir \
 	tests/golden/ir/sigmoid.ir \
+	tests/golden/ir/sinkwindow.ir \
 	tests/golden/ir/softcap.ir \
 	tests/golden/ir/softcap_decode.ir \
 	tests/golden/ir/softmax.ir \

@@ -53,7 +53,11 @@ EXTRA_DIST += \
 	tests/rows-hooks.sh \
 	tests/rows_hooks_sim.cc \
 	tests/cuda-bad/qscore.fp tests/cuda-bad/qscore.err tests/cuda-bad/qscore.warn \
-	tests/cuda-bad/maxout.fp tests/cuda-bad/maxout.err tests/cuda-bad/maxout.warn \
+	tests/cuda-bad/tworows.fp tests/cuda-bad/tworows.err tests/cuda-bad/tworows.warn \
+	tests/cuda-bad/rowhalf.fp tests/cuda-bad/rowhalf.err tests/cuda-bad/rowhalf.warn \
+	tests/cuda-bad/sigsplit.fp tests/cuda-bad/sigsplit.err tests/cuda-bad/sigsplit.warn \
+	tests/cuda-bad/sigfloor.fp tests/cuda-bad/sigfloor.err tests/cuda-bad/sigfloor.warn \
+	tests/cuda-bad/sigread.fp tests/cuda-bad/sigread.err tests/cuda-bad/sigread.warn \
 	tests/cuda-bad/normalised.fp tests/cuda-bad/normalised.err tests/cuda-bad/normalised.warn \
 	tests/cuda-bad/rowgather.fp tests/cuda-bad/rowgather.err tests/cuda-bad/rowgather.warn \
 	tests/cuda-bad/rowslope.fp tests/cuda-bad/rowslope.err tests/cuda-bad/rowslope.warn \

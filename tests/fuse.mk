@@ -33,6 +33,8 @@ EXTRA_DIST += \
 	tests/golden/fused/maxshift.txt tests/golden/fused/prefix_lm.txt \
 	tests/golden/fused/softcap.txt tests/golden/fused/softcap_decode.txt \
 	tests/golden/fused/softmax.txt tests/golden/fused/window.txt \
+	tests/golden/fused/base2.txt tests/golden/fused/rowmax.txt \
+	tests/golden/fused/prefixlm.txt tests/golden/fused/sinkwindow.txt \
 	tests/bad/fuse-max-product.fp tests/bad/fuse-max-product.err \
 	tests/bad/fuse-several.fp tests/bad/fuse-several.err \
 	tests/bad/fuse-shift-sum.fp tests/bad/fuse-shift-sum.err \
@@ -49,6 +51,7 @@ TESTS += tests/kernel-golden.sh
 EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/alibi.txt \
 	tests/golden/kernel/alibi_decode.txt \
+	tests/golden/kernel/base2.txt \
 	tests/golden/kernel/causal.txt \
 	tests/golden/kernel/causal_decode.txt \
 	tests/golden/kernel/docmask.txt \
@@ -62,9 +65,12 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/masked_rowsum.txt \
 	tests/golden/kernel/maxshift.txt \
 	tests/golden/kernel/prefix_lm.txt \
+	tests/golden/kernel/prefixlm.txt \
 	tests/golden/kernel/relbias.txt \
 	tests/golden/kernel/rmsnorm.txt \
+	tests/golden/kernel/rowmax.txt \
 	tests/golden/kernel/sigmoid.txt \
+	tests/golden/kernel/sinkwindow.txt \
 	tests/golden/kernel/softcap.txt \
 	tests/golden/kernel/softcap_decode.txt \
 	tests/golden/kernel/softmax.txt \

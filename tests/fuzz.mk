@@ -44,6 +44,7 @@ FG_FUZZ_SRCS = \
 	$(srcdir)/generator/middle/variants.c \
 	$(srcdir)/generator/middle/kernel.c \
 	$(srcdir)/generator/middle/kernel_rows.c \
+	$(srcdir)/generator/middle/kernel_sched.c \
 	$(srcdir)/generator/middle/tune.c \
 	$(srcdir)/generator/middle/wisdom.c \
 	$(srcdir)/generator/middle/dump_kernel.c \
