@@ -782,6 +782,7 @@ typedef struct fg_kattn {
      * Mx + log(L), or the max or the sum as outputs), reading Mx and L. */
     bool base2;
     const fg_expr *row_out;
+    bool row_out_running; /* row_out is Mx or L output as it is (its identity in a row with no key) */
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head; /* K's head index: AXIS h, or h / G */

@@ -249,6 +249,74 @@ static void base2_chain_and_running_value_outputs(void **state)
     assert_def(d, "cuda_correction", "fa_ex2(m_prev - m_new_safe)");
 }
 
+/* The kernel model of a plan given as text: the attention roles' reason in
+ * *why (NULL when the kernels take it) and the CUDA definitions. */
+static const char *text_defs(fixture *f, const char *name, const char *text, const char **why)
+{
+    fg_source *src = ARENA_NEW(f->arena, fg_source);
+    source_from_string(src, name, text);
+    diag_init(&f->diag, src, f->diag_out);
+    fg_plan *p = NULL;
+    fg_fused *fz = NULL;
+    assert_int_equal(parse_plan(f->arena, src, &f->diag, &p), 0);
+    assert_int_equal(check_plan(p, &f->diag), 0);
+    assert_int_equal(fuse_plan(f->arena, p, &f->diag, &fz), 0);
+    fg_kernel *k = NULL;
+    assert_int_equal(kernel_build(f->arena, fz, &f->diag, &k), 0);
+    *why = k->attn_ok ? NULL : k->attn_why;
+    if (!k->attn_ok)
+        return NULL;
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_cuda(f->arena, k, defs, &tmpl, &f->diag), 0);
+    return defs_text(defs);
+}
+
+#define CHAIN_HEAD                                                                            \
+    "dim B, H, M, N, D\naxis b: B, h: H, m: M, n: N, d: D\nparam scale: f32 = rsqrt(D)\n"    \
+    "input Q[b, h, m, d]: bf16\ninput K[b, h, n, d]: bf16\ninput V[b, h, n, d]: bf16\n"       \
+    "S[b, h, m, n] = sum(d: Q * K) * scale\nT[b, h, m, n] = where(n <= m + N - M, S, -inf)\n" \
+    "Mx[b, h, m] = max(n: T)\nP[b, h, m, n] = exp(T - Mx)\nL[b, h, m] = sum(n: P)\n"          \
+    "O[b, h, m, d] = sum(n: P * V) / L\n"
+#define CHAIN_TAIL "schedule {\n  reduce n: rolling\n}\n"
+
+/* The value per row in a row with no key follows the masked-row rules where
+ * a statement reads the max or the sum (0, and a division by a sum that is
+ * 0 gives 0), and keeps the identity only for a running value output as it
+ * is; a row value reading a param or a dim is refused (plan_lse reads m and
+ * l only); a weight may read a per-head param. */
+static void row_values_follow_the_masked_row_rules(void **state)
+{
+    fixture *f = *state;
+    const char *why = NULL;
+    const char *d = text_defs(f, "inv.fp",
+                              "plan inv\n" CHAIN_HEAD "R[b, h, m] = 1 / L\n"
+                              "output O: bf16, R: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_lse_value", "(l == 0.f) ? 0.0f : 1 / l");
+    d = text_defs(f, "alias.fp",
+                  "plan alias\n" CHAIN_HEAD "M2[b, h, m] = Mx\n"
+                  "output O: bf16, M2: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_lse_value", "(l == 0.f) ? 0.0f : (m) * 0.6931471805599453f");
+    d = text_defs(f, "scaled.fp",
+                  "plan scaled\n" CHAIN_HEAD "R[b, h, m] = Mx * scale\n"
+                  "output O: bf16, R: f32\n" CHAIN_TAIL, &why);
+    assert_non_null(why);
+    assert_has(why, "epilogue statement 'R' is neither O = O_sum / L nor a value per row");
+    d = text_defs(f, "sigslope.fp",
+                  "plan sigslope\ndim B, H, M, N, D\naxis b: B, h: H, m: M, n: N, d: D\n"
+                  "param t[h]: f32 = 1\n"
+                  "input Q[b, h, m, d]: bf16\ninput K[b, h, n, d]: bf16\n"
+                  "input V[b, h, n, d]: bf16\n"
+                  "S[b, h, m, n] = sum(d: Q * K)\n"
+                  "T[b, h, m, n] = where(n <= m + N - M, S, -inf)\n"
+                  "O[b, h, m, d] = sum(n: sigmoid(T + t) * V)\n"
+                  "output O: bf16\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_weight", "plan_sigmoid(x + plan_t_at(p, h))");
+}
+
 static void global_score_is_folded_scale(void **state)
 {
     fixture *f = *state;
@@ -638,6 +706,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(row_plans_refused_with_reasons, setup, teardown),
         cmocka_unit_test_setup_teardown(sigmoid_weighs_keys_without_a_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(base2_chain_and_running_value_outputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(row_values_follow_the_masked_row_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(global_score_is_folded_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(causal_mask_bounds_keys_and_tiles, setup, teardown),
         cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),

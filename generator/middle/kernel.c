@@ -37,6 +37,7 @@ typedef struct kb {
     bool softmax;   /* a softmax chain, else one contraction sum(n: W * V) */
     bool base2;     /* the chain in base 2: exp2(T - Mx), exp2(Mx_prev - Mx) */
     const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
+    bool row_out_running;   /* ... a running value output as it is */
     fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
     int naux, aux[FG_MAX_AUX];
     fg_loc why_loc;
@@ -486,9 +487,10 @@ static const fg_expr *weight_reads(kb *c, const fg_expr *e, int depth)
     if (depth > FG_MAX_EXPR_DEPTH || e->kind == E_TENSOR || e->kind == E_AXIS ||
         e->kind == E_PREV || e->kind == E_REDUCE)
         return e;
-    if (e->kind == E_PARAM && c->p->params[e->ref].index_axis >= 0 &&
-        c->p->params[e->ref].index_axis != c->ax_h)
-        return e;
+    if (e->kind == E_PARAM) /* scalar, or per head (read at h: check_score_expr's rule) */
+        return c->p->params[e->ref].index_axis < 0 || c->p->params[e->ref].index_axis == c->ax_h
+                   ? NULL
+                   : e;
     for (int i = 0; i < e->nargs; i++) {
         const fg_expr *r = weight_reads(c, e->args[i], depth + 1);
         if (r)
@@ -621,6 +623,7 @@ static int match_softmax(kb *c)
             c->lse = r->tensor;
             c->row_out = expr_ref(c->a, E_TENSOR, r->tensor, NULL);
             ((fg_expr *)c->row_out)->type = T_FLOAT;
+            c->row_out_running = true;
         } else if (p->tensors[r->tensor].is_output)
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
@@ -633,8 +636,9 @@ static int match_softmax(kb *c)
     return 0;
 }
 
-/* A value per row of the final Mx and L (numbers, dims, scalar params,
- * functions; other epilogue statements inlined), or NULL. */
+/* A value per row of the final Mx and L (numbers and functions of them;
+ * other epilogue statements inlined), or NULL: plan_lse(m, l) reads nothing
+ * else. */
 static const fg_expr *row_value(kb *c, const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
@@ -649,7 +653,7 @@ static const fg_expr *row_value(kb *c, const fg_expr *e, int depth)
         return row_value(c, t->rhs, depth + 1);
     }
     if (e->kind == E_TENSOR || e->kind == E_AXIS || e->kind == E_PREV || e->kind == E_ACC ||
-        e->kind == E_REDUCE || (e->kind == E_PARAM && c->p->params[e->ref].index_axis >= 0))
+        e->kind == E_REDUCE || e->kind == E_PARAM || e->kind == E_DIM || e->kind == E_NAME)
         return NULL;
     fg_expr *n = expr_clone(c->a, e);
     for (int i = 0; i < e->nargs; i++)
@@ -1124,6 +1128,7 @@ static void bind_attention(kb *c)
     at->weight = c->weight;
     at->base2 = c->base2;
     at->row_out = c->row_out;
+    at->row_out_running = c->row_out_running;
     /* extra inputs' loads cost registers as a function call does: the
      * 176-key sm_90a tiles spilled with docmask's two id loads (ptxas, 68
      * bytes), so they take the configurations of a non-affine score */

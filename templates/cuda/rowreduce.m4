@@ -50,7 +50,8 @@ __device__ __forceinline__ float fa_tanh(float x) { return tanhf(x); }
 __device__ __forceinline__ float plan_safe(float x) { return isinf(x) ? 0.f : x; }
 // The division is x times the correctly rounded reciprocal of y: y is a row's
 // value, so ptxas computes the reciprocal once per row, not a division per
-// element (two roundings: within 1.5 ulp of x / y).
+// element (two roundings: within 1.5 ulp of x / y while 1 / y is a normal
+// float, |y| between 2^-126 and 2^126; beyond, 1 / y loses bits or is inf).
 __device__ __forceinline__ float plan_div0(float x, float y) { return y == 0.f ? 0.f : x * __frcp_rn(y); }
 
 // Per launch, filled by the entry point below.

@@ -337,8 +337,8 @@ __device__ __forceinline__ float plan_out_scale(float l) {
   (void)l;
   return fg_cuda_out_scale;
 }
-// The value per row besides O (fg_cuda_LSE: the log-sum-exp, or the max or the sum
-// themselves) from the final m (fg_cuda_max_held) and l.
+// The value per row besides O (the log-sum-exp, or the max or the sum themselves)
+// from the final m (fg_cuda_max_held) and l.
 __device__ __forceinline__ float plan_lse(float m, float l) {
   (void)m; (void)l;
   return fg_cuda_lse_value;

@@ -349,6 +349,21 @@ static double masked_leaf(void *ctx, const fg_expr *e)
     return NAN;
 }
 
+/* e with the masked-row rule for divisions applied: a float division by a
+ * reduction that is 0 in a row with no key is 0 there (rules.c). */
+static fg_expr *masked_divs(cu *c, const fg_expr *e, const fg_eval_env *env, int depth)
+{
+    fg_expr *n = expr_clone(c->a, e);
+    for (int i = 0; i < e->nargs && depth < FG_MAX_EXPR_DEPTH; i++)
+        n->args[i] = masked_divs(c, e->args[i], env, depth + 1);
+    if (e->kind == E_DIV && rule_masked_div(c->p, e) && expr_eval(n->args[1], env) == 0.0) {
+        fg_expr *z = expr_num(c->a, 0.0);
+        z->type = T_FLOAT;
+        return z;
+    }
+    return n;
+}
+
 /* The epilogue hooks: O's scale 1 / L and LSE, each with its value in a
  * row that sees no key, printed from the plan's statements. */
 static void epilogue_defs(cu *c, fg_defs *defs)
@@ -374,9 +389,10 @@ static void epilogue_defs(cu *c, fg_defs *defs)
     fg_eval_env env = {masked_leaf, &m};
     /* a running value output as it is keeps its identity there (the max
      * -inf, the sum 0); the masked-row rules hold where epilogue
-     * statements read them */
-    double masked = lse->kind == E_TENSOR ? (lse->ref == at->mx ? -INFINITY : 0.0)
-                                          : expr_eval(lse, &env);
+     * statements read them (the max and the sum 0, a division by a sum
+     * that is 0 gives 0) */
+    double masked = at->row_out_running ? (lse->ref == at->mx ? -INFINITY : 0.0)
+                                        : expr_eval(masked_divs(c, lse, &env, 0), &env);
     fg_strbuf b = {c->a, NULL, 0, 0};
     if (!isnan(masked)) {
         strbuf_puts(&b, "(l == 0.f) ? ");
@@ -701,7 +717,7 @@ static void correction_defs(cu *c, fg_defs *defs)
                          .ctx = c};
         fg_def_str(defs, "cuda_weight", code_expr_text(&pr, at->weight));
         fg_def_str(defs, "cuda_weight_plan",
-                   comment_safe(c->a, arena_printf(c->a, "%s, x the masked score %s",
+                   comment_safe(c->a, arena_printf(c->a, "%s, t (x in the hook) the masked score %s",
                                                    expr_to_string(c->a, p, at->weight),
                                                    expr_to_string(c->a, p, at->tval))));
         fg_def_str(defs, "cuda_correction_origin",

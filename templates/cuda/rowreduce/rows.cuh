@@ -136,7 +136,7 @@ __device__ __forceinline__ void rr_load_raw(const plan_params& p, const plan_row
       const long long c = c0 + e;
       t[e] = c < c1 ? static_cast<const T*>(p.in[k])[r.in_off[k] + c * p.in_sc[k]] : T(0.f);
     }
-    u[k] = *reinterpret_cast<const uint4*>(t);
+    memcpy(&u[k], t, sizeof u[k]);  // 16 bytes: V elements of T
   }
 }
 
