@@ -317,6 +317,10 @@ fg_expr *expr_call1(fg_arena *a, fg_func fn, fg_expr *x);
 fg_expr *expr_ref(fg_arena *a, fg_expr_kind kind, int ref, const char *name);
 fg_expr *expr_clone(fg_arena *a, const fg_expr *e);
 bool expr_equal(const fg_expr *x, const fg_expr *y); /* structural */
+/* Whether e reads tensor t (E_TENSOR, or E_PREV: its value before a tile). */
+bool expr_reads(const fg_expr *e, int t);
+/* Whether part occurs in e (expr_equal). */
+bool expr_holds(const fg_expr *e, const fg_expr *part);
 
 /* ------------------------------------------------------------------ */
 /* parse.c: the plan (syntax tree; check.c resolves it in place)       */
@@ -782,7 +786,6 @@ typedef struct fg_kattn {
      * Mx + log(L), or the max or the sum as outputs), reading Mx and L. */
     bool base2;
     const fg_expr *row_out;
-    bool row_out_running; /* row_out is Mx or L output as it is (its identity in a row with no key) */
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head; /* K's head index: AXIS h, or h / G */

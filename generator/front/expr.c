@@ -111,6 +111,40 @@ static bool same_name(const char *x, const char *y)
     return strcmp(x, y) == 0;
 }
 
+static bool reads_at(const fg_expr *e, int t, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if ((e->kind == E_TENSOR || e->kind == E_PREV) && e->ref == t)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_at(e->args[i], t, depth + 1))
+            return true;
+    return false;
+}
+
+bool expr_reads(const fg_expr *e, int t)
+{
+    return reads_at(e, t, 0);
+}
+
+static bool holds_at(const fg_expr *e, const fg_expr *part, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (expr_equal(e, part))
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (holds_at(e->args[i], part, depth + 1))
+            return true;
+    return false;
+}
+
+bool expr_holds(const fg_expr *e, const fg_expr *part)
+{
+    return holds_at(e, part, 0);
+}
+
 /* Structural equality: kinds, values, references and arguments; locations
  * and the checker's annotations (type, axes) do not take part. */
 bool expr_equal(const fg_expr *x, const fg_expr *y)

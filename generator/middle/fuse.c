@@ -75,18 +75,6 @@ static bool reads_marked(const fuser *fu, const fg_expr *e, const bool *mark, in
     return false;
 }
 
-static bool reads_tensor(const fg_expr *e, int t, int depth)
-{
-    if (!e || depth > FG_MAX_EXPR_DEPTH)
-        return false;
-    if (e->kind == E_TENSOR && e->ref == t)
-        return true;
-    for (int i = 0; i < e->nargs; i++)
-        if (reads_tensor(e->args[i], t, depth + 1))
-            return true;
-    return false;
-}
-
 /* ------------------------------------------------------------------ */
 /* Roles                                                               */
 /* ------------------------------------------------------------------ */
@@ -135,7 +123,7 @@ static void assign_roles(fuser *fu)
             continue;
         for (int k = i + 1; k < p->norder && !fu->feeds[t]; k++) {
             int u = p->order[k];
-            if (!is_stmt(p, u) || !reads_tensor(p->tensors[u].rhs, t, 0))
+            if (!is_stmt(p, u) || !expr_reads(p->tensors[u].rhs, t))
                 continue;
             if (fz->role[u] == ROLE_RUNNING || (carries(fu, u) && fu->feeds[u]))
                 fu->feeds[t] = true;
@@ -468,7 +456,7 @@ static void dump_statement(FILE *f, const fg_fused *fz, int t, fg_arena *a)
         fputs(" mask,", f);
     bool reads_running = false;
     for (int k = 0; k < fz->nrunning; k++)
-        if (reads_tensor(ts->rhs, fz->running[k].tensor, 0)) {
+        if (expr_reads(ts->rhs, fz->running[k].tensor)) {
             fprintf(f, "%s %s", reads_running ? "," : " reads", p->tensors[fz->running[k].tensor].name);
             reads_running = true;
         }

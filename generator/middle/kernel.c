@@ -37,7 +37,6 @@ typedef struct kb {
     bool softmax;   /* a softmax chain, else one contraction sum(n: W * V) */
     bool base2;     /* the chain in base 2: exp2(T - Mx), exp2(Mx_prev - Mx) */
     const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
-    bool row_out_running;   /* ... a running value output as it is */
     fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
     int naux, aux[FG_MAX_AUX];
     fg_loc why_loc;
@@ -121,16 +120,6 @@ static bool rowkey_in_reads_only(kb *c, const fg_expr *e, bool *reads)
         if (!rowkey_in_reads_only(c, e->args[i], reads))
             return false;
     return true;
-}
-
-static bool reads_tensor(const fg_expr *e, int t)
-{
-    if (is_tensor(e, t))
-        return true;
-    for (int i = 0; i < e->nargs; i++)
-        if (reads_tensor(e->args[i], t))
-            return true;
-    return false;
 }
 
 /* Whether a score calls a function (tanh, exp, ...): such scores keep the
@@ -515,7 +504,7 @@ static int match_weighted(kb *c)
     int side = -1;
     for (int s = 0; ob && ob->kind == E_MUL && s < 2 && side < 0; s++)
         if (ob->args[s]->kind == E_TENSOR && p->tensors[ob->args[s]->ref].kind == TENSOR_INPUT &&
-            reads_tensor(ob->args[1 - s], c->ssum))
+            expr_reads(ob->args[1 - s], c->ssum))
             side = s;
     if (side < 0)
         return kb_fail(c, OS->loc,
@@ -623,7 +612,6 @@ static int match_softmax(kb *c)
             c->lse = r->tensor;
             c->row_out = expr_ref(c->a, E_TENSOR, r->tensor, NULL);
             ((fg_expr *)c->row_out)->type = T_FLOAT;
-            c->row_out_running = true;
         } else if (p->tensors[r->tensor].is_output)
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
@@ -1054,7 +1042,7 @@ static void bind_score(kb *c, fg_kattn *at)
         const fg_expr *g = e->args[1 - side];
         fold = scaled_qk(c, e->args[side], &is_div);
         bool reads = false;
-        if (!fold || reads_tensor(g, c->ssum) || !rowkey_in_reads_only(c, g, &reads) || !reads)
+        if (!fold || expr_reads(g, c->ssum) || !rowkey_in_reads_only(c, g, &reads) || !reads)
             continue;
         factors f = {.ok = true};
         if (fold != e->args[side] && fold->kind != E_TENSOR) {
@@ -1081,16 +1069,6 @@ static void bind_score(kb *c, fg_kattn *at)
 
 /* The tile statements the score comes from (for comments): Q.K^T, the
  * chain up to T, not P = exp(T - Mx). */
-static bool holds_expr(const fg_expr *e, const fg_expr *part, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH || expr_equal(e, part))
-        return depth <= FG_MAX_EXPR_DEPTH;
-    for (int i = 0; i < e->nargs; i++)
-        if (holds_expr(e->args[i], part, depth + 1))
-            return true;
-    return false;
-}
-
 static void bind_score_chain(kb *c, fg_kattn *at)
 {
     const fg_plan *p = c->p;
@@ -1104,7 +1082,7 @@ static void bind_score_chain(kb *c, fg_kattn *at)
                                 : NULL;
         if (t == c->ssum || t == c->tstmt ||
             (p->tensors[t].cls == CLASS_ELEMENTWISE && c->softmax && !(in && is_exp_shift(c, in))) ||
-            (!c->softmax && in && holds_expr(c->tval, in, 0)))
+            (!c->softmax && in && expr_holds(c->tval, in)))
             at->score_chain[at->nscore_chain++] = t;
     }
 }
@@ -1128,7 +1106,6 @@ static void bind_attention(kb *c)
     at->weight = c->weight;
     at->base2 = c->base2;
     at->row_out = c->row_out;
-    at->row_out_running = c->row_out_running;
     /* extra inputs' loads cost registers as a function call does: the
      * 176-key sm_90a tiles spilled with docmask's two id loads (ptxas, 68
      * bytes), so they take the configurations of a non-affine score */

@@ -287,16 +287,6 @@ static char *correction_text(cu *c, const fg_expr *factor, const char *prev, con
     return strbuf_str(&b);
 }
 
-static bool reads_ref(const fg_expr *e, int t)
-{
-    if ((e->kind == E_TENSOR || e->kind == E_PREV) && e->ref == t)
-        return true;
-    for (int i = 0; i < e->nargs; i++)
-        if (reads_ref(e->args[i], t))
-            return true;
-    return false;
-}
-
 /* The value per row besides O (the log-sum-exp LSE = Mx + log(L), the max
  * or the sum themselves, ...) from the kernels' m and l: in base e, where
  * m holds Mx times log2(e), a term of m in the exp2 domain and then times
@@ -307,7 +297,7 @@ static char *lse_text(cu *c, const fg_expr *e)
     fg_printer pr = {.a = c->a, .p = c->p, .dl = &fg_dialects[c->dialect], .leaf = leaf_l2,
                      .ctx = &x};
     fg_strbuf b = {c->a, NULL, 0, 0};
-    if (x.base2 || !reads_ref(e, c->at->mx)) {
+    if (x.base2 || !expr_reads(e, c->at->mx)) {
         code_expr(&pr, &b, e, 0);
         return strbuf_str(&b);
     }
@@ -391,8 +381,9 @@ static void epilogue_defs(cu *c, fg_defs *defs)
      * -inf, the sum 0); the masked-row rules hold where epilogue
      * statements read them (the max and the sum 0, a division by a sum
      * that is 0 gives 0) */
-    double masked = at->row_out_running ? (lse->ref == at->mx ? -INFINITY : 0.0)
-                                        : expr_eval(masked_divs(c, lse, &env, 0), &env);
+    double masked = at->lse == at->mx   ? -INFINITY
+                    : at->lse == at->l ? 0.0
+                                       : expr_eval(masked_divs(c, lse, &env, 0), &env);
     fg_strbuf b = {c->a, NULL, 0, 0};
     if (!isnan(masked)) {
         strbuf_puts(&b, "(l == 0.f) ? ");
