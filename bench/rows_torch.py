@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """rows_torch.py - torch on the row-reduction cases of bench/rows.tsv, in the
 same call as bench/rows-bench (bench/run-gpu.sh, step rows): softmax,
-logsumexp, log_softmax and rms_norm over the last axis, outputs in the input's
+logsumexp, log_softmax, rms_norm and layer_norm over the last axis, outputs in the input's
 dtype (as torch returns them), 5 warm-up calls then the median of 50 each
 timed by CUDA events.  One JSON line per case, as rows-bench writes:
   {"id": ..., "impl": "torch", "ms": ..., "gbps": ...}
@@ -31,6 +31,10 @@ def op(plan, x):
         return lambda: torch.log_softmax(x, -1)
     if plan == "rmsnorm":
         return lambda: torch.nn.functional.rms_norm(x, (x.shape[-1],), eps=1e-6)
+    if plan == "layernorm":
+        w = torch.rand(x.shape[-1], device=x.device).to(x.dtype)
+        b = torch.rand(x.shape[-1], device=x.device).to(x.dtype)
+        return lambda: torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, eps=1e-5)
     return None
 
 

@@ -400,7 +400,27 @@ typedef struct fg_ir_tensor {
     bool hoisted;      /* created by the checker from a nested reduction */
     int hoisted_from;  /* tensor index of the statement it came from, or -1 */
     uint32_t axis_mask;
+    /* check_aux.c: a power sum about a running value, or a sum it carries
+     * (NULL for any other statement). */
+    const struct fg_powsum *powsum;
 } fg_ir_tensor;
+
+/* A sum of a power of a difference from a running value,
+ * T = sum(a: (c + g(r)) ^ k) with c complete and g(r) reading only running
+ * values, carries the sums of the lower powers of the same difference and
+ * the count of the elements: when r moves by d = g(r') - g(r),
+ * T += sum over i < k of binomial(k, i) * T_i * d ^ (k - i), each T_i
+ * (T_0 the count) as it was before the move.  With g(r) the running mean
+ * this is Welford's update (T_1 stays 0), and merging two partial states
+ * the same way is Chan's pairwise combine.  The checker makes the carried
+ * sums as statements of their own, named after the power sum. */
+#define FG_MAX_POWER 4
+typedef struct fg_powsum {
+    int k;                 /* the power; 0 for the count */
+    int aux[FG_MAX_POWER]; /* the count, then the sums of the powers 1 .. k - 1 */
+    int of;                /* the power sum the plan wrote (messages name it) */
+    const fg_expr *user;   /* its right side as written, for messages */
+} fg_powsum;
 
 typedef enum fg_form { FORM_ROLLING, FORM_SPLIT } fg_form;
 extern const char *const fg_form_names[2]; /* "rolling", "split" */
@@ -915,6 +935,7 @@ typedef struct fg_dialect {
     const char *float_suffix;                /* "f" for float literals */
     const char *to_float;                    /* an int argument of a float function */
     const char *div0;                        /* the masked-row division, or NULL */
+    const char *square;                      /* x ^ 2 as square(x), or NULL (pow) */
 } fg_dialect;
 extern const fg_dialect fg_dialects[DIALECT_COUNT];
 

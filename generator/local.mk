@@ -18,16 +18,20 @@ generator_libfggen_a_SOURCES = \
 	generator/front/check.c \
 	generator/front/check_names.c \
 	generator/front/check_order.c \
+	generator/front/check_aux.c \
 	generator/middle/algebra_internal.h \
 	generator/middle/algebra.c \
 	generator/middle/verify.c \
+	generator/middle/powsum.c \
 	generator/middle/masks.c \
 	generator/middle/fuse.c \
 	generator/middle/rules.c \
 	generator/middle/variants.c \
 	generator/middle/tune.c \
 	generator/middle/wisdom.c \
+	generator/middle/kernel_internal.h \
 	generator/middle/kernel.c \
+	generator/middle/kernel_score.c \
 	generator/middle/kernel_rows.c \
 	generator/middle/kernel_sched.c \
 	generator/middle/dump_kernel.c \

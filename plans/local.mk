@@ -9,9 +9,11 @@ dist_plans_DATA = \
 	plans/causal.fp \
 	plans/causal_decode.fp \
 	plans/docmask.fp \
+	plans/fa1.fp \
 	plans/global.fp \
 	plans/gqa.fp \
 	plans/gqa_decode.fp \
+	plans/layernorm.fp \
 	plans/logsoftmax.fp \
 	plans/logsumexp.fp \
 	plans/prefixlm.fp \

@@ -17,9 +17,11 @@ EXTRA_DIST += \
 	tests/golden/ir/causal.ir \
 	tests/golden/ir/causal_decode.ir \
 	tests/golden/ir/docmask.ir \
+	tests/golden/ir/fa1.ir \
 	tests/golden/ir/global.ir \
 	tests/golden/ir/gqa.ir \
 	tests/golden/ir/gqa_decode.ir \
+	tests/golden/ir/layernorm.ir \
 	tests/golden/ir/logsoftmax.ir \
 	tests/golden/ir/logsumexp.ir \
 	tests/golden/ir/prefixlm.ir \

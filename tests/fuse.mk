@@ -19,14 +19,15 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # and the rejected plans with their exact messages (tests/run-bad.sh also
 # runs the latter).
 EXTRA_DIST += \
-	tests/plans/fa1.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
+	tests/plans/maxpow.fp tests/plans/shiftsum.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
 	tests/plans/prefix_lm.fp tests/plans/kvsum.fp \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
-	tests/golden/fused/kvsum.txt \
+	tests/golden/fused/kvsum.txt tests/golden/fused/layernorm.txt \
+	tests/golden/fused/maxpow.txt tests/golden/fused/shiftsum.txt \
 	tests/golden/fused/rmsnorm.txt tests/golden/fused/sigmoid.txt \
 	tests/golden/fused/logsoftmax.txt tests/golden/fused/logsumexp.txt \
 	tests/golden/fused/masked_rowsum.txt \
@@ -37,12 +38,10 @@ EXTRA_DIST += \
 	tests/golden/fused/prefixlm.txt tests/golden/fused/sinkwindow.txt \
 	tests/bad/fuse-max-product.fp tests/bad/fuse-max-product.err \
 	tests/bad/fuse-several.fp tests/bad/fuse-several.err \
-	tests/bad/fuse-shift-sum.fp tests/bad/fuse-shift-sum.err \
-	tests/bad/fuse-square.fp tests/bad/fuse-square.err \
 	tests/bad/fuse-stale-output.fp tests/bad/fuse-stale-output.err \
 	tests/bad/fuse-tanh.fp tests/bad/fuse-tanh.err \
 	tests/bad/fuse-two-axes.fp tests/bad/fuse-two-axes.err \
-	tests/bad/fuse-welford.fp tests/bad/fuse-welford.err \
+	tests/bad/fuse-power.fp tests/bad/fuse-power.err \
 	$(NULL)
 
 # The kernel model (generator/middle/kernel.c): fusegen --dump=kernel of every plan
@@ -60,6 +59,9 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/gqa.txt \
 	tests/golden/kernel/gqa_decode.txt \
 	tests/golden/kernel/kvsum.txt \
+	tests/golden/kernel/maxpow.txt \
+	tests/golden/kernel/shiftsum.txt \
+	tests/golden/kernel/layernorm.txt \
 	tests/golden/kernel/logsoftmax.txt \
 	tests/golden/kernel/logsumexp.txt \
 	tests/golden/kernel/masked_rowsum.txt \

@@ -36,13 +36,16 @@ FG_FUZZ_SRCS = \
 	$(srcdir)/generator/front/check.c \
 	$(srcdir)/generator/front/check_names.c \
 	$(srcdir)/generator/front/check_order.c \
+	$(srcdir)/generator/front/check_aux.c \
 	$(srcdir)/generator/middle/algebra.c \
 	$(srcdir)/generator/middle/verify.c \
+	$(srcdir)/generator/middle/powsum.c \
 	$(srcdir)/generator/middle/masks.c \
 	$(srcdir)/generator/middle/fuse.c \
 	$(srcdir)/generator/middle/rules.c \
 	$(srcdir)/generator/middle/variants.c \
 	$(srcdir)/generator/middle/kernel.c \
+	$(srcdir)/generator/middle/kernel_score.c \
 	$(srcdir)/generator/middle/kernel_rows.c \
 	$(srcdir)/generator/middle/kernel_sched.c \
 	$(srcdir)/generator/middle/tune.c \

@@ -457,6 +457,8 @@ PLAN_SETUP(alibi)
 PLAN_SETUP(softcap)
 PLAN_SETUP(window)
 PLAN_SETUP(rmsnorm)
+PLAN_SETUP(layernorm)
+PLAN_SETUP(fa1)
 PLAN_SETUP(sigmoid)
 PLAN_SETUP(docmask)
 PLAN_SETUP(relbias)
@@ -551,6 +553,81 @@ static void sinks_and_window(void **state)
             has[s] = has[w] = 1;
             assert_int_equal(run_case_params(h, dims, 0, k % 2, params, has), 0);
         }
+}
+
+/* Layer norm far from zero: rows with mean 1000 and spread 2, where
+ * E[X^2] - E[X]^2 in f32 cancels away nearly every digit.  The fused
+ * schedule carries the sum of squares about the running mean (Welford's
+ * update over the tiles, Chan's combine over the splits), so its inverse
+ * standard deviation must stay as close to the double two-pass value as
+ * the f32 two-pass form is.  Prints the three errors (docs/algebra.md). */
+static void layernorm_keeps_its_precision_far_from_zero(void **state)
+{
+    harness *h = *state;
+    const fg_plan_info *info = h->info;
+    enum { R = 7, C = 4099 };
+    float *x = malloc(sizeof(float) * R * C), *g = malloc(sizeof(float) * C);
+    float *b = malloc(sizeof(float) * C), *y = malloc(sizeof(float) * R * C);
+    float mean[R], rstd[R];
+    assert_non_null(x);
+    assert_non_null(g);
+    assert_non_null(b);
+    assert_non_null(y);
+    for (long i = 0; i < (long)R * C; i++)
+        x[i] = (float)(1000.0 + rng_uniform(-2.0, 2.0));
+    for (long i = 0; i < C; i++) {
+        g[i] = 1.0f;
+        b[i] = 0.0f;
+    }
+    int64_t xs[2] = {R, C}, cs[1] = {C}, rs[1] = {R};
+    fg_tensor in[3] = {fg_tensor_dense(x, FG_F32, 2, xs), fg_tensor_dense(g, FG_F32, 1, cs),
+                       fg_tensor_dense(b, FG_F32, 1, cs)};
+    fg_tensor out[3];
+    assert_int_equal(info->noutputs, 3);
+    for (int k = 0; k < 3; k++) {
+        const char *n = info->outputs[k].name;
+        out[k] = !strcmp(n, "Y")      ? fg_tensor_dense(y, FG_F32, 2, xs)
+                 : !strcmp(n, "Mean") ? fg_tensor_dense(mean, FG_F32, 1, rs)
+                                      : fg_tensor_dense(rstd, FG_F32, 1, rs);
+    }
+    double eps = 1e-5;
+    static const int splits[] = {0, 3};
+    for (int si = 0; si < 2; si++) {
+        assert_int_equal(info->cpu(in, out, NULL, NULL, NULL, NULL, splits[si]), FG_OK);
+        double worst[3] = {0, 0, 0}; /* fused, f32 two-pass, f32 one-pass */
+        for (int r = 0; r < R; r++) {
+            const float *row = x + (long)r * C;
+            double s = 0, q = 0;
+            for (int c = 0; c < C; c++)
+                s += row[c];
+            double m = s / C;
+            for (int c = 0; c < C; c++)
+                q += (row[c] - m) * (row[c] - m);
+            double want = 1 / sqrt(q / C + eps);
+            float fs = 0, fq = 0, f2 = 0;
+            for (int c = 0; c < C; c++) {
+                fs += row[c];
+                f2 += row[c] * row[c];
+            }
+            float fm = fs / C;
+            for (int c = 0; c < C; c++)
+                fq += (row[c] - fm) * (row[c] - fm);
+            double two = 1 / sqrt((double)(fq / C) + eps);
+            double one = 1 / sqrt(fmax((double)(f2 / C - fm * fm), 0) + eps);
+            double got[3] = {rstd[r], two, one};
+            for (int k = 0; k < 3; k++)
+                worst[k] = fmax(worst[k], fabs(got[k] - want) / want);
+        }
+        printf("# layernorm, mean 1000, spread +-2, %d x %d, f32, splits %d: relative error "
+               "of Rstd: fused %.2g, f32 two-pass %.2g, f32 one-pass %.2g\n",
+               R, C, splits[si], worst[0], worst[1], worst[2]);
+        assert_true(worst[0] < 1e-5);
+        assert_true(worst[0] < 10 * worst[1] + 1e-6);
+    }
+    free(x);
+    free(g);
+    free(b);
+    free(y);
 }
 
 /* Same values, other layouts and types: fp16 inputs against f32 inputs that
@@ -752,6 +829,7 @@ static void registry_lists_every_tested_plan(void **state)
         "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
         "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
         "rmsnorm", "sigmoid", "docmask", "relbias", "base2", "rowmax", "prefixlm", "sinkwindow",
+        "layernorm", "fa1",
     };
     int n = 0;
     for (int i = 0; fg_plan_list[i]; i++) {
@@ -1040,8 +1118,11 @@ int main(void)
         T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
         T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid),
         T(docmask), T(relbias), T(base2), T(rowmax), T(prefixlm), T(sinkwindow),
+        T(layernorm), T(fa1),
         cmocka_unit_test_setup_teardown(prefix_lm_sees_its_prefix, setup_prefixlm, teardown_plan),
         cmocka_unit_test_setup_teardown(sinks_and_window, setup_sinkwindow, teardown_plan),
+        cmocka_unit_test_setup_teardown(layernorm_keeps_its_precision_far_from_zero,
+                                        setup_layernorm, teardown_plan),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_causal,
                                         teardown_plan),
         cmocka_unit_test_setup_teardown(masked_rows_give_zero_and_minus_inf, setup_gqa_decode,

@@ -487,7 +487,7 @@ static void test_split_combine_is_printed_in_running_order(void **state)
 static void test_flash_attention_1_form_has_two_producers(void **state)
 {
     fixture *f = *state;
-    load(f, "tests/plans/fa1.fp");
+    load(f, "plans/fa1.fp");
     const fg_running *o = running(f, "O");
     assert_int_equal(o->corr.kind, CORR_SCALE);
     assert_int_equal(o->corr.producers, bits(f, "Mx", "L"));
@@ -495,7 +495,7 @@ static void test_flash_attention_1_form_has_two_producers(void **state)
     assert_int_equal(o->corr.origin, tensor(f, "W"));
     assert_int_equal(f->fz->role[tensor(f, "W")], ROLE_TILE);
     assert_int_equal(f->fz->nepilogue, 0);
-    check_simulation(f, "tests/plans/fa1.fp");
+    check_simulation(f, "plans/fa1.fp");
 }
 
 static void test_max_under_a_shift_is_corrected_by_a_shift(void **state)
@@ -745,13 +745,50 @@ static void test_messages_name_statement_and_reason(void **state)
     assert_int_equal(load_named(f, arena_printf(f->a, "%s/fuse-two-axes.fp", dir), "y.fp"), -1);
     assert_non_null(strstr(f->diag_text, "y.fp:10:17: error: cannot fuse 'Cm': it reduces over "
                                          "the tiled axis 'm'"));
-    assert_int_equal(load_named(f, arena_printf(f->a, "%s/fuse-welford.fp", dir), "z.fp"), -1);
+    assert_int_equal(load_named(f, arena_printf(f->a, "%s/fuse-power.fp", dir), "z.fp"), -1);
     /* the user's statements, not the hoisted Var_sum and Mean_sum (issue 13) */
-    assert_non_null(strstr(f->diag_text, "z.fp:9:11: error: cannot fuse 'Var' over 'c': its body "
+    assert_non_null(strstr(f->diag_text, "z.fp:10:11: error: cannot fuse 'Var' over 'c': its body "
                                          "reads the running sum 'Mean' inside '(X - sum(c: X) / "
-                                         "C) ^ 2'"));
+                                         "C) ^ 5'"));
     assert_null(strstr(f->diag_text, "_sum"));
-    assert_non_null(strstr(f->diag_text, "(Welford)"));
+    assert_non_null(strstr(f->diag_text, "up to the power 4"));
+}
+
+/* Power sums about a running value (issue 13): the checker carries the
+ * count and the lower powers beside them, each shifted by the binomial
+ * theorem; the simulation folds rows tile by tile and split by split
+ * (Welford's update, Chan's combine) against the naive sums. */
+static void test_power_sums_carry_their_lower_powers(void **state)
+{
+    fixture *f = *state;
+    load(f, "tests/plans/maxpow.fp");
+    const fg_plan *p = f->plan;
+    int l = tensor(f, "L");
+    assert_non_null(p->tensors[l].powsum);
+    assert_int_equal(p->tensors[l].powsum->k, 3);
+    const int *aux = p->tensors[l].powsum->aux;
+    assert_string_equal(p->tensors[aux[0]].name, "L_count");
+    assert_string_equal(p->tensors[aux[1]].name, "L_pow1");
+    assert_string_equal(p->tensors[aux[2]].name, "L_pow2");
+    const fg_running *r = running(f, "L");
+    assert_int_equal(r->corr.kind, CORR_SHIFT);
+    assert_true(r->corr.verified);
+    assert_int_equal(r->corr.producers, bits(f, "Mx", "L_count") | bits(f, "L_pow1", "L_pow2"));
+    assert_string_equal(factor(f, "L"),
+                        "where(L_count_prev > 0, L_count_prev * (Mx_prev - Mx) ^ 3 + 3 * "
+                        "(L_pow1_prev * (Mx_prev - Mx) ^ 2) + 3 * (L_pow2_prev * (Mx_prev - "
+                        "Mx)), 0)");
+    assert_string_equal(plan_user_name(p, aux[1]), "L");
+    check_simulation(f, "tests/plans/maxpow.fp");
+    load(f, "plans/layernorm.fp");
+    /* the running mean is the sum over the count so far (Welford's) */
+    assert_non_null(strstr(dump_text(f), "update Var_sum = Var_sum + (X - Mean_sum / "
+                                         "Var_sum_count) ^ 2"));
+    check_simulation(f, "plans/layernorm.fp");
+    /* a shift under a sum carries the count alone */
+    load(f, "tests/plans/shiftsum.fp");
+    assert_string_equal(factor(f, "L"), "where(L_count_prev > 0, L_count_prev * (Mx_prev - Mx), 0)");
+    check_simulation(f, "tests/plans/shiftsum.fp");
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -776,6 +813,7 @@ int main(void)
         T(test_golden_fused_dumps),
         T(test_rejected_plans_give_their_exact_messages),
         T(test_messages_name_statement_and_reason),
+        T(test_power_sums_carry_their_lower_powers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

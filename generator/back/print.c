@@ -178,6 +178,14 @@ void code_expr(fg_printer *pr, fg_strbuf *b, const fg_expr *e, int prec)
         code_expr(pr, b, e->args[1], my + 1);
         break;
     case E_POW:
+        if (pr->dl->square && e->args[1]->kind == E_NUM && e->args[1]->num == 2) {
+            if (paren)
+                unparen(b), paren = false;
+            strbuf_printf(b, "%s(", pr->dl->square);
+            code_expr(pr, b, e->args[0], 0);
+            strbuf_puts(b, ")");
+            break;
+        }
         strbuf_printf(b, "%s(", pr->dl->fn[F_POW]);
         args(pr, b, e, true);
         strbuf_puts(b, ")");

@@ -997,5 +997,7 @@ int check_plan(fg_plan *p, fg_diag *d)
     check_schedule(&ck);
     check_fused_contractions(&ck);
     check_ragged(&ck);
+    if (d->errors == errors)
+        check_power_sums(&ck);
     return d->errors > errors ? -1 : 0;
 }

@@ -76,4 +76,7 @@ void check_schedule(checker *ck);
 void check_fused_contractions(checker *ck);
 void check_ragged(checker *ck);
 
+/* check_aux.c */
+void check_power_sums(checker *ck);
+
 #endif /* CHECK_INTERNAL_H */

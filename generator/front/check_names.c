@@ -49,6 +49,10 @@ const char *plan_user_name(const fg_plan *p, int t)
 {
     for (int hops = 0; t >= 0 && t < p->ntensors && hops < p->ntensors; hops++) {
         const fg_ir_tensor *ts = &p->tensors[t];
+        if (ts->powsum && ts->powsum->of != t) {
+            t = ts->powsum->of; /* a sum the checker made for a power sum */
+            continue;
+        }
         if (!ts->hoisted || ts->hoisted_from < 0)
             return ts->name;
         t = ts->hoisted_from;

@@ -123,6 +123,12 @@ static void dump_statement(FILE *f, const fg_plan *p, const fg_ir_tensor *t)
     }
     if (t->hoisted && t->hoisted_from >= 0 && t->hoisted_from < p->ntensors)
         fprintf(f, ", hoisted from %s", p->tensors[t->hoisted_from].name);
+    if (t->powsum && t->powsum->of >= 0 && t->powsum->of < p->ntensors) {
+        if (&p->tensors[t->powsum->of] == t)
+            fprintf(f, ", a power %d about a running value", t->powsum->k);
+        else
+            fprintf(f, ", carried for %s", p->tensors[t->powsum->of].name);
+    }
     fprintf(f, ", line %d\n", t->loc.line);
 }
 

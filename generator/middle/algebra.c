@@ -889,9 +889,10 @@ static int lowest_bit(uint64_t bits)
     return -1;
 }
 
-/* A square or other power of a sum that mixes a complete value with a
- * running value computed from a sum: a mean/variance shape. */
-static bool is_welford(alg *g, const fg_expr *src)
+/* A power of a sum that mixes a complete value with a running value: a
+ * power sum that check_aux.c does not carry (above FG_MAX_POWER, or not a
+ * whole power). */
+static bool is_power_sum(alg *g, const fg_expr *src)
 {
     const fg_expr *base = NULL;
     double q = 1;
@@ -901,8 +902,8 @@ static bool is_welford(alg *g, const fg_expr *src)
         base = src->args[0];
     else if (src->kind == E_MUL && expr_equal(src->args[0], src->args[1]))
         base = src->args[0], q = 2;
-    if (!base || q < 2)
-        return false; /* a square or a higher power, not a reciprocal */
+    if (!base || q < 2 || (q == floor(q) && q <= FG_MAX_POWER))
+        return false; /* a reciprocal; or a power that a power sum carries */
     alg_terms ts = {0};
     add_flatten(g, base, 1, NULL, NULL, &ts);
     bool has_complete = false, has_sum = false;
@@ -910,7 +911,7 @@ static bool is_welford(alg *g, const fg_expr *src)
         int cls = classify(g, ts.v[i].e, ts.v[i].ops);
         if (cls == PART_COMPLETE && varies(g, ts.v[i].e))
             has_complete = true;
-        else if (cls == PART_RUNNING && alg_producer_op(g->p, ts.v[i].e, 0) == R_SUM)
+        else if (cls == PART_RUNNING)
             has_sum = true;
     }
     return has_complete && has_sum;
@@ -1015,6 +1016,18 @@ const char *alg_plain_str(alg *g, const fg_expr *e)
 /* Derivation                                                          */
 /* ------------------------------------------------------------------ */
 
+fg_expr *alg_shift(alg *g, const fg_expr *e, const fg_expr **mixed)
+{
+    alg_terms ts = {0};
+    add_flatten(g, e, 1, NULL, NULL, &ts);
+    for (int i = 0; i < ts.n; i++)
+        if (classify(g, ts.v[i].e, ts.v[i].ops) == PART_MIXED) {
+            *mixed = ts.v[i].src;
+            return NULL;
+        }
+    return terms_diff(g, &ts);
+}
+
 
 int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
                       fg_reduce_op op, uint64_t running, int stmt, fg_loc loc,
@@ -1031,6 +1044,8 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     g.axis = t->red_axis >= 0 && t->red_axis < p->naxes ? t->red_axis : -1;
     const char *axis_name = g.axis >= 0 ? p->axes[g.axis].name : "?";
     const char *opname = fg_reduce_names[op];
+    if (t->powsum && t->powsum->k > 0 && op == R_SUM)
+        return alg_derive_powsum(&g, body, out, loc, d);
 
     uint64_t prod = reads(&g, body);
     if (!prod) {
@@ -1106,11 +1121,13 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     int r = lowest_bit(mixed_reads ? mixed_reads : prod);
     producer = alg_tensor_name(p, r);
     noun = running_noun(p, r);
-    if (is_welford(&g, mixed)) {
+    if (is_power_sum(&g, mixed)) {
         diag_error(d, loc,
-                   "cannot fuse '%s' over '%s': its body reads the %s '%s' inside '%s'; "
-                   "mean/variance corrections (Welford) are not supported yet",
-                   plan_user_name(p, stmt), axis_name, noun, producer, alg_plain_str(&g, mixed));
+                   "cannot fuse '%s' over '%s': its body reads the %s '%s' inside '%s'; the "
+                   "sums of powers of a difference from a running value are carried for whole "
+                   "powers up to the power %d",
+                   plan_user_name(p, stmt), axis_name, noun, producer, alg_plain_str(&g, mixed),
+                   FG_MAX_POWER);
         return -1;
     }
     diag_error(d, loc,

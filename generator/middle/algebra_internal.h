@@ -23,6 +23,17 @@ const char *alg_plain_str(alg *g, const fg_expr *e);
 int alg_verify(alg *g, const fg_expr *body, fg_reduce_op op, fg_correction *corr,
                   fg_loc loc, fg_diag *d);
 
+/* algebra.c: G(r') - G(r) for e = F(c) + G(r), a sum of summands that read
+ * no running value or only running values; NULL when one mixes both (then
+ * *mixed is that summand) or none reads a running value. */
+fg_expr *alg_shift(alg *g, const fg_expr *e, const fg_expr **mixed);
+/* powsum.c: the correction of a power sum (fg_powsum); verify.c: its
+ * numeric check, rows of 0 to 5 elements with the carried sums as they
+ * would be. */
+int alg_derive_powsum(alg *g, const fg_expr *body, fg_correction *out, fg_loc loc, fg_diag *d);
+int alg_verify_powsum(alg *g, const fg_expr *base, int k, const int *aux, fg_correction *corr,
+                      fg_loc loc, fg_diag *d);
+
 /* Which value of a running value an expression reads (subst). */
 enum { VAL_NEW, VAL_PREV };
 

@@ -17,31 +17,12 @@
  *     divisibility facts, per-head param vectors.
  * `fusegen --dump=kernel` prints it (dump_kernel.c).
  */
-#include "generator.h"
+#include "kernel_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 const char *const fg_family_names[2] = {"attention", "rowreduce"};
-
-/* The builder's state while matching the attention roles. */
-typedef struct kb {
-    fg_arena *a;
-    const fg_fused *fz;
-    const fg_plan *p;
-    fg_kernel *k;
-    int q, k_, v, ssum, mx, l, osum, o, lse, tstmt;
-    int ax_b, ax_h, ax_m, ax_n, ax_d;
-    int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
-    const fg_expr *kv_head, *tval, *score, *cond;
-    bool softmax;   /* a softmax chain, else one contraction sum(n: W * V) */
-    bool base2;     /* the chain in base 2: exp2(T - Mx), exp2(Mx_prev - Mx) */
-    const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
-    fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
-    int naux, aux[FG_MAX_AUX];
-    fg_loc why_loc;
-    const char *why;
-} kb;
 
 static int kb_fail(kb *c, fg_loc loc, const char *why)
 {
@@ -63,8 +44,6 @@ static int kb_fail(kb *c, fg_loc loc, const char *why)
  * or, without the softmax chain, O = sum(n: W(T) * V) alone, W a function
  * of T that is 0 where T is -inf (sigmoid attention). */
 
-static bool is_axis(const fg_expr *e, int ax) { return e && e->kind == E_AXIS && e->ref == ax; }
-static bool is_tensor(const fg_expr *e, int t) { return e && e->kind == E_TENSOR && e->ref == t; }
 
 /* e with every elementwise tile statement inlined; S_sum and running values
  * stay references. */
@@ -105,21 +84,44 @@ static bool is_rescale(kb *c, const fg_correction *k)
            f->args[0]->args[0]->ref == c->mx && is_tensor(f->args[0]->args[1], c->mx);
 }
 
-/* Whether e reads the row or key axis only in the indices of reads of
- * inputs, and reads one (a table at a clamped distance): such a term can be
- * one value over a whole tile. */
-static bool rowkey_in_reads_only(kb *c, const fg_expr *e, bool *reads)
+/* L_prev / L * exp(Mx_prev - Mx): the FlashAttention-1 form, the P.V sum
+ * kept divided by the running sum L (its tensor in *l).  The kernels keep
+ * it undivided and divide once after the last tile: the same value. */
+static bool is_fa1_rescale(kb *c, const fg_correction *k, int *l)
 {
-    if (e->kind == E_AXIS)
-        return e->ref != c->ax_m && e->ref != c->ax_n;
-    if (e->kind == E_TENSOR) {
-        *reads = true;
-        return true;
+    const fg_expr *f = k->factor;
+    if (k->kind != CORR_SCALE || !f || f->kind != E_MUL)
+        return false;
+    for (int s = 0; s < 2; s++) {
+        const fg_expr *r = f->args[s];
+        fg_correction rest = {.kind = CORR_SCALE, .factor = f->args[1 - s]};
+        if (r->kind == E_DIV && r->args[0]->kind == E_PREV &&
+            is_tensor(r->args[1], r->args[0]->ref) && is_rescale(c, &rest)) {
+            *l = r->args[0]->ref;
+            return true;
+        }
     }
-    for (int i = 0; i < e->nargs; i++)
-        if (!rowkey_in_reads_only(c, e->args[i], reads))
-            return false;
-    return true;
+    return false;
+}
+
+/* e = W / L * V or W * V / L, the sum L in the FlashAttention-1 form: W * V. */
+static fg_expr *undivided(kb *c, fg_expr *e)
+{
+    if (c->fa1_l < 0 || !e)
+        return e;
+    if (e->kind == E_DIV && is_tensor(e->args[1], c->fa1_l))
+        return e->args[0];
+    if (e->kind != E_MUL)
+        return e;
+    for (int s = 0; s < 2; s++) {
+        fg_expr *d = e->args[s];
+        if (d->kind == E_DIV && is_tensor(d->args[1], c->fa1_l)) {
+            fg_expr *n = expr_clone(c->a, e);
+            n->args[s] = d->args[0];
+            return n;
+        }
+    }
+    return e;
 }
 
 /* Whether a score calls a function (tanh, exp, ...): such scores keep the
@@ -240,6 +242,9 @@ static int match_running(kb *c)
     }
     for (int i = 0; i < fz->nrunning && c->mx >= 0; i++) {
         const fg_running *r = &fz->running[i];
+        if (r->op == R_SUM && p->tensors[r->tensor].cls == CLASS_CONTRACTION &&
+            is_fa1_rescale(c, &r->corr, &c->fa1_l))
+            continue;
         if (r->op == R_SUM && r->corr.kind != CORR_NONE && r->corr.factor && !is_rescale(c, &r->corr))
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is %s, not the "
@@ -270,6 +275,12 @@ static int match_running(kb *c)
     if (c->mx < 0 || c->l < 0 || c->osum < 0)
         return kb_fail(c, at, "the attention kernel needs a running max, a running sum and a "
                               "running contraction P.V");
+    if (c->fa1_l >= 0 && c->fa1_l != c->l)
+        return kb_fail(c, p->tensors[c->osum].loc,
+                       arena_printf(c->a, "'%s' is kept divided by '%s', not by the running "
+                                          "sum '%s' of the softmax chain",
+                                    plan_user_name(p, c->osum), plan_user_name(p, c->fa1_l),
+                                    plan_user_name(p, c->l)));
     return 0;
 }
 
@@ -580,7 +591,7 @@ static int match_softmax(kb *c)
                                           "attention kernel's body is exp(T - Mx)",
                                     LT->name, p->tensors[c->tstmt].name, MX->name));
     const fg_ir_tensor *OS = &p->tensors[c->osum];
-    fg_expr *ob = inline_tiles(c, OS->body, 0);
+    fg_expr *ob = undivided(c, inline_tiles(c, OS->body, 0));
     int vi = -1;
     if (ob && ob->kind == E_MUL) {
         if (is_exp_shift(c, ob->args[0]) && ob->args[1]->kind == E_TENSOR)
@@ -597,10 +608,12 @@ static int match_softmax(kb *c)
         return -1;
     for (int i = 0; i < fz->nrunning; i++) {
         const fg_running *r = &fz->running[i];
+        int l = -1;
         if (r->tensor == c->mx) {
             if (r->corr.kind != CORR_NONE)
                 return kb_fail(c, MX->loc, "the running max must need no correction");
-        } else if (!is_rescale(c, &r->corr)) {
+        } else if (!is_rescale(c, &r->corr) &&
+                   !(r->tensor == c->osum && is_fa1_rescale(c, &r->corr, &l) && l == c->l)) {
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is not the online-softmax "
                                               "rescale %s(%s_prev - %s)",
@@ -612,7 +625,7 @@ static int match_softmax(kb *c)
             c->lse = r->tensor;
             c->row_out = expr_ref(c->a, E_TENSOR, r->tensor, NULL);
             ((fg_expr *)c->row_out)->type = T_FLOAT;
-        } else if (p->tensors[r->tensor].is_output)
+        } else if (p->tensors[r->tensor].is_output && !(r->tensor == c->osum && c->fa1_l >= 0))
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
                                               "attention kernel writes O and one value per row "
@@ -665,6 +678,8 @@ static int match_epilogue(kb *c)
                                         p->tensors[fz->epilogue[0]].name, OS->name));
         c->o = c->osum;
     }
+    if (c->fa1_l >= 0) /* O = sum(n: P / L * V) is the output itself */
+        c->o = c->osum;
     const fg_ir_tensor *MX = c->softmax ? &p->tensors[c->mx] : OS;
     const fg_ir_tensor *LT = c->softmax ? &p->tensors[c->l] : OS;
     /* epilogue: O = O_sum / L, LSE = Mx + log(L) */
@@ -774,6 +789,7 @@ static const fg_expr *qkv_gather(const kb *c, const fg_expr *e, int depth)
 static int match_attention(kb *c)
 {
     c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
+    c->fa1_l = -1;
     c->naux = 0;
     if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 ||
         (c->softmax ? match_softmax(c) : match_weighted(c)) < 0 || match_epilogue(c) < 0)
@@ -795,276 +811,6 @@ static int match_attention(kb *c)
                                     c->p->tensors[g->ref].name, at));
     }
     return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The score in the exp2 domain, constants hoisted                     */
-/* ------------------------------------------------------------------ */
-
-#define LOG2E 1.4426950408889634
-
-/* 0: a host constant (numbers, dims, scalar params); 1: per head (reads the
- * head axis or a per-head param); 2: varies per element. */
-static int constness(kb *c, const fg_expr *e)
-{
-    switch (e->kind) {
-    case E_NUM: case E_INF: case E_DIM: return 0;
-    case E_PARAM: return c->p->params[e->ref].index_axis >= 0 ? 1 : 0;
-    case E_AXIS: return e->ref == c->ax_h ? 1 : 2;
-    case E_TENSOR: return 2;
-    default: {
-        int k = 0;
-        for (int i = 0; i < e->nargs; i++) {
-            int x = constness(c, e->args[i]);
-            if (x > k)
-                k = x;
-        }
-        return k;
-    }
-    }
-}
-
-/* The factors of a product/quotient chain: numerators and denominators. */
-typedef struct factors {
-    const fg_expr *num[32], *den[32];
-    int nnum, nden;
-    bool ok;
-} factors;
-
-static void collect(const fg_expr *e, bool den, factors *f)
-{
-    if (e->kind == E_MUL && e->type == T_FLOAT) {
-        collect(e->args[0], den, f);
-        collect(e->args[1], den, f);
-    } else if (e->kind == E_DIV && e->type == T_FLOAT) {
-        collect(e->args[0], den, f);
-        collect(e->args[1], !den, f);
-    } else if (den) {
-        if (f->nden < 32)
-            f->den[f->nden++] = e;
-        else
-            f->ok = false;
-    } else {
-        if (f->nnum < 32)
-            f->num[f->nnum++] = e;
-        else
-            f->ok = false;
-    }
-}
-
-static fg_expr *fnum(fg_arena *a, double v)
-{
-    fg_expr *e = expr_num(a, v);
-    e->type = T_FLOAT;
-    return e;
-}
-
-static fg_expr *fbin(fg_arena *a, fg_expr_kind kind, fg_expr *x, fg_expr *y)
-{
-    fg_expr *e = expr_binary(a, kind, x, y);
-    e->type = T_FLOAT;
-    e->axes = x->axes | y->axes;
-    return e;
-}
-
-/* A hoisted constant: the product of the constant factors of f (times
- * log2(e) when l2), as a new E_KCONST leaf; NULL when the table is full. */
-static fg_expr *hoist(kb *c, const factors *f, bool l2, bool per_head)
-{
-    fg_kernel *k = c->k;
-    if (k->nconsts >= FG_MAX_KCONSTS)
-        return NULL;
-    fg_expr *e = NULL;
-    fg_strbuf why = {c->a, NULL, 0, 0};
-    for (int i = 0; i < f->nnum; i++)
-        if (constness(c, f->num[i]) < 2) {
-            fg_expr *x = expr_clone(c->a, f->num[i]);
-            strbuf_printf(&why, "%s%s", e ? " * " : "", expr_to_string(c->a, c->p, x));
-            e = e ? fbin(c->a, E_MUL, e, x) : x;
-        }
-    if (!e) {
-        e = fnum(c->a, 1.0);
-        strbuf_puts(&why, "1");
-    }
-    for (int i = 0; i < f->nden; i++)
-        if (constness(c, f->den[i]) < 2) {
-            fg_expr *x = expr_clone(c->a, f->den[i]);
-            strbuf_printf(&why, " / %s", expr_to_string(c->a, c->p, x));
-            e = fbin(c->a, E_DIV, e, x);
-        }
-    if (l2) {
-        e = fbin(c->a, E_MUL, e, fnum(c->a, LOG2E));
-        strbuf_puts(&why, " * log2(e)");
-    }
-    int at = k->nconsts; /* one constant per value: the score and its tile form share it */
-    for (int i = 0; i < k->nconsts; i++)
-        if (k->consts[i].per_head == per_head && expr_equal(k->consts[i].e, e))
-            at = i;
-    if (at == k->nconsts)
-        k->consts[k->nconsts++] = (fg_kconst){e, strbuf_str(&why), per_head};
-    fg_expr *ref = expr_ref(c->a, E_KCONST, at, NULL);
-    ref->type = T_FLOAT;
-    ref->axes = per_head ? 1u << c->ax_h : 0;
-    return ref;
-}
-
-static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2);
-
-/* A float product chain with constant factors: the varying factors times
- * one hoisted constant; NULL when e is not such a chain. */
-static fg_expr *score_product(kb *c, const fg_expr *e, bool l2)
-{
-    if (!(e->type == T_FLOAT && (e->kind == E_MUL || e->kind == E_DIV)))
-        return NULL;
-    factors f = {.ok = true};
-    collect(e, false, &f);
-    if (!f.ok)
-        return NULL;
-    int nconst = 0, nvar = 0, worst = 0;
-    for (int side = 0; side < 2; side++)
-        for (int i = 0; i < (side ? f.nden : f.nnum); i++) {
-            int k = constness(c, side ? f.den[i] : f.num[i]);
-            if (k < 2) {
-                nconst++;
-                worst = k > worst ? k : worst;
-            } else
-                nvar++;
-        }
-    if (nvar == 0 || (nconst == 0 && !l2))
-        return NULL;
-    fg_expr *kc = hoist(c, &f, l2, worst == 1);
-    if (!kc)
-        return NULL;
-    fg_expr *v = NULL;
-    for (int i = 0; i < f.nnum; i++)
-        if (constness(c, f.num[i]) == 2) {
-            fg_expr *x = score_l2(c, f.num[i], false);
-            v = v ? fbin(c->a, E_MUL, v, x) : x;
-        }
-    for (int i = 0; i < f.nden; i++)
-        if (constness(c, f.den[i]) == 2)
-            v = fbin(c->a, E_DIV, v ? v : fnum(c->a, 1.0), score_l2(c, f.den[i], false));
-    return fbin(c->a, E_MUL, v, kc);
-}
-
-/* The score (times log2(e) when l2), constant factors hoisted where they
- * multiply; the elementwise functions keep their argument's hoisting. */
-static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2)
-{
-    if (e->type == T_FLOAT && constness(c, e) == 2) {
-        if ((e->kind == E_ADD || e->kind == E_SUB) && l2) {
-            fg_expr *x = score_l2(c, e->args[0], true), *y;
-            const fg_expr *r = e->args[1];
-            if (r->type == T_FLOAT && constness(c, r) == 2)
-                y = score_l2(c, r, true);
-            else {
-                factors f = {.ok = true};
-                f.num[f.nnum++] = r;
-                y = r->type == T_FLOAT ? hoist(c, &f, true, constness(c, r) == 1) : NULL;
-                if (!y)
-                    y = fbin(c->a, E_MUL, expr_clone(c->a, r), fnum(c->a, LOG2E));
-            }
-            return fbin(c->a, e->kind, x, y);
-        }
-        if (e->kind == E_NEG && l2) {
-            fg_expr *n = expr_unary(c->a, E_NEG, score_l2(c, e->args[0], true));
-            n->type = T_FLOAT;
-            return n;
-        }
-        fg_expr *prod = score_product(c, e, l2);
-        if (prod)
-            return prod;
-        if (e->kind == E_CALL && !l2 && e->nargs == 1 && e->args[0]->type != T_INT &&
-            e->fn != F_MIN && e->fn != F_MAX && e->fn != F_ABS && e->fn != F_POW &&
-            e->fn != F_SIGMOID) {
-            fg_expr *n = expr_clone(c->a, e);
-            n->args[0] = score_l2(c, e->args[0], false);
-            return n;
-        }
-    }
-    if (l2)
-        return fbin(c->a, E_MUL, expr_clone(c->a, e), fnum(c->a, LOG2E));
-    return expr_clone(c->a, e);
-}
-
-/* qk * c or qk / c (c a host constant), or qk alone: the kernels' fold of
- * the scale into one FFMA.  The constant's expression, or NULL. */
-static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
-{
-    *is_div = false;
-    if (is_tensor(e, c->ssum))
-        return e;
-    if (e->kind == E_MUL) {
-        if (is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0)
-            return e->args[1];
-        if (is_tensor(e->args[1], c->ssum) && constness(c, e->args[0]) == 0)
-            return e->args[0];
-    }
-    if (e->kind == E_DIV && is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0) {
-        *is_div = true;
-        return e->args[1];
-    }
-    return NULL;
-}
-
-static void bind_score(kb *c, fg_kattn *at)
-{
-    if (!c->softmax) { /* the score as it is: its weight is no exp of a difference */
-        at->score_l2 = score_l2(c, c->score, false);
-        return;
-    }
-    bool is_div = false;
-    const fg_expr *fold = scaled_qk(c, c->score, &is_div);
-    if (fold) {
-        factors f = {.ok = true};
-        if (fold != c->score && fold->kind != E_TENSOR) {
-            if (is_div)
-                f.den[f.nden++] = fold;
-            else
-                f.num[f.nnum++] = fold;
-        }
-        fg_expr *kc = hoist(c, &f, !c->base2, false);
-        if (kc) {
-            at->fold = true;
-            at->fold_const = kc->ref;
-            at->fold_expr = fold == c->score ? c->score : fold;
-            at->score_l2 = fbin(c->a, E_MUL, expr_ref(c->a, E_TENSOR, c->ssum, NULL), kc);
-            at->score_l2->args[0]->type = T_FLOAT;
-            return;
-        }
-    }
-    at->score_l2 = score_l2(c, c->score, !c->base2);
-    /* qk * c + G or qk * c - G, G free of qk: affine per tile where G is */
-    const fg_expr *e = c->score;
-    for (int side = 0; side < 2 && (e->kind == E_ADD || e->kind == E_SUB); side++) {
-        if (side == 1 && e->kind == E_SUB)
-            break;
-        const fg_expr *g = e->args[1 - side];
-        fold = scaled_qk(c, e->args[side], &is_div);
-        bool reads = false;
-        if (!fold || expr_reads(g, c->ssum) || !rowkey_in_reads_only(c, g, &reads) || !reads)
-            continue;
-        factors f = {.ok = true};
-        if (fold != e->args[side] && fold->kind != E_TENSOR) {
-            if (is_div)
-                f.den[f.nden++] = fold;
-            else
-                f.num[f.nnum++] = fold;
-        }
-        fg_expr *kc = hoist(c, &f, !c->base2, false);
-        if (!kc)
-            continue;
-        at->tile_fold = true;
-        at->tile_fold_const = kc->ref;
-        const fg_expr *bias = g;
-        if (e->kind == E_SUB) {
-            fg_expr *neg = expr_unary(c->a, E_NEG, expr_clone(c->a, g));
-            neg->type = g->type;
-            bias = neg;
-        }
-        at->score_bias_l2 = score_l2(c, bias, !c->base2);
-        break;
-    }
 }
 
 /* The tile statements the score comes from (for comments): Q.K^T, the
@@ -1112,7 +858,7 @@ static void bind_attention(kb *c)
     at->affine_score = !score_calls(c->score) && c->naux == 0;
     at->naux = c->naux;
     memcpy(at->aux, c->aux, sizeof at->aux);
-    bind_score(c, at);
+    kb_bind_score(c, at);
     bind_score_chain(c, at);
     /* the GPU kernels classify tiles by the mask when it is over rows and keys */
     at->mask_tiles = k->mask->present && c->cond && k->mask->row_axis == c->ax_m &&

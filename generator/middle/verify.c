@@ -264,6 +264,54 @@ int alg_verify(alg *g, const fg_expr *body, fg_reduce_op op, fg_correction *corr
     return 0;
 }
 
+/* A power sum's shift at rows of 0 to 5 elements: the carried sums as the
+ * row makes them at r (the count also as the running value the difference
+ * may read), the power sum at r' computed directly. */
+int alg_verify_powsum(alg *g, const fg_expr *base, int k, const int *aux, fg_correction *corr,
+                      fg_loc loc, fg_diag *d)
+{
+    const fg_plan *p = g->p;
+    check_env c = {.g = g, .rng = 0x5eedf00du};
+    c.tensor = ARENA_ARRAY(g->a, double, p->ntensors + 1);
+    c.prev = ARENA_ARRAY(g->a, double, p->ntensors + 1);
+    c.cur = ARENA_ARRAY(g->a, double, p->ntensors + 1);
+    c.dim = ARENA_ARRAY(g->a, double, p->ndims + 1);
+    c.axis = ARENA_ARRAY(g->a, double, p->naxes + 1);
+    c.param = ARENA_ARRAY(g->a, double, p->nparams + 1);
+    double worst = 0;
+    for (int point = 0; point < CHECK_POINTS; point++) {
+        sample(&c, true);
+        int n = (int)(rnd(&c) * 6);
+        double t[FG_MAX_POWER + 1] = {0}, want = 0, scale = 0;
+        c.prev[aux[0]] = n;
+        for (int e = 0; e < n; e++) {
+            sample(&c, false);
+            double dp = eval_with(&c, base, VAL_PREV), dn = eval_with(&c, base, VAL_NEW);
+            for (int i = 0; i <= k; i++)
+                t[i] += pow(dp, i);
+            want += pow(dn, k);
+            scale += fabs(pow(dn, k)) + fabs(pow(dp, k));
+        }
+        for (int i = 0; i < k; i++)
+            c.prev[aux[i]] = t[i];
+        double f = eval_with(&c, corr->factor, VAL_NEW);
+        double got = t[k] + f;
+        double err = rel_err(got, want, scale + fabs(f));
+        if (!(err <= CHECK_TOLERANCE)) {
+            diag_internal(d, loc,
+                          "derived correction for '%s' failed its numeric check: a row of %d "
+                          "gives %.17g where %.17g was expected (relative error %.3g)",
+                          alg_tensor_name(p, g->stmt), n, got, want, err);
+            return -1;
+        }
+        if (err > worst)
+            worst = err;
+    }
+    corr->verified = true;
+    corr->max_rel_err = worst;
+    return 0;
+}
+
 /* The numeric check on its own (also for corrections built elsewhere). */
 int verify_correction(fg_arena *a, const fg_plan *p, const fg_expr *body, fg_reduce_op op,
                       uint64_t running, int stmt, fg_loc loc, fg_correction *corr,

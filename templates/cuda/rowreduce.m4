@@ -53,6 +53,8 @@ __device__ __forceinline__ float plan_safe(float x) { return isinf(x) ? 0.f : x;
 // element (two roundings: within 1.5 ulp of x / y while 1 / y is a normal
 // float, |y| between 2^-126 and 2^126; beyond, 1 / y loses bits or is inf).
 __device__ __forceinline__ float plan_div0(float x, float y) { return y == 0.f ? 0.f : x * __frcp_rn(y); }
+// x ^ 2 as a product (powf does not shorten a constant exponent).
+__device__ __forceinline__ float plan_sq(float x) { return x * x; }
 
 // Per launch, filled by the entry point below.
 struct plan_params {

@@ -62,11 +62,13 @@ static const char *field(fg_arena *a, const char *name)
     return bad ? arena_printf(a, "%s_v", name) : name;
 }
 
-/* The CUDA dialect with the masked-row division (docs/plan-language.md). */
+/* The CUDA dialect with the masked-row division (docs/plan-language.md)
+ * and squares as products. */
 static fg_dialect rows_dialect(void)
 {
     fg_dialect dl = fg_dialects[DIALECT_CUDA];
     dl.div0 = "plan_div0";
+    dl.square = "plan_sq";
     return dl;
 }
 

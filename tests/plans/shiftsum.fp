@@ -1,4 +1,5 @@
-# A shift under a sum: sum(c: X - Mx) needs the count of terms.
+# A shift under a sum: sum(c: X - Mx) carries the count of its terms, so
+# a move of the running max by d shifts it by the count times d.
 plan shiftsum
 dim R, C
 axis r: R, c: C

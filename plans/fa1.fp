@@ -1,5 +1,6 @@
-# FlashAttention-1 form: the output accumulator is kept normalised, so its
-# correction reads two running producers, the maximum and the sum.
+# FlashAttention-1 form (Dao et al., 2022, Algorithm 1): the output is kept
+# normalised inside the sum, so its correction reads two running producers,
+# the maximum and the sum; the kernels keep it undivided and divide once.
 plan fa1
 doc "Attention with a normalised running output (FlashAttention-1)."
 
@@ -24,5 +25,5 @@ output O: bf16
 schedule {
   reduce n: rolling
   tile m = 64, n = 64
-  target c
+  target cuda, hip, c
 }

@@ -1,0 +1,34 @@
+/* kernel_internal.h - what kernel.c (matching the attention roles) and
+ * kernel_score.c (the score in the exp2 domain, constants hoisted) share. */
+#ifndef KERNEL_INTERNAL_H
+#define KERNEL_INTERNAL_H
+
+#include "generator.h"
+
+/* The builder's state while matching the attention roles. */
+typedef struct kb {
+    fg_arena *a;
+    const fg_fused *fz;
+    const fg_plan *p;
+    fg_kernel *k;
+    int q, k_, v, ssum, mx, l, osum, o, lse, tstmt;
+    int ax_b, ax_h, ax_m, ax_n, ax_d;
+    int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
+    const fg_expr *kv_head, *tval, *score, *cond;
+    bool softmax;   /* a softmax chain, else one contraction sum(n: W * V) */
+    bool base2;     /* the chain in base 2: exp2(T - Mx), exp2(Mx_prev - Mx) */
+    int fa1_l;      /* the FlashAttention-1 form: P.V kept divided by this sum, or -1 */
+    const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
+    fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
+    int naux, aux[FG_MAX_AUX];
+    fg_loc why_loc;
+    const char *why;
+} kb;
+
+static inline bool is_axis(const fg_expr *e, int ax) { return e && e->kind == E_AXIS && e->ref == ax; }
+static inline bool is_tensor(const fg_expr *e, int t) { return e && e->kind == E_TENSOR && e->ref == t; }
+
+/* kernel_score.c: the score, constants hoisted, into the attention model */
+void kb_bind_score(kb *c, fg_kattn *at);
+
+#endif /* KERNEL_INTERNAL_H */

@@ -1,0 +1,295 @@
+/* kernel_score.c - the attention score in the exp2 domain: constant
+ * factors hoisted (per launch on the host, or per head) and log2(e)
+ * folded into them, and the chain of statements that compute it, for the
+ * kernel model (kernel.c matches the roles first). */
+#include "kernel_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* The score in the exp2 domain, constants hoisted                     */
+/* ------------------------------------------------------------------ */
+
+/* Whether e reads the row or key axis only in the indices of reads of
+ * inputs, and reads one (a table at a clamped distance): such a term can be
+ * one value over a whole tile. */
+static bool rowkey_in_reads_only(kb *c, const fg_expr *e, bool *reads)
+{
+    if (e->kind == E_AXIS)
+        return e->ref != c->ax_m && e->ref != c->ax_n;
+    if (e->kind == E_TENSOR) {
+        *reads = true;
+        return true;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!rowkey_in_reads_only(c, e->args[i], reads))
+            return false;
+    return true;
+}
+
+#define LOG2E 1.4426950408889634
+
+/* 0: a host constant (numbers, dims, scalar params); 1: per head (reads the
+ * head axis or a per-head param); 2: varies per element. */
+static int constness(kb *c, const fg_expr *e)
+{
+    switch (e->kind) {
+    case E_NUM: case E_INF: case E_DIM: return 0;
+    case E_PARAM: return c->p->params[e->ref].index_axis >= 0 ? 1 : 0;
+    case E_AXIS: return e->ref == c->ax_h ? 1 : 2;
+    case E_TENSOR: return 2;
+    default: {
+        int k = 0;
+        for (int i = 0; i < e->nargs; i++) {
+            int x = constness(c, e->args[i]);
+            if (x > k)
+                k = x;
+        }
+        return k;
+    }
+    }
+}
+
+/* The factors of a product/quotient chain: numerators and denominators. */
+typedef struct factors {
+    const fg_expr *num[32], *den[32];
+    int nnum, nden;
+    bool ok;
+} factors;
+
+static void collect(const fg_expr *e, bool den, factors *f)
+{
+    if (e->kind == E_MUL && e->type == T_FLOAT) {
+        collect(e->args[0], den, f);
+        collect(e->args[1], den, f);
+    } else if (e->kind == E_DIV && e->type == T_FLOAT) {
+        collect(e->args[0], den, f);
+        collect(e->args[1], !den, f);
+    } else if (den) {
+        if (f->nden < 32)
+            f->den[f->nden++] = e;
+        else
+            f->ok = false;
+    } else {
+        if (f->nnum < 32)
+            f->num[f->nnum++] = e;
+        else
+            f->ok = false;
+    }
+}
+
+static fg_expr *fnum(fg_arena *a, double v)
+{
+    fg_expr *e = expr_num(a, v);
+    e->type = T_FLOAT;
+    return e;
+}
+
+static fg_expr *fbin(fg_arena *a, fg_expr_kind kind, fg_expr *x, fg_expr *y)
+{
+    fg_expr *e = expr_binary(a, kind, x, y);
+    e->type = T_FLOAT;
+    e->axes = x->axes | y->axes;
+    return e;
+}
+
+/* A hoisted constant: the product of the constant factors of f (times
+ * log2(e) when l2), as a new E_KCONST leaf; NULL when the table is full. */
+static fg_expr *hoist(kb *c, const factors *f, bool l2, bool per_head)
+{
+    fg_kernel *k = c->k;
+    if (k->nconsts >= FG_MAX_KCONSTS)
+        return NULL;
+    fg_expr *e = NULL;
+    fg_strbuf why = {c->a, NULL, 0, 0};
+    for (int i = 0; i < f->nnum; i++)
+        if (constness(c, f->num[i]) < 2) {
+            fg_expr *x = expr_clone(c->a, f->num[i]);
+            strbuf_printf(&why, "%s%s", e ? " * " : "", expr_to_string(c->a, c->p, x));
+            e = e ? fbin(c->a, E_MUL, e, x) : x;
+        }
+    if (!e) {
+        e = fnum(c->a, 1.0);
+        strbuf_puts(&why, "1");
+    }
+    for (int i = 0; i < f->nden; i++)
+        if (constness(c, f->den[i]) < 2) {
+            fg_expr *x = expr_clone(c->a, f->den[i]);
+            strbuf_printf(&why, " / %s", expr_to_string(c->a, c->p, x));
+            e = fbin(c->a, E_DIV, e, x);
+        }
+    if (l2) {
+        e = fbin(c->a, E_MUL, e, fnum(c->a, LOG2E));
+        strbuf_puts(&why, " * log2(e)");
+    }
+    int at = k->nconsts; /* one constant per value: the score and its tile form share it */
+    for (int i = 0; i < k->nconsts; i++)
+        if (k->consts[i].per_head == per_head && expr_equal(k->consts[i].e, e))
+            at = i;
+    if (at == k->nconsts)
+        k->consts[k->nconsts++] = (fg_kconst){e, strbuf_str(&why), per_head};
+    fg_expr *ref = expr_ref(c->a, E_KCONST, at, NULL);
+    ref->type = T_FLOAT;
+    ref->axes = per_head ? 1u << c->ax_h : 0;
+    return ref;
+}
+
+static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2);
+
+/* A float product chain with constant factors: the varying factors times
+ * one hoisted constant; NULL when e is not such a chain. */
+static fg_expr *score_product(kb *c, const fg_expr *e, bool l2)
+{
+    if (!(e->type == T_FLOAT && (e->kind == E_MUL || e->kind == E_DIV)))
+        return NULL;
+    factors f = {.ok = true};
+    collect(e, false, &f);
+    if (!f.ok)
+        return NULL;
+    int nconst = 0, nvar = 0, worst = 0;
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < (side ? f.nden : f.nnum); i++) {
+            int k = constness(c, side ? f.den[i] : f.num[i]);
+            if (k < 2) {
+                nconst++;
+                worst = k > worst ? k : worst;
+            } else
+                nvar++;
+        }
+    if (nvar == 0 || (nconst == 0 && !l2))
+        return NULL;
+    fg_expr *kc = hoist(c, &f, l2, worst == 1);
+    if (!kc)
+        return NULL;
+    fg_expr *v = NULL;
+    for (int i = 0; i < f.nnum; i++)
+        if (constness(c, f.num[i]) == 2) {
+            fg_expr *x = score_l2(c, f.num[i], false);
+            v = v ? fbin(c->a, E_MUL, v, x) : x;
+        }
+    for (int i = 0; i < f.nden; i++)
+        if (constness(c, f.den[i]) == 2)
+            v = fbin(c->a, E_DIV, v ? v : fnum(c->a, 1.0), score_l2(c, f.den[i], false));
+    return fbin(c->a, E_MUL, v, kc);
+}
+
+/* The score (times log2(e) when l2), constant factors hoisted where they
+ * multiply; the elementwise functions keep their argument's hoisting. */
+static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2)
+{
+    if (e->type == T_FLOAT && constness(c, e) == 2) {
+        if ((e->kind == E_ADD || e->kind == E_SUB) && l2) {
+            fg_expr *x = score_l2(c, e->args[0], true), *y;
+            const fg_expr *r = e->args[1];
+            if (r->type == T_FLOAT && constness(c, r) == 2)
+                y = score_l2(c, r, true);
+            else {
+                factors f = {.ok = true};
+                f.num[f.nnum++] = r;
+                y = r->type == T_FLOAT ? hoist(c, &f, true, constness(c, r) == 1) : NULL;
+                if (!y)
+                    y = fbin(c->a, E_MUL, expr_clone(c->a, r), fnum(c->a, LOG2E));
+            }
+            return fbin(c->a, e->kind, x, y);
+        }
+        if (e->kind == E_NEG && l2) {
+            fg_expr *n = expr_unary(c->a, E_NEG, score_l2(c, e->args[0], true));
+            n->type = T_FLOAT;
+            return n;
+        }
+        fg_expr *prod = score_product(c, e, l2);
+        if (prod)
+            return prod;
+        if (e->kind == E_CALL && !l2 && e->nargs == 1 && e->args[0]->type != T_INT &&
+            e->fn != F_MIN && e->fn != F_MAX && e->fn != F_ABS && e->fn != F_POW &&
+            e->fn != F_SIGMOID) {
+            fg_expr *n = expr_clone(c->a, e);
+            n->args[0] = score_l2(c, e->args[0], false);
+            return n;
+        }
+    }
+    if (l2)
+        return fbin(c->a, E_MUL, expr_clone(c->a, e), fnum(c->a, LOG2E));
+    return expr_clone(c->a, e);
+}
+
+/* qk * c or qk / c (c a host constant), or qk alone: the kernels' fold of
+ * the scale into one FFMA.  The constant's expression, or NULL. */
+static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
+{
+    *is_div = false;
+    if (is_tensor(e, c->ssum))
+        return e;
+    if (e->kind == E_MUL) {
+        if (is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0)
+            return e->args[1];
+        if (is_tensor(e->args[1], c->ssum) && constness(c, e->args[0]) == 0)
+            return e->args[0];
+    }
+    if (e->kind == E_DIV && is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0) {
+        *is_div = true;
+        return e->args[1];
+    }
+    return NULL;
+}
+
+void kb_bind_score(kb *c, fg_kattn *at)
+{
+    if (!c->softmax) { /* the score as it is: its weight is no exp of a difference */
+        at->score_l2 = score_l2(c, c->score, false);
+        return;
+    }
+    bool is_div = false;
+    const fg_expr *fold = scaled_qk(c, c->score, &is_div);
+    if (fold) {
+        factors f = {.ok = true};
+        if (fold != c->score && fold->kind != E_TENSOR) {
+            if (is_div)
+                f.den[f.nden++] = fold;
+            else
+                f.num[f.nnum++] = fold;
+        }
+        fg_expr *kc = hoist(c, &f, !c->base2, false);
+        if (kc) {
+            at->fold = true;
+            at->fold_const = kc->ref;
+            at->fold_expr = fold == c->score ? c->score : fold;
+            at->score_l2 = fbin(c->a, E_MUL, expr_ref(c->a, E_TENSOR, c->ssum, NULL), kc);
+            at->score_l2->args[0]->type = T_FLOAT;
+            return;
+        }
+    }
+    at->score_l2 = score_l2(c, c->score, !c->base2);
+    /* qk * c + G or qk * c - G, G free of qk: affine per tile where G is */
+    const fg_expr *e = c->score;
+    for (int side = 0; side < 2 && (e->kind == E_ADD || e->kind == E_SUB); side++) {
+        if (side == 1 && e->kind == E_SUB)
+            break;
+        const fg_expr *g = e->args[1 - side];
+        fold = scaled_qk(c, e->args[side], &is_div);
+        bool reads = false;
+        if (!fold || expr_reads(g, c->ssum) || !rowkey_in_reads_only(c, g, &reads) || !reads)
+            continue;
+        factors f = {.ok = true};
+        if (fold != e->args[side] && fold->kind != E_TENSOR) {
+            if (is_div)
+                f.den[f.nden++] = fold;
+            else
+                f.num[f.nnum++] = fold;
+        }
+        fg_expr *kc = hoist(c, &f, !c->base2, false);
+        if (!kc)
+            continue;
+        at->tile_fold = true;
+        at->tile_fold_const = kc->ref;
+        const fg_expr *bias = g;
+        if (e->kind == E_SUB) {
+            fg_expr *neg = expr_unary(c->a, E_NEG, expr_clone(c->a, g));
+            neg->type = g->type;
+            bias = neg;
+        }
+        at->score_bias_l2 = score_l2(c, bias, !c->base2);
+        break;
+    }
+}
