@@ -196,20 +196,22 @@ __device__ __forceinline__ void plan_accumulate(plan_state& s, const float (&x)[
   // Var_sum_pow1: running sum over c, Var_sum_pow1 = sum(c: X - Mean_sum / Var_sum_count), plan line 16; correction + where(Var_sum_count_prev > 0, Var_sum_count_prev * (Mean_sum_prev / Var_sum_count_prev - Mean_sum / Var_sum_count), 0) derived from Var_sum_pow1 (plan line 16)
   {
     if (s.any != 0.f) s.Var_sum_pow1 += (Var_sum_count_prev_ > 0.0f ? Var_sum_count_prev_ * (plan_div0(Mean_sum_prev_, Var_sum_count_prev_) - plan_div0(s.Mean_sum, s.Var_sum_count)) : 0.0f);
+    const float h0_ = plan_div0(s.Mean_sum, s.Var_sum_count);
     float acc_ = 0.f;
 #pragma unroll
     for (int e = 0; e < V; e++) {
-      if (e < n) acc_ = acc_ + x[0][e] - plan_div0(s.Mean_sum, s.Var_sum_count);
+      if (e < n) acc_ = acc_ + x[0][e] - h0_;
     }
     s.Var_sum_pow1 = s.Var_sum_pow1 + acc_;
   }
   // Var_sum: running sum over c, Var_sum = sum(c: (X - Mean_sum / Var_sum_count) ^ 2) (inside Var), plan line 16; correction + where(Var_sum_count_prev > 0, Var_sum_count_prev * (Mean_sum_prev / Var_sum_count_prev - Mean_sum / Var_sum_count) ^ 2 + 2 * (Var_sum_pow1_prev * (Mean_sum_prev / Var_sum_count_prev - Mean_sum / Var_sum_count)), 0) derived from Var_sum (plan line 16)
   {
     if (s.any != 0.f) s.Var_sum += (Var_sum_count_prev_ > 0.0f ? Var_sum_count_prev_ * plan_sq(plan_div0(Mean_sum_prev_, Var_sum_count_prev_) - plan_div0(s.Mean_sum, s.Var_sum_count)) + 2.0f * (Var_sum_pow1_prev_ * (plan_div0(Mean_sum_prev_, Var_sum_count_prev_) - plan_div0(s.Mean_sum, s.Var_sum_count))) : 0.0f);
+    const float h0_ = plan_div0(s.Mean_sum, s.Var_sum_count);
     float acc_ = 0.f;
 #pragma unroll
     for (int e = 0; e < V; e++) {
-      if (e < n) acc_ = acc_ + plan_sq(x[0][e] - plan_div0(s.Mean_sum, s.Var_sum_count));
+      if (e < n) acc_ = acc_ + plan_sq(x[0][e] - h0_);
     }
     s.Var_sum = s.Var_sum + acc_;
   }

@@ -164,10 +164,11 @@ __device__ __forceinline__ void plan_accumulate(plan_state& s, const float (&x)[
   // L: running sum over c, L = sum(c: E), plan line 12; correction * exp(Mx_prev - Mx) derived from E (plan line 11)
   {
     if (s.any != 0.f) s.L *= __expf(Mx_prev_ - plan_safe(s.Mx));
+    const float h0_ = plan_safe(s.Mx);
     float acc_ = 0.f;
 #pragma unroll
     for (int e = 0; e < V; e++) {
-      if (e < n) acc_ = acc_ + __expf(x[0][e] - plan_safe(s.Mx));
+      if (e < n) acc_ = acc_ + __expf(x[0][e] - h0_);
     }
     s.L = s.L + acc_;
   }

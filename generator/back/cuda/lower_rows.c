@@ -113,6 +113,9 @@ static void leaf(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
             strbuf_printf(b, "r.%s", w->tf[e->ref]); /* a row statement before the walk */
         return;
     }
+    case E_KCONST: /* a value hoisted out of the chunk's loop (hoist_per_chunk) */
+        strbuf_puts(b, e->name);
+        return;
     case E_PREV:
         if (w->site == RS_MERGE)
             strbuf_printf(b, "%s.%s", w->prev_obj, w->tf[e->ref]);
@@ -211,6 +214,39 @@ static char *value_comment(rw *w, const fg_kvalue *v)
     return strbuf_str(&b);
 }
 
+/* Whether e is the same at every element of a chunk: no input element, not
+ * the reduced axis (running values, params, dims, row values). */
+static bool per_chunk(rw *w, const fg_expr *e)
+{
+    if (e->kind == E_AXIS)
+        return e->ref != w->k->sched.reduced_axis;
+    if (e->kind == E_TENSOR && w->p->tensors[e->ref].kind == TENSOR_INPUT)
+        return w->in_c[e->ref] < 0;
+    for (int i = 0; i < e->nargs; i++)
+        if (!per_chunk(w, e->args[i]))
+            return false;
+    return true;
+}
+
+/* A copy of e with each largest part that is the same at every element (a
+ * running mean S / N, a division by a running value) computed once per
+ * chunk into a local, declared in *decl: ptxas does not take a division
+ * with its slow path out of the guarded loop over the elements. */
+static fg_expr *hoist_per_chunk(rw *w, const fg_expr *e, cb *decl, int *n)
+{
+    if (e->nargs > 0 && e->kind != E_WHERE && per_chunk(w, e)) {
+        const char *name = arena_printf(w->a, "h%d_", (*n)++);
+        strbuf_printf(decl, "    const float %s = %s;\n", name, text(w, RS_ELEM, e));
+        fg_expr *r = expr_ref(w->a, E_KCONST, -1, name);
+        r->type = T_FLOAT;
+        return r;
+    }
+    fg_expr *c = expr_clone(w->a, e);
+    for (int i = 0; i < e->nargs; i++)
+        c->args[i] = hoist_per_chunk(w, e->args[i], decl, n);
+    return c;
+}
+
 /* One chunk's step and the merge of two states, producers first. */
 static void step_defs(rw *w, fg_defs *defs)
 {
@@ -238,8 +274,13 @@ static void step_defs(rw *w, fg_defs *defs)
         if (corr)
             strbuf_printf(&acc, "    if (s.any != 0.f) s.%s %s= %s;\n", n, cop,
                           text(w, RS_ELEM, cr->factor));
+        cb hoisted = {w->a, NULL, 0, 0};
+        int nh = 0;
+        const fg_expr *bi = hoist_per_chunk(w, w->r->body[i], &hoisted, &nh);
+        if (nh)
+            strbuf_puts(&acc, strbuf_str(&hoisted));
         w->used_c = false;
-        char *body = text(w, RS_ELEM, w->r->body[i]);
+        char *body = text(w, RS_ELEM, bi);
         strbuf_printf(&acc, "    float acc_ = %s;\n#pragma unroll\n    for (int e = 0; e < V; e++) {\n",
                       identity(v->op));
         if (w->used_c)
