@@ -3,6 +3,7 @@
 
 EXTRA_DIST += \
 	docs/building.md \
+	docs/algebra.md \
 	docs/plan-language.md \
 	docs/tuning.md \
 	$(NULL)
