@@ -6,7 +6,7 @@ axis r: R, c: C
 input X[r, c]: f32
 
 Mx[r] = max(c: X)
-A[r]  = sum(c: (X - Mx)^2)
+A[r]  = sum(c: (X - Mx)^5)
 B[r]  = sum(c: tanh(X - Mx))
 
 output A: f32, B: f32
