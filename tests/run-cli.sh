@@ -124,10 +124,10 @@ run check-all 0 -o "$tmp/generated" --check plans/*.fp && {
     if test -e "$tmp/generated"; then fail "check-all: --check wrote $tmp/generated"; fi
 }
 nocuda=tests/cuda-bad/normalised.fp
-nocuda_why="plan 'normalised' has no CUDA kernel: the correction of 'O' is L_prev / L * exp(Mx_prev - Mx), not the online-softmax rescale exp(Mx_prev - Mx): the attention kernel keeps its sums unnormalised and divides once after the last tile"
+nocuda_why="plan 'normalised' has no CUDA kernel: 'O' is kept divided by 'L' (the FlashAttention-1 form), but its body is not a contraction W * V: give the weight a statement of its own (W = P / L, O = sum(n: W * V)), as plans/fa1.fp does"
 run check-warn 0 --check plans/causal.fp "$nocuda" &&
     expect_line check-warn "$tmp/err" \
-        "$nocuda:12:1: warning: plan 'normalised' gets no CUDA kernel: the correction of 'O' is L_prev / L * exp(Mx_prev - Mx), not the online-softmax rescale exp(Mx_prev - Mx): the attention kernel keeps its sums unnormalised and divides once after the last tile"
+        "$nocuda:12:1: warning: plan 'normalised' gets no CUDA kernel: 'O' is kept divided by 'L' (the FlashAttention-1 form), but its body is not a contraction W * V: give the weight a statement of its own (W = P / L, O = sum(n: W * V)), as plans/fa1.fp does"
 
 # --target=cuda on a plan the CUDA backend cannot serve is an error, in
 # --check as in a run, and the run writes nothing (issue 13: it exited 0

@@ -153,7 +153,9 @@ static void softmax_has_row_kernels(void **state)
     assert_has(d, "const float Mx_prev_ = s.Mx;");
     assert_has(d, "if (e < n) acc_ = fmaxf(acc_, x@{0@}@{e@});");
     assert_has(d, "if (s.any != 0.f) s.L *= __expf(Mx_prev_ - plan_safe(s.Mx));");
-    assert_has(d, "if (e < n) acc_ = acc_ + __expf(x@{0@}@{e@} - plan_safe(s.Mx));");
+    /* the running max, the same at every element, read once per chunk */
+    assert_has(d, "const float h0_ = plan_safe(s.Mx);");
+    assert_has(d, "if (e < n) acc_ = acc_ + __expf(x@{0@}@{e@} - h0_);");
     assert_has(d, "a.Mx = fmaxf(o.Mx, b.Mx);");
     assert_has(d, "a.L = o.L * (__expf(o.Mx - plan_safe(a.Mx))) + b.L * (__expf(b.Mx - "
                   "plan_safe(a.Mx)));");
@@ -192,7 +194,7 @@ static void row_plans_refused_with_reasons(void **state)
         {"tests/cuda-bad/rowgather.fp", "'X' is read at other indices than declared (a gather)",
          7, 16},
         /* a contraction: the attention family's reason, not the rows' */
-        {"tests/cuda-bad/normalised.fp", "the correction of 'O' is L_prev / L", 12, 1},
+        {"tests/cuda-bad/normalised.fp", "'O' is kept divided by 'L'", 12, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fg_kernel *k = fused_file(f, cases[i].plan);
@@ -513,6 +515,10 @@ static void refusal_is_a_located_error(void **state)
     assert_has(out, "S[b, h, m, n] = sum(d: Q * K) + Q[b, h, m, 0]\n");
 }
 
+/* The FlashAttention-1 form (issue 13): with the weight as a statement
+ * (plans/fa1.fp) the kernels keep P.V undivided and scale by 1 / L at the
+ * end, 0 in a row without keys; with the weight inline the body is not a
+ * contraction, and the reason says how to write it. */
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
@@ -523,8 +529,13 @@ static void fa1_form_is_refused_at_its_statement(void **state)
     assert_int_equal(lower_cuda_supported(fz, &loc, &why), -1);
     assert_int_equal(loc.line, 12);
     assert_int_equal(loc.col, 1);
-    assert_has(why, "the correction of 'O' is L_prev / L * exp(Mx_prev - Mx), not the "
-                    "online-softmax rescale exp(Mx_prev - Mx)");
+    assert_has(why, "'O' is kept divided by 'L' (the FlashAttention-1 form), but its body is "
+                    "not a contraction W * V: give the weight a statement of its own");
+    fz = fused_file(f, "plans/fa1.fp");
+    assert_non_null(fz);
+    assert_int_equal(lower_cuda_supported(fz, &loc, &why), 0);
+    assert_int_equal(fz->attn.o, fz->attn.osum);
+    assert_def(cuda_defs(f, "plans/fa1.fp"), "cuda_out_scale", "(l == 0.f) ? 0.f : 1.0f / l");
 }
 
 /* The configuration rules as templates/cuda/launch.m4 wrote them before

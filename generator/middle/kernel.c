@@ -242,9 +242,20 @@ static int match_running(kb *c)
     }
     for (int i = 0; i < fz->nrunning && c->mx >= 0; i++) {
         const fg_running *r = &fz->running[i];
+        int l = -1;
         if (r->op == R_SUM && p->tensors[r->tensor].cls == CLASS_CONTRACTION &&
             is_fa1_rescale(c, &r->corr, &c->fa1_l))
             continue;
+        if (r->op == R_SUM && is_fa1_rescale(c, &r->corr, &l)) /* inline: not P.V */
+            return kb_fail(c, p->tensors[r->tensor].loc,
+                           arena_printf(c->a, "'%s' is kept divided by '%s' (the "
+                                              "FlashAttention-1 form), but its body is not a "
+                                              "contraction W * V: give the weight a statement "
+                                              "of its own (W = P / %s, %s = sum(%s: W * V)), as "
+                                              "plans/fa1.fp does",
+                                        plan_user_name(p, r->tensor), plan_user_name(p, l),
+                                        plan_user_name(p, l), plan_user_name(p, r->tensor),
+                                        p->axes[fz->axis].name));
         if (r->op == R_SUM && r->corr.kind != CORR_NONE && r->corr.factor && !is_rescale(c, &r->corr))
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is %s, not the "

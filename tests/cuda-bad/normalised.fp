@@ -1,5 +1,5 @@
-# FlashAttention-1 form: O is normalised inside the sum, so its correction
-# reads L as well as Mx.
+# The FlashAttention-1 form with the weight inline: O is normalised inside
+# the sum, but its body is not a contraction W * V of a statement and V.
 plan normalised
 dim B, H, M, N, D
 axis b: B, h: H, m: M, n: N, d: D
