@@ -16,6 +16,7 @@ dist_plans_DATA = \
 	plans/layernorm.fp \
 	plans/logsoftmax.fp \
 	plans/logsumexp.fp \
+	plans/moments.fp \
 	plans/prefixlm.fp \
 	plans/relbias.fp \
 	plans/rmsnorm.fp \

@@ -24,6 +24,7 @@ EXTRA_DIST += \
 	tests/golden/ir/layernorm.ir \
 	tests/golden/ir/logsoftmax.ir \
 	tests/golden/ir/logsumexp.ir \
+	tests/golden/ir/moments.ir \
 	tests/golden/ir/prefixlm.ir \
 	tests/golden/ir/relbias.ir \
 	tests/golden/ir/rmsnorm.ir \

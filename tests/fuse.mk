@@ -28,6 +28,7 @@ EXTRA_DIST += \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
 	tests/golden/fused/kvsum.txt tests/golden/fused/layernorm.txt \
 	tests/golden/fused/maxpow.txt tests/golden/fused/shiftsum.txt \
+	tests/golden/fused/moments.txt \
 	tests/golden/fused/rmsnorm.txt tests/golden/fused/sigmoid.txt \
 	tests/golden/fused/logsoftmax.txt tests/golden/fused/logsumexp.txt \
 	tests/golden/fused/masked_rowsum.txt \
@@ -60,6 +61,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/gqa_decode.txt \
 	tests/golden/kernel/kvsum.txt \
 	tests/golden/kernel/maxpow.txt \
+	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/shiftsum.txt \
 	tests/golden/kernel/layernorm.txt \
 	tests/golden/kernel/logsoftmax.txt \
