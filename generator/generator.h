@@ -419,7 +419,6 @@ typedef struct fg_powsum {
     int k;                 /* the power; 0 for the count */
     int aux[FG_MAX_POWER]; /* the count, then the sums of the powers 1 .. k - 1 */
     int of;                /* the power sum the plan wrote (messages name it) */
-    const fg_expr *user;   /* its right side as written, for messages */
 } fg_powsum;
 
 typedef enum fg_form { FORM_ROLLING, FORM_SPLIT } fg_form;

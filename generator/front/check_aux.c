@@ -171,6 +171,8 @@ static void carry_sums(auxer *x, int ti)
     fg_expr *one = typed(expr_num(ck->a, 1), T_FLOAT, 0);
     one->is_int = true;
     int aux[FG_MAX_POWER];
+    for (int i = 0; i < FG_MAX_POWER; i++)
+        aux[i] = -1; /* the powers k .. FG_MAX_POWER - 1: none */
     aux[0] = make_sum(x, t, "count", one);
     fg_expr *count = expr_ref(ck->a, E_TENSOR, aux[0],
                               ((fg_ir_tensor *)x->made.items[x->made.len - 1])->name);
@@ -207,7 +209,6 @@ static void carry_sums(auxer *x, int ti)
         ps->k = i;
         memcpy(ps->aux, aux, sizeof aux);
         ps->of = ti;
-        ps->user = t->rhs;
         int made = aux[i] - x->p->ntensors;
         ((fg_ir_tensor *)x->made.items[made])->powsum = ps;
     }
@@ -215,7 +216,6 @@ static void carry_sums(auxer *x, int ti)
     ps->k = k;
     memcpy(ps->aux, aux, sizeof aux);
     ps->of = ti;
-    ps->user = t->rhs;
     t->powsum = ps;
     t->rhs = r;
     t->body = bk;
