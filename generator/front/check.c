@@ -462,14 +462,19 @@ static fg_expr *hoist(checker *ck, fg_expr *r)
     vec_push(ck->a, &ck->hoisted, t);
     check_table_add(ck->a, &ck->names, name, NAME_HOISTED, ti);
 
-    fg_expr *read = expr_ref(ck->a, E_TENSOR, ti, name);
-    read->loc = r->loc;
+    return check_stmt_read(ck, ti, t, r->axes, r->loc);
+}
+
+fg_expr *check_stmt_read(checker *ck, int ti, const fg_ir_tensor *t, uint32_t axes, fg_loc loc)
+{
+    fg_expr *read = expr_ref(ck->a, E_TENSOR, ti, t->name);
+    read->loc = loc;
     read->nargs = t->naxes;
     read->args = ARENA_ARRAY(ck->a, fg_expr *, t->naxes + 1);
     for (int k = 0; k < t->naxes; k++)
-        read->args[k] = axis_ref(ck, t->axes[k], r->loc);
+        read->args[k] = axis_ref(ck, t->axes[k], loc);
     read->type = T_FLOAT;
-    read->axes = r->axes;
+    read->axes = axes;
     return read;
 }
 

@@ -174,16 +174,8 @@ static void carry_sums(auxer *x, int ti)
     for (int i = 0; i < FG_MAX_POWER; i++)
         aux[i] = -1; /* the powers k .. FG_MAX_POWER - 1: none */
     aux[0] = make_sum(x, t, "count", one);
-    fg_expr *count = expr_ref(ck->a, E_TENSOR, aux[0],
-                              ((fg_ir_tensor *)x->made.items[x->made.len - 1])->name);
-    count->loc = t->rhs->loc;
-    count->nargs = t->naxes;
-    count->args = ARENA_ARRAY(ck->a, fg_expr *, t->naxes + 1);
-    for (int i = 0; i < t->naxes; i++) {
-        fg_expr *ax = expr_ref(ck->a, E_AXIS, t->axes[i], x->p->axes[t->axes[i]].name);
-        count->args[i] = typed(ax, T_INT, check_axis_bit(t->axes[i]));
-    }
-    typed(count, T_FLOAT, t->rhs->axes);
+    fg_expr *count = check_stmt_read(ck, aux[0], x->made.items[x->made.len - 1], t->rhs->axes,
+                                     t->rhs->loc);
     fg_expr *b = mean_by_count(x, expr_clone(ck->a, base), count);
     for (int i = 1; i < k; i++) {
         fg_expr *bi = b;

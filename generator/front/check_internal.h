@@ -67,6 +67,8 @@ void check_report_unknown(checker *ck, const char *name, fg_loc loc, unsigned wa
 bool check_loc_before(fg_loc x, fg_loc y);
 uint32_t check_axis_bit(int axis);
 int check_resolve_axis(checker *ck, const char *name, fg_loc loc);
+/* A read of statement ti (t, not yet in the plan's tensors) at its own axes. */
+fg_expr *check_stmt_read(checker *ck, int ti, const fg_ir_tensor *t, uint32_t axes, fg_loc loc);
 
 /* check_order.c */
 void check_classify(fg_ir_tensor *t);

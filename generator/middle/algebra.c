@@ -30,7 +30,7 @@ bool alg_is_running(const alg *g, int ref)
 }
 
 /* Bits of the running values e reads. */
-static uint64_t reads(const alg *g, const fg_expr *e)
+uint64_t alg_reads(const alg *g, const fg_expr *e)
 {
     if (!e)
         return 0;
@@ -38,7 +38,7 @@ static uint64_t reads(const alg *g, const fg_expr *e)
     if ((e->kind == E_TENSOR || e->kind == E_PREV) && alg_is_running(g, e->ref))
         bits |= (uint64_t)1 << e->ref;
     for (int i = 0; i < e->nargs; i++)
-        bits |= reads(g, e->args[i]);
+        bits |= alg_reads(g, e->args[i]);
     return bits;
 }
 
@@ -235,7 +235,7 @@ static bool nonneg(const fg_plan *p, const fg_expr *e, int depth)
 /* Building expressions                                                */
 /* ------------------------------------------------------------------ */
 
-static fg_expr *mk_bin(alg *g, fg_expr_kind kind, fg_expr *x, fg_expr *y)
+fg_expr *alg_mk_bin(alg *g, fg_expr_kind kind, fg_expr *x, fg_expr *y)
 {
     fg_expr *e = expr_binary(g->a, kind, x, y);
     e->type = T_FLOAT;
@@ -259,7 +259,7 @@ static fg_expr *mk_call(alg *g, fg_func fn, fg_expr *x)
     return e;
 }
 
-static fg_expr *mk_num(alg *g, double v)
+fg_expr *alg_mk_num(alg *g, double v)
 {
     fg_expr *e = expr_num(g->a, v);
     e->type = T_FLOAT;
@@ -300,7 +300,7 @@ static fg_expr *mk_power(alg *g, fg_expr *base, double p)
         return base;
     if (p == 0.5)
         return mk_call(g, F_SQRT, base);
-    fg_expr *e = mk_bin(g, E_POW, base, mk_num(g, p));
+    fg_expr *e = alg_mk_bin(g, E_POW, base, alg_mk_num(g, p));
     e->axes = base->axes;
     return e;
 }
@@ -333,7 +333,7 @@ static void sum_push(alg *g, alg_sum *s, double coef, fg_expr *e)
 
 static fg_expr *scaled(alg *g, double k, fg_expr *e)
 {
-    return k == 1 ? e : mk_bin(g, E_MUL, e, mk_num(g, k));
+    return k == 1 ? e : alg_mk_bin(g, E_MUL, e, alg_mk_num(g, k));
 }
 
 /* The sum, positive summands first, written with '-' for negative ones. */
@@ -348,12 +348,12 @@ static fg_expr *sum_expr(alg *g, const alg_sum *s)
             if (!acc)
                 acc = k > 0 ? scaled(g, k, s->e[i]) : mk_neg(g, scaled(g, -k, s->e[i]));
             else if (k > 0)
-                acc = mk_bin(g, E_ADD, acc, scaled(g, k, s->e[i]));
+                acc = alg_mk_bin(g, E_ADD, acc, scaled(g, k, s->e[i]));
             else
-                acc = mk_bin(g, E_SUB, acc, scaled(g, -k, s->e[i]));
+                acc = alg_mk_bin(g, E_SUB, acc, scaled(g, -k, s->e[i]));
         }
     }
-    return acc ? acc : mk_num(g, 0);
+    return acc ? acc : alg_mk_num(g, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -449,7 +449,7 @@ static bool ops_equal(const alg_op *x, const alg_op *y)
 
 static int classify(const alg *g, const fg_expr *e, const alg_op *ops)
 {
-    if (!reads(g, e))
+    if (!alg_reads(g, e))
         return PART_COMPLETE;
     return varies(g, e) || ops_vary(g, ops) ? PART_MIXED : PART_RUNNING;
 }
@@ -457,7 +457,7 @@ static int classify(const alg *g, const fg_expr *e, const alg_op *ops)
 static fg_expr *apply_ops(alg *g, fg_expr *e, const alg_op *ops)
 {
     for (; ops; ops = ops->next)
-        e = mk_bin(g, ops->kind, e, subst(g, ops->by, VAL_NEW));
+        e = alg_mk_bin(g, ops->kind, e, subst(g, ops->by, VAL_NEW));
     return e;
 }
 
@@ -487,7 +487,7 @@ static bool add_flatten_where(alg *g, const fg_expr *e, alg_terms *out)
     w->type = T_FLOAT;
     w->axes = e->axes;
     w->args[0] = subst(g, e->args[0], VAL_NEW);
-    w->args[1] = c ? c : mk_num(g, 0);
+    w->args[1] = c ? c : alg_mk_num(g, 0);
     w->args[2] = subst(g, e->args[2], VAL_NEW);
     terms_push(g, out, (alg_term){1, w, NULL, e});
     for (int i = 0; i < sub.n; i++)
@@ -502,7 +502,7 @@ static void add_flatten(alg *g, const fg_expr *e, double k, const alg_op *ops,
                         const fg_expr *anchor, alg_terms *out)
 {
     double v;
-    if (reads(g, e)) {
+    if (alg_reads(g, e)) {
         switch (e->kind) {
         case E_ADD:
         case E_SUB:
@@ -515,7 +515,7 @@ static void add_flatten(alg *g, const fg_expr *e, double k, const alg_op *ops,
         case E_MUL:
             for (int i = 0; i < 2; i++) {
                 const fg_expr *by = e->args[i], *x = e->args[1 - i];
-                if (reads(g, by))
+                if (alg_reads(g, by))
                     continue;
                 if (const_value(by, &v)) {
                     add_flatten(g, x, k * v, ops, anchor, out);
@@ -528,7 +528,7 @@ static void add_flatten(alg *g, const fg_expr *e, double k, const alg_op *ops,
             }
             break;
         case E_DIV:
-            if (reads(g, e->args[1]))
+            if (alg_reads(g, e->args[1]))
                 break;
             if (const_value(e->args[1], &v) && v != 0) {
                 add_flatten(g, e->args[0], k / v, ops, anchor, out);
@@ -539,7 +539,7 @@ static void add_flatten(alg *g, const fg_expr *e, double k, const alg_op *ops,
             }
             return;
         case E_WHERE:
-            if (k == 1 && !ops && !reads(g, e->args[0]) && is_inf_const(e->args[2]) &&
+            if (k == 1 && !ops && !alg_reads(g, e->args[0]) && is_inf_const(e->args[2]) &&
                 add_flatten_where(g, e, out))
                 return;
             break;
@@ -555,13 +555,13 @@ static void mul_flatten(alg *g, const fg_expr *e, double pw, alg_product *out);
 static bool product_has_running(const alg *g, const alg_product *pr)
 {
     for (int i = 0; i < pr->nf; i++)
-        if (reads(g, pr->f[i].base))
+        if (alg_reads(g, pr->f[i].base))
             return true;
     for (int i = 0; i < pr->exps.n; i++)
-        if (reads(g, pr->exps.v[i].e))
+        if (alg_reads(g, pr->exps.v[i].e))
             return true;
     for (int i = 0; i < pr->exp2s.n; i++)
-        if (reads(g, pr->exp2s.v[i].e))
+        if (alg_reads(g, pr->exp2s.v[i].e))
             return true;
     return false;
 }
@@ -630,13 +630,13 @@ static void mul_flatten_where(alg *g, const fg_expr *e, alg_product *out)
     factor_push(g, out, w, 1, e);
     alg_product run = {.coef = 1};
     for (int i = 0; i < sub.nf; i++)
-        if (reads(g, sub.f[i].base))
+        if (alg_reads(g, sub.f[i].base))
             factor_push(g, &run, sub.f[i].base, sub.f[i].pow, sub.f[i].src);
     for (int i = 0; i < sub.exps.n; i++)
-        if (reads(g, sub.exps.v[i].e))
+        if (alg_reads(g, sub.exps.v[i].e))
             terms_push(g, &run.exps, sub.exps.v[i]);
     for (int i = 0; i < sub.exp2s.n; i++)
-        if (reads(g, sub.exp2s.v[i].e))
+        if (alg_reads(g, sub.exp2s.v[i].e))
             terms_push(g, &run.exp2s, sub.exp2s.v[i]);
     product_merge(g, out, &run);
 }
@@ -649,7 +649,7 @@ static void mul_flatten(alg *g, const fg_expr *e, double pw, alg_product *out)
         out->coef *= pow(v, pw);
         return;
     }
-    if (!reads(g, e)) {
+    if (!alg_reads(g, e)) {
         factor_push(g, out, e, pw, e);
         return;
     }
@@ -675,7 +675,7 @@ static void mul_flatten(alg *g, const fg_expr *e, double pw, alg_product *out)
         power_flatten(g, e, e->args[0], pw * v, out);
         return;
     case E_WHERE:
-        if (pw == 1 && !reads(g, e->args[0]) && const_value(e->args[2], &v) && v == 0) {
+        if (pw == 1 && !alg_reads(g, e->args[0]) && const_value(e->args[2], &v) && v == 0) {
             mul_flatten_where(g, e, out);
             return;
         }
@@ -721,29 +721,29 @@ static fg_expr *product_expr(alg *g, const alg_product *pr, int cls, int which)
             continue;
         fg_expr *x = mk_power(g, subst(g, f->base, which), fabs(f->pow));
         if (f->pow > 0)
-            num = num ? mk_bin(g, E_MUL, num, x) : x;
+            num = num ? alg_mk_bin(g, E_MUL, num, x) : x;
         else
-            den = den ? mk_bin(g, E_MUL, den, x) : x;
+            den = den ? alg_mk_bin(g, E_MUL, den, x) : x;
     }
     fg_expr *acc = num;
     if (den)
-        acc = mk_bin(g, E_DIV, acc ? acc : mk_num(g, 1), den);
+        acc = alg_mk_bin(g, E_DIV, acc ? acc : alg_mk_num(g, 1), den);
     fg_expr *ex = terms_expr(g, &pr->exps, cls, which);
     if (ex) {
         ex = mk_call(g, F_EXP, ex);
-        acc = acc ? mk_bin(g, E_MUL, acc, ex) : ex;
+        acc = acc ? alg_mk_bin(g, E_MUL, acc, ex) : ex;
     }
     ex = terms_expr(g, &pr->exp2s, cls, which);
     if (ex) {
         ex = mk_call(g, F_EXP2, ex);
-        acc = acc ? mk_bin(g, E_MUL, acc, ex) : ex;
+        acc = acc ? alg_mk_bin(g, E_MUL, acc, ex) : ex;
     }
     if (cls == PART_COMPLETE && pr->coef != 1) {
         if (pr->coef == -1)
-            return mk_neg(g, acc ? acc : mk_num(g, 1));
-        return acc ? mk_bin(g, E_MUL, mk_num(g, pr->coef), acc) : mk_num(g, pr->coef);
+            return mk_neg(g, acc ? acc : alg_mk_num(g, 1));
+        return acc ? alg_mk_bin(g, E_MUL, alg_mk_num(g, pr->coef), acc) : alg_mk_num(g, pr->coef);
     }
-    return acc ? acc : mk_num(g, 1);
+    return acc ? acc : alg_mk_num(g, 1);
 }
 
 /* G(r') - G(r) for the running summands: the previous values with the
@@ -811,23 +811,23 @@ static fg_expr *product_ratio(alg *g, const alg_product *pr)
                                fabs(f->pow));
         fg_expr *down = mk_power(g, subst(g, f->base, f->pow > 0 ? VAL_PREV : VAL_NEW),
                                  fabs(f->pow));
-        num = num ? mk_bin(g, E_MUL, num, up) : up;
-        den = den ? mk_bin(g, E_MUL, den, down) : down;
+        num = num ? alg_mk_bin(g, E_MUL, num, up) : up;
+        den = den ? alg_mk_bin(g, E_MUL, den, down) : down;
     }
     fg_expr *acc = num;
     if (den)
-        acc = mk_bin(g, E_DIV, acc, den);
+        acc = alg_mk_bin(g, E_DIV, acc, den);
     fg_expr *d = terms_diff(g, &pr->exps);
     if (d) {
         d = mk_call(g, F_EXP, d);
-        acc = acc ? mk_bin(g, E_MUL, acc, d) : d;
+        acc = acc ? alg_mk_bin(g, E_MUL, acc, d) : d;
     }
     d = terms_diff(g, &pr->exp2s);
     if (d) {
         d = mk_call(g, F_EXP2, d);
-        acc = acc ? mk_bin(g, E_MUL, acc, d) : d;
+        acc = acc ? alg_mk_bin(g, E_MUL, acc, d) : d;
     }
-    return acc ? acc : mk_num(g, 1);
+    return acc ? acc : alg_mk_num(g, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -906,15 +906,15 @@ static bool is_power_sum(alg *g, const fg_expr *src)
         return false; /* a reciprocal; or a power that a power sum carries */
     alg_terms ts = {0};
     add_flatten(g, base, 1, NULL, NULL, &ts);
-    bool has_complete = false, has_sum = false;
+    bool has_complete = false, has_running = false;
     for (int i = 0; i < ts.n; i++) {
         int cls = classify(g, ts.v[i].e, ts.v[i].ops);
         if (cls == PART_COMPLETE && varies(g, ts.v[i].e))
             has_complete = true;
         else if (cls == PART_RUNNING)
-            has_sum = true;
+            has_running = true;
     }
-    return has_complete && has_sum;
+    return has_complete && has_running;
 }
 
 
@@ -1047,7 +1047,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     if (t->powsum && t->powsum->k > 0 && op == R_SUM)
         return alg_derive_powsum(&g, body, out, loc, d);
 
-    uint64_t prod = reads(&g, body);
+    uint64_t prod = alg_reads(&g, body);
     if (!prod) {
         out->kind = CORR_NONE;
         out->why = arena_printf(a, "%s reads no running value: nothing to correct",
@@ -1117,7 +1117,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     const fg_expr *mixed = smallest_mixed(&g, &pr, &ts);
     if (!mixed)
         mixed = body;
-    uint64_t mixed_reads = reads(&g, mixed);
+    uint64_t mixed_reads = alg_reads(&g, mixed);
     int r = lowest_bit(mixed_reads ? mixed_reads : prod);
     producer = alg_tensor_name(p, r);
     noun = running_noun(p, r);

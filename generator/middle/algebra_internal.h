@@ -16,6 +16,11 @@ typedef struct alg {
 } alg;
 
 bool alg_is_running(const alg *g, int ref);
+/* Bits of the running values e reads (E_TENSOR or E_PREV). */
+uint64_t alg_reads(const alg *g, const fg_expr *e);
+/* Typed f32 nodes: x KIND y, and a number. */
+fg_expr *alg_mk_bin(alg *g, fg_expr_kind kind, fg_expr *x, fg_expr *y);
+fg_expr *alg_mk_num(alg *g, double v);
 bool alg_tensor_has_axis(const fg_plan *p, int ref, int axis);
 const char *alg_tensor_name(const fg_plan *p, int ref);
 int alg_producer_op(const fg_plan *p, const fg_expr *e, int depth);

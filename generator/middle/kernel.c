@@ -619,12 +619,10 @@ static int match_softmax(kb *c)
         return -1;
     for (int i = 0; i < fz->nrunning; i++) {
         const fg_running *r = &fz->running[i];
-        int l = -1;
         if (r->tensor == c->mx) {
             if (r->corr.kind != CORR_NONE)
                 return kb_fail(c, MX->loc, "the running max must need no correction");
-        } else if (!is_rescale(c, &r->corr) &&
-                   !(r->tensor == c->osum && is_fa1_rescale(c, &r->corr, &l) && l == c->l)) {
+        } else if (!is_rescale(c, &r->corr) && !(r->tensor == c->osum && c->fa1_l == c->l)) {
             return kb_fail(c, p->tensors[r->tensor].loc,
                            arena_printf(c->a, "the correction of '%s' is not the online-softmax "
                                               "rescale %s(%s_prev - %s)",

@@ -16,29 +16,11 @@
 
 #include <math.h>
 
-static fg_expr *typed(fg_expr *e, fg_type type, uint32_t axes)
-{
-    e->type = type;
-    e->axes = axes;
-    return e;
-}
-
-static fg_expr *num(alg *g, double v)
-{
-    fg_expr *e = typed(expr_num(g->a, v), T_FLOAT, 0);
-    e->is_int = v == floor(v);
-    return e;
-}
-
-static fg_expr *bin(alg *g, fg_expr_kind kind, fg_expr *x, fg_expr *y)
-{
-    return typed(expr_binary(g->a, kind, x, y), kind >= E_LT && kind <= E_OR ? T_BOOL : T_FLOAT,
-                 x->axes | y->axes);
-}
-
 static fg_expr *prev(alg *g, int t)
 {
-    return typed(expr_ref(g->a, E_PREV, t, g->p->tensors[t].name), T_FLOAT, 0);
+    fg_expr *e = expr_ref(g->a, E_PREV, t, g->p->tensors[t].name);
+    e->type = T_FLOAT;
+    return e;
 }
 
 static double binomial(int k, int i)
@@ -46,16 +28,6 @@ static double binomial(int k, int i)
     double b = 1;
     for (int j = 1; j <= i; j++)
         b = b * (k - i + j) / j;
-    return b;
-}
-
-static uint64_t bits_read(const alg *g, const fg_expr *e)
-{
-    uint64_t b = 0;
-    if ((e->kind == E_TENSOR || e->kind == E_PREV) && alg_is_running(g, e->ref))
-        b |= (uint64_t)1 << e->ref;
-    for (int i = 0; i < e->nargs; i++)
-        b |= bits_read(g, e->args[i]);
     return b;
 }
 
@@ -85,20 +57,22 @@ int alg_derive_powsum(alg *g, const fg_expr *body, fg_correction *out, fg_loc lo
     }
     fg_expr *sum = NULL;
     for (int i = 0; i < k; i++) {
-        fg_expr *dk = k - i == 1 ? delta : bin(g, E_POW, delta, num(g, k - i));
-        fg_expr *term = bin(g, E_MUL, prev(g, ps->aux[i]), dk);
+        fg_expr *dk = k - i == 1 ? delta : alg_mk_bin(g, E_POW, delta, alg_mk_num(g, k - i));
+        fg_expr *term = alg_mk_bin(g, E_MUL, prev(g, ps->aux[i]), dk);
         double c = binomial(k, i);
         if (c != 1)
-            term = bin(g, E_MUL, num(g, c), term);
-        sum = sum ? bin(g, E_ADD, sum, term) : term;
+            term = alg_mk_bin(g, E_MUL, alg_mk_num(g, c), term);
+        sum = sum ? alg_mk_bin(g, E_ADD, sum, term) : term;
     }
-    fg_expr *w = typed(expr_new(g->a, E_WHERE, loc, 3), T_FLOAT, 0);
-    w->args[0] = bin(g, E_GT, prev(g, ps->aux[0]), num(g, 0));
+    fg_expr *w = expr_new(g->a, E_WHERE, loc, 3);
+    w->type = T_FLOAT;
+    w->args[0] = alg_mk_bin(g, E_GT, prev(g, ps->aux[0]), alg_mk_num(g, 0));
+    w->args[0]->type = T_BOOL;
     w->args[1] = sum;
-    w->args[2] = num(g, 0);
+    w->args[2] = alg_mk_num(g, 0);
     out->kind = CORR_SHIFT;
     out->factor = w;
-    out->producers = bits_read(g, w);
+    out->producers = alg_reads(g, w);
     out->why = arena_printf(
         g->a,
         "a power %d of %s, which moves by %s with the running values; the count and the sums "

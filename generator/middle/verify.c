@@ -113,6 +113,21 @@ static void sample(check_env *c, bool all)
             c->tensor[i] = uniform(c, -4, 4);
 }
 
+/* The values of a check, in the arena; the same seed for every check, so a
+ * failure reproduces. */
+static check_env env_for(alg *g)
+{
+    const fg_plan *p = g->p;
+    check_env c = {.g = g, .rng = 0x5eedf00du};
+    c.tensor = ARENA_ARRAY(g->a, double, p->ntensors + 1);
+    c.prev = ARENA_ARRAY(g->a, double, p->ntensors + 1);
+    c.cur = ARENA_ARRAY(g->a, double, p->ntensors + 1);
+    c.dim = ARENA_ARRAY(g->a, double, p->ndims + 1);
+    c.axis = ARENA_ARRAY(g->a, double, p->naxes + 1);
+    c.param = ARENA_ARRAY(g->a, double, p->nparams + 1);
+    return c;
+}
+
 static double eval_with(check_env *c, const fg_expr *e, int which)
 {
     fg_eval_env env = {check_leaf, c};
@@ -168,13 +183,7 @@ int alg_verify(alg *g, const fg_expr *body, fg_reduce_op op, fg_correction *corr
                   fg_loc loc, fg_diag *d)
 {
     const fg_plan *p = g->p;
-    check_env c = {.g = g, .rng = 0x5eedf00du};
-    c.tensor = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.prev = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.cur = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.dim = ARENA_ARRAY(g->a, double, p->ndims + 1);
-    c.axis = ARENA_ARRAY(g->a, double, p->naxes + 1);
-    c.param = ARENA_ARRAY(g->a, double, p->nparams + 1);
+    check_env c = env_for(g);
     const char *name = alg_tensor_name(p, g->stmt);
     const char *what[3] = {"g(r', c) == h(g(r, c))", "h(x (+) y) == h(x) (+) h(y)",
                            "a folded row"};
@@ -271,13 +280,7 @@ int alg_verify_powsum(alg *g, const fg_expr *base, int k, const int *aux, fg_cor
                       fg_loc loc, fg_diag *d)
 {
     const fg_plan *p = g->p;
-    check_env c = {.g = g, .rng = 0x5eedf00du};
-    c.tensor = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.prev = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.cur = ARENA_ARRAY(g->a, double, p->ntensors + 1);
-    c.dim = ARENA_ARRAY(g->a, double, p->ndims + 1);
-    c.axis = ARENA_ARRAY(g->a, double, p->naxes + 1);
-    c.param = ARENA_ARRAY(g->a, double, p->nparams + 1);
+    check_env c = env_for(g);
     double worst = 0;
     for (int point = 0; point < CHECK_POINTS; point++) {
         sample(&c, true);
