@@ -79,6 +79,13 @@ static int plan_is_causal(const char *base)
     return strcmp(base, "global") != 0 && strcmp(base, "fa1") != 0;
 }
 
+/* The attention maps a plan computes per (query, key) pair: two for the
+ * two softmax chains of differential attention (plans/diffattn.fp). */
+static double plan_maps(const char *base)
+{
+    return strcmp(base, "diffattn") == 0 ? 2.0 : 1.0;
+}
+
 /* visible_pairs of peers.py: per query row i at position i + sk - sq, the
  * keys lo..hi it sees. */
 static double visible_pairs(const bcase *c)
@@ -227,7 +234,8 @@ static void map_case(bcase *c)
     memcpy(variant, c->variant, sizeof variant);
     snprintf(plan, sizeof plan, "%s%s", variant, decode);
     memcpy(c->plan, plan, sizeof plan);
-    c->flops = 4.0 * (double)c->d * (double)c->b * (double)c->hq * visible_pairs(c);
+    c->flops = 4.0 * (double)c->d * (double)c->b * (double)c->hq * visible_pairs(c) *
+               plan_maps(variant);
     c->kv_bytes = 2.0 * (double)(c->b * c->hkv * c->sk * c->d) * 2.0;
     c->ms = -1;
     for (int i = 0; fg_plan_list[i]; i++)

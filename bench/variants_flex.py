@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """FlexAttention on the attention variants of bench/variants.tsv (relbias,
-docmask; causal as the reference), timed as the shared peers.py times: 3
+docmask, diffattn as two calls and a subtraction; causal as the reference), timed as the shared peers.py times: 3
 warm-ups, then each launch alone between CUDA events, the median of 25.
 
 The inputs mean what the fusegen plans compute (plans/relbias.fp,
@@ -107,6 +107,13 @@ def main():
         block = create_block_mask(mask, None, None, M, N, device=dev) if int(c["causal"]) else None
         mod = relbias if variant == "relbias" else None
         run = lambda: flex(q, k, v, score_mod=mod, block_mask=block, scale=D ** -0.5)
+        maps = 1
+        if variant == "diffattn":  # two calls and a subtraction, lam = 0.8
+            q2 = torch.randn(B, H, M, D, device=dev, dtype=torch.bfloat16, generator=g)
+            k2 = torch.randn(B, H, N, D, device=dev, dtype=torch.bfloat16, generator=g)
+            run = lambda: (flex(q, k, v, block_mask=block, scale=D ** -0.5)
+                           - 0.8 * flex(q2, k2, v, block_mask=block, scale=D ** -0.5))
+            maps = 2
         ms = bench_ms(run)
         if variant == "docmask":
             s = seg[0].cpu()
@@ -119,7 +126,7 @@ def main():
             pairs = float(M) * N
         else:
             pairs = float(sum(min(i + off, N - 1) + 1 for i in range(M)))
-        flops = 4.0 * D * B * H * pairs
+        flops = 4.0 * D * B * H * pairs * maps
         rec = {"id": c["id"], "peer": "flex", "ms": ms, "tflops": flops / ms / 1e9,
                "note": variant}
         out.write(json.dumps(rec) + "\n")

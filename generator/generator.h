@@ -789,6 +789,14 @@ typedef struct fg_kconst {
 
 #define FG_MAX_KCONSTS 16
 #define FG_MAX_AUX 8 /* extra inputs the attention score and mask may read */
+#define FG_MAX_CHAINS 4 /* independent softmax chains of one attention plan */
+
+/* One of a plan's independent softmax chains (tensor indices): its Q, K and
+ * V, its running max, sum and P.V contraction, and its coefficient in O. */
+typedef struct fg_kchain {
+    int q, k, v, mx, l, osum;
+    fg_expr *coef; /* O = sum over chains of coef * O_sum / L: scalars only */
+} fg_kchain;
 
 /* The roles the attention family binds (tensor, axis and dim indices). */
 typedef struct fg_kattn {
@@ -836,6 +844,13 @@ typedef struct fg_kattn {
      * batch, head, row and key axes; bound from their shapes on the host. */
     int naux;
     int aux[FG_MAX_AUX];
+    /* Independent chains (differential attention: two softmaxes over their
+     * own Q.K^T, one O): the kernels run once per chain, each with the
+     * chain's Q, K and V, the same hooks (the chains' scores and masks are
+     * one up to their tensors), and O = sum of coef * O_sum / L built up in
+     * the output by the epilogues.  nchains 1: the plan's one chain. */
+    int nchains;
+    fg_kchain chain[FG_MAX_CHAINS];
 } fg_kattn;
 
 /* The roles the rowreduce family binds: each row of the running state (one
@@ -1061,6 +1076,7 @@ int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const cha
                        fg_dialect_id dialect, int wave, fg_diag *d);
 
 /* back/hip/lower_hip.c: the HIP backend (templates/hip/), attention on CDNA */
+int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why);
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
               fg_diag *d);
 int lower_hip_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,

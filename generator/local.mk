@@ -32,6 +32,7 @@ generator_libfggen_a_SOURCES = \
 	generator/middle/kernel_internal.h \
 	generator/middle/kernel.c \
 	generator/middle/kernel_score.c \
+	generator/middle/kernel_chains.c \
 	generator/middle/kernel_rows.c \
 	generator/middle/kernel_sched.c \
 	generator/middle/dump_kernel.c \

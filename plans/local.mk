@@ -8,6 +8,7 @@ dist_plans_DATA = \
 	plans/base2.fp \
 	plans/causal.fp \
 	plans/causal_decode.fp \
+	plans/diffattn.fp \
 	plans/docmask.fp \
 	plans/fa1.fp \
 	plans/global.fp \

@@ -54,6 +54,9 @@ EXTRA_DIST += \
 	tests/rows_hooks_sim.cc \
 	tests/cuda-bad/qscore.fp tests/cuda-bad/qscore.err tests/cuda-bad/qscore.warn \
 	tests/cuda-bad/tworows.fp tests/cuda-bad/tworows.err tests/cuda-bad/tworows.warn \
+	tests/cuda-bad/chainscore.fp tests/cuda-bad/chainscore.err tests/cuda-bad/chainscore.warn \
+	tests/cuda-bad/chainsplit.fp tests/cuda-bad/chainsplit.err tests/cuda-bad/chainsplit.warn \
+	tests/cuda-bad/chaincoef.fp tests/cuda-bad/chaincoef.err tests/cuda-bad/chaincoef.warn \
 	tests/cuda-bad/rowhalf.fp tests/cuda-bad/rowhalf.err tests/cuda-bad/rowhalf.warn \
 	tests/cuda-bad/sigsplit.fp tests/cuda-bad/sigsplit.err tests/cuda-bad/sigsplit.warn \
 	tests/cuda-bad/sigfloor.fp tests/cuda-bad/sigfloor.err tests/cuda-bad/sigfloor.warn \

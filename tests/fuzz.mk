@@ -46,6 +46,7 @@ FG_FUZZ_SRCS = \
 	$(srcdir)/generator/middle/variants.c \
 	$(srcdir)/generator/middle/kernel.c \
 	$(srcdir)/generator/middle/kernel_score.c \
+	$(srcdir)/generator/middle/kernel_chains.c \
 	$(srcdir)/generator/middle/kernel_rows.c \
 	$(srcdir)/generator/middle/kernel_sched.c \
 	$(srcdir)/generator/middle/tune.c \

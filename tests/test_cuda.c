@@ -111,7 +111,7 @@ static void every_bundled_attention_plan_fits(void **state)
     static const char *const plans[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window",
         "causal_decode", "gqa_decode", "alibi_decode", "softcap_decode", "docmask", "relbias",
-        "sigmoid", "base2", "rowmax", "prefixlm", "sinkwindow", "fa1",
+        "sigmoid", "base2", "rowmax", "prefixlm", "sinkwindow", "fa1", "diffattn",
     };
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
         fg_kernel *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", plans[i]));

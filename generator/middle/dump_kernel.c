@@ -195,6 +195,21 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
                 p->tensors[at->q].name, p->tensors[at->k].name, p->tensors[at->v].name,
                 p->tensors[at->s].name, p->tensors[at->o].name, axis_name(p, at->ax_n),
                 p->tensors[at->v].name, expr_to_string(a, p, at->weight));
+    if (at->nchains > 1) {
+        fprintf(f, "  independent chains, one pass of the kernels each, %s built up by their "
+                   "epilogues:\n",
+                p->tensors[at->o].name);
+        for (int i = 0; i < at->nchains; i++) {
+            const fg_kchain *ch = &at->chain[i];
+            fprintf(f, "    chain %d: Q = %s, K = %s, V = %s, max %s, sum %s, P.V %s; %s += %s * "
+                       "%s / %s\n",
+                    i + 1, p->tensors[ch->q].name, p->tensors[ch->k].name,
+                    p->tensors[ch->v].name, p->tensors[ch->mx].name, p->tensors[ch->l].name,
+                    p->tensors[ch->osum].name, p->tensors[at->o].name,
+                    expr_to_string(a, p, ch->coef), p->tensors[ch->osum].name,
+                    p->tensors[ch->l].name);
+        }
+    }
     if (at->naux) {
         fprintf(f, "  extra inputs read by the score or the mask:");
         for (int i = 0; i < at->naux; i++)

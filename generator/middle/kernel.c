@@ -24,7 +24,7 @@
 
 const char *const fg_family_names[2] = {"attention", "rowreduce"};
 
-static int kb_fail(kb *c, fg_loc loc, const char *why)
+int kb_fail(kb *c, fg_loc loc, const char *why)
 {
     if (!c->why) {
         c->why = why;
@@ -738,6 +738,8 @@ static int match_epilogue(kb *c)
                                     p->tensors[c->lse].name));
     for (int i = 0; i < p->ntensors; i++) {
         const fg_ir_tensor *t = &p->tensors[i];
+        if (c->foreign && c->foreign[i]) /* another chain's (kernel_chains.c) */
+            continue;
         if (t->is_output && i != c->o && i != c->lse)
             return kb_fail(c, t->output_loc,
                            arena_printf(c->a, "output '%s': the attention kernel writes O and "
@@ -795,7 +797,7 @@ static const fg_expr *qkv_gather(const kb *c, const fg_expr *e, int depth)
     return NULL;
 }
 
-static int match_attention(kb *c)
+int kb_match_attention(kb *c)
 {
     c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
     c->fa1_l = -1;
@@ -842,7 +844,7 @@ static void bind_score_chain(kb *c, fg_kattn *at)
     }
 }
 
-static void bind_attention(kb *c)
+void kb_bind_attention(kb *c)
 {
     fg_kernel *k = c->k;
     fg_kattn *at = &k->attn;
@@ -877,6 +879,8 @@ static void bind_attention(kb *c)
         k->values[i].role = k->values[i].tensor == c->mx   ? "max"
                             : k->values[i].tensor == c->l  ? "sum"
                                                            : "contraction";
+    at->nchains = 1;
+    at->chain[0] = (fg_kchain){c->q, c->k_, c->v, c->mx, c->l, c->osum, NULL};
 }
 
 /* ------------------------------------------------------------------ */
@@ -921,9 +925,12 @@ int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
         k->nvectors += p->params[i].index_axis >= 0;
     }
     kb c = {.a = a, .fz = fz, .p = p, .k = k};
-    if (match_attention(&c) == 0) {
+    /* several independent chains: matched one by one (kernel_chains.c) */
+    bool chains = k->family == FAMILY_ATTENTION && kb_count_chains(&c) > 1;
+    if (chains ? kb_match_chains(&c) == 0 : kb_match_attention(&c) == 0) {
         k->attn_ok = true;
-        bind_attention(&c);
+        if (!chains)
+            kb_bind_attention(&c);
         kernel_resolve_configs(k, a);
     } else {
         k->attn_why = c.why;

@@ -21,12 +21,26 @@ typedef struct kb {
     const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
     fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
     int naux, aux[FG_MAX_AUX];
+    /* matching one of several independent chains (kernel_chains.c): the
+     * tensors of the other chains, per tensor, or NULL */
+    const uint8_t *foreign;
     fg_loc why_loc;
     const char *why;
 } kb;
 
 static inline bool is_axis(const fg_expr *e, int ax) { return e && e->kind == E_AXIS && e->ref == ax; }
 static inline bool is_tensor(const fg_expr *e, int t) { return e && e->kind == E_TENSOR && e->ref == t; }
+
+/* kernel.c: the first reason a match fails (kept), -1 */
+int kb_fail(kb *c, fg_loc loc, const char *why);
+/* kernel.c: the attention roles of a plan of one chain, and their binding
+ * into c->k->attn */
+int kb_match_attention(kb *c);
+void kb_bind_attention(kb *c);
+/* kernel_chains.c: the independent chains among the running values, and a
+ * plan of several matched and bound chain by chain */
+int kb_count_chains(kb *c);
+int kb_match_chains(kb *c);
 
 /* kernel_score.c: the score, constants hoisted, into the attention model */
 void kb_bind_score(kb *c, fg_kattn *at);

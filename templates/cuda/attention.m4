@@ -52,6 +52,22 @@ m4_include([[[cuda/sm90/rolling.cuh]]])m4_dnl
 // ---------------------------------------------------------------- host side
 m4_include([[[cuda/prelude.m4]]])m4_dnl
 m4_include([[[cuda/sm80/launch.m4]]])m4_dnl
+fg_cuda_chains_if([[[m4_dnl
+
+// The plan's independent chains, one pass of the kernels each: chain c runs
+// with its Q, K and V, and its epilogue adds its term to O (plan_chain_out).
+static fg_status plan_run(const fg_args_type* args, const fg_tensor& o, float* lse, const int32_t* kv_len,
+                          plan_params p, int D, int splits, cudaStream_t st, int dev) {
+fg_cuda_chain_tensors[[[]]]m4_dnl
+  for (int c = 0; c < plan_nchains; ++c) {
+    p.chain = c;
+    p.chain_cf = p.chain_cfs_[c];
+    const fg_status s = plan_dispatch(*cq[c], *ck[c], *cv[c], o, lse, kv_len, p, D, splits, st, dev);
+    if (s != FG_OK) return s;
+  }
+  return FG_OK;
+}
+]]])m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees
@@ -75,10 +91,10 @@ fg_cuda_vector_copies[[[]]]m4_dnl
   constexpr int nvecs = (int)(sizeof vecs / sizeof vecs[0]);
   void* vbuf[nvecs] = {};
   st = fg_cuda_params_to_device(dev, s, vecs, nvecs, (size_t)Hq, vbuf, "fg_gpu_entry");
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev);
+  if (st == FG_OK) st = fg_cuda_chains_if([[[plan_run(args, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]], [[[plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]]);
   fg_cuda_params_free(s, vbuf, nvecs);
   return st;
 ]]], [[[m4_dnl
-  return plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev);
+  return fg_cuda_chains_if([[[plan_run(args, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]], [[[plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]]);
 ]]])m4_dnl
 }

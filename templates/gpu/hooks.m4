@@ -337,6 +337,19 @@ __device__ __forceinline__ float plan_out_scale(float l) {
   (void)l;
   return fg_cuda_out_scale;
 }
+// Independent chains: fg_cuda_nchains.  With more than one, the entry runs the
+// kernels once per chain (p.chain) with the chain's Q, K and V, and the
+// epilogue of each pass adds the chain's term, its coefficient times
+// O_sum / L, to O as the previous pass left it (the first pass writes it).
+constexpr int plan_nchains = fg_cuda_nchains;
+__device__ __forceinline__ bool plan_chain_adds(const plan_params& p) {
+  (void)p;
+  return fg_cuda_chains_if([[[p.chain > 0]]], [[[false]]]);
+}
+__device__ __forceinline__ float plan_chain_out(float o, float prev, const plan_params& p) {
+  (void)p; (void)prev;
+  return fg_cuda_chains_if([[[fmaf(o, p.chain_cf, prev)]]], [[[o]]]);
+}
 // The value per row besides O (the log-sum-exp, or the max or the sum themselves)
 // from the final m (fg_cuda_max_held) and l.
 __device__ __forceinline__ float plan_lse(float m, float l) {

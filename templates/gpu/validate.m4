@@ -24,6 +24,7 @@ fg_cuda_shared_checks[[[]]]m4_dnl
     return fg_set_error(FG_ERR_DTYPE, "fg_cuda_entry: fg_cuda_Q, fg_cuda_K, fg_cuda_V and fg_cuda_O must have one dtype (bf16 or fp16); they are %s, %s, %s, %s",
                         fg_dtype_name(dt), fg_dtype_name(args->fg_cuda_K.dtype), fg_dtype_name(args->fg_cuda_V.dtype),
                         fg_dtype_name(args->fg_cuda_O.dtype));
+fg_cuda_chain_checks[[[]]]m4_dnl
   const fg_tensor& tq = args->fg_cuda_Q;
   const fg_tensor& tk = args->fg_cuda_K;
   const fg_tensor& tv = args->fg_cuda_V;

@@ -536,6 +536,12 @@ static void params_defs(cu *c, fg_defs *defs)
             cb_printf(&fields, "    float c%d_; /* %s */\n", i, why);
     }
     aux_defs(c, defs, &fields, &hs);
+    if (at->nchains > 1)
+        cb_printf(&fields,
+                  "    int chain;       /* the pass: the independent chain it runs, 0 first */\n"
+                  "    float chain_cf;  /* its coefficient in %s */\n"
+                  "    float chain_cfs_[%d]; /* every chain's, set by the entry */\n",
+                  p->tensors[at->o].name, at->nchains);
     fg_def_code(defs, "cuda_params_fields", cb_str(&fields));
     fg_def_bool(defs, "cuda_vectors", c->k->nvectors > 0);
     fg_def_code(defs, "cuda_head_setup", cb_str(&hs));
@@ -807,6 +813,51 @@ static void host_checks(cu *c, cb *b, const char *entry)
                   at->fold_const);
 }
 
+/* Independent chains (kernel_chains.c): each chain's coefficient, its
+ * tensors for the passes of plan_run and the kernels' checks of the Q, K
+ * and V beyond the first chain's. */
+static void chain_defs(cu *c, fg_defs *defs, cb *params, const char *entry)
+{
+    const fg_plan *p = c->p;
+    const fg_kattn *at = c->at;
+    fg_def_int(defs, "cuda_nchains", at->nchains);
+    fg_def_bool(defs, "cuda_chains", at->nchains > 1);
+    cb ts = {c->a, NULL, 0, 0}, checks = {c->a, NULL, 0, 0};
+    const char *role[3] = {"q", "k", "v"};
+    for (int r = 0; r < 3 && at->nchains > 1; r++) {
+        cb_printf(&ts, "  const fg_tensor* const c%s[%d] = {", role[r], at->nchains);
+        for (int i = 0; i < at->nchains; i++) {
+            const fg_kchain *ch = &at->chain[i];
+            int t = r == 0 ? ch->q : r == 1 ? ch->k : ch->v;
+            cb_printf(&ts, "%s&args->%s", i ? ", " : "", p->tensors[t].name);
+            bool seen = false; /* checked already: the first chain's, or an earlier one's */
+            for (int j = 0; j < i; j++) {
+                const fg_kchain *cj = &at->chain[j];
+                seen |= t == (r == 0 ? cj->q : r == 1 ? cj->k : cj->v);
+            }
+            if (i == 0 || seen)
+                continue;
+            const char *n = p->tensors[t].name;
+            cb_printf(&checks,
+                      "  if ((st = fg_check_tensor(&args->%s, \"%s: %s\", 4, halfs | "
+                      "FG_CHECK_UNIT_INNER, 16)) != FG_OK) return st;\n"
+                      "  if (args->%s.dtype != dt)\n"
+                      "    return fg_set_error(FG_ERR_DTYPE, \"%s: %s is %%s, the dtype of %s "
+                      "(%%s)\", fg_dtype_name(args->%s.dtype), fg_dtype_name(dt));\n",
+                      n, entry, n, n, entry, n, p->tensors[at->chain[0].q].name, n);
+        }
+        cb_puts(&ts, "};\n");
+    }
+    for (int i = 0; i < at->nchains && at->nchains > 1; i++) {
+        const fg_kchain *ch = &at->chain[i];
+        cb_printf(params, "  p.chain_cfs_[%d] = (float)(%s); /* chain %d: %s * %s / %s */\n", i,
+                  cu_text(c, ch->coef, true), i + 1, plan_expr(c, ch->coef),
+                  p->tensors[ch->osum].name, p->tensors[ch->l].name);
+    }
+    fg_def_code(defs, "cuda_chain_tensors", cb_str(&ts));
+    fg_def_code(defs, "cuda_chain_checks", cb_str(&checks));
+}
+
 /* The host entry: the plan's checks (one source with the CPU entry's:
  * validate_c.c), then names, dims and params from the arguments and what
  * the kernels add. */
@@ -895,6 +946,7 @@ static int host_defs(cu *c, fg_defs *defs, const char *entry, fg_diag *d)
         cb_printf(&vec_copy, "  { args->%s, &p.%s, \"%s\" },\n", pa->name, f, pa->name);
     }
     host_checks(c, &params, entry);
+    chain_defs(c, defs, &params, entry);
     fg_def_code(defs, "cuda_set_dims", cb_str(&dimset));
     fg_def_code(defs, "cuda_vector_fns", cb_str(&vec_fns));
     fg_def_code(defs, "cuda_vector_copies", cb_str(&vec_copy));

@@ -11,13 +11,35 @@
  */
 #include "generator.h"
 
+/* The CUDA backend's plans, less those of several independent chains: the
+ * CDNA skeletons' epilogues write O from one chain. */
+int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why)
+{
+    if (lower_cuda_supported(k, loc, why) < 0)
+        return -1;
+    if (k->family != FAMILY_ATTENTION || k->attn.nchains <= 1)
+        return 0;
+    if (loc)
+        *loc = k->plan->sched.present ? k->plan->sched.loc : k->plan->name_loc;
+    if (why)
+        *why = "the plan has independent chains: the CDNA attention kernels write O from one "
+               "chain (the CUDA ones run one pass per chain)";
+    return -1;
+}
+
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
               fg_diag *d)
 {
     const fg_plan *p = k->plan;
+    fg_loc loc;
+    const char *why;
     if (!k->attn_ok) {
         diag_error(d, k->attn_why_loc, "plan '%s' does not fit the HIP attention kernel: %s",
                    p->name, k->attn_why);
+        return -1;
+    }
+    if (lower_hip_supported(k, &loc, &why) < 0) {
+        diag_error(d, loc, "plan '%s' does not fit the HIP attention kernel: %s", p->name, why);
         return -1;
     }
     *template_rel = "hip/attention.m4";

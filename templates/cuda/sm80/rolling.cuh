@@ -74,6 +74,10 @@ struct fa_type<__nv_bfloat16> {
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
   }
+  static __device__ __forceinline__ void unpack(uint32_t x, float* lo, float* hi) {
+    *lo = __uint_as_float(x << 16);
+    *hi = __uint_as_float(x & 0xffff0000u);
+  }
 };
 template <>
 struct fa_type<__half> {
@@ -89,7 +93,27 @@ struct fa_type<__half> {
     asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
   }
+  static __device__ __forceinline__ void unpack(uint32_t x, float* lo, float* hi) {
+    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&x));
+    *lo = f.x;
+    *hi = f.y;
+  }
 };
+
+// Independent chains (plan_nchains > 1): o, the row's D / 8 column pairs of
+// this thread (row i, columns 8 db + 2 tq and the next), becomes the chain's
+// term plus what the previous passes left in O (plan_chain_out).
+template <typename T, int DB, typename F>
+__device__ __forceinline__ void fa_chain_out(F&& o, const T* orow, bool adds, int tq, int D, const plan_params& p) {
+#pragma unroll
+  for (int db = 0; db < DB; ++db) {
+    float x0 = 0.f, x1 = 0.f;
+    const int col = db * 8 + 2 * tq;
+    if (adds && col < D) fa_type<T>::unpack(*reinterpret_cast<const uint32_t*>(orow + col), &x0, &x1);
+    o(db, 0) = plan_chain_out(o(db, 0), x0, p);
+    o(db, 1) = plan_chain_out(o(db, 1), x1, p);
+  }
+}
 
 // Tile configuration.
 //   D: head dim; BM: query rows per CTA; BN: keys per tile; NW: warps (each owns
@@ -491,6 +515,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
         o[mt][db][2 * hr + 1] *= inv;
       }
       const int i = m0 + wrow + mt * 16 + g + hr * 8;
+      if constexpr (plan_nchains > 1)
+        fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[mt][db][2 * hr + e]; },
+                            reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
+                            plan_chain_adds(p) && i < M, tq, D, p);
       if (lse != nullptr && tq == 0 && i < M) {
         const float v = plan_lse(mrow[mt][hr], l);
         lse[((int64_t)b * a.Hq + h) * M + i] = v;

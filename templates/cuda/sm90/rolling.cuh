@@ -424,6 +424,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         o[db * 4 + 2 * hr + 1] *= inv;
       }
       const int i = r0 + wq * 16 + g + hr * 8;
+      if constexpr (plan_nchains > 1)
+        fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[db * 4 + 2 * hr + e]; },
+                            reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
+                            plan_chain_adds(p) && i < M, tq, a.D, p);
       if (lse != nullptr && tq == 0 && i < M) lse[((int64_t)b * a.Hq + h) * M + i] = plan_lse(mrow[hr], l);
     }
     // Every product that read this group's Q rows has completed (waited);

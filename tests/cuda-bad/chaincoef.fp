@@ -1,0 +1,24 @@
+# Two independent softmax chains whose coefficient in O varies per head:
+# each pass of the kernels takes one number per launch.
+plan chaincoef
+dim B, H, M, N, D
+axis b: B, h: H, m: M, n: N, d: D
+param lam[h]: f32 = 0.5
+input Q1[b, h, m, d]: bf16
+input K1[b, h, n, d]: bf16
+input Q2[b, h, m, d]: bf16
+input K2[b, h, n, d]: bf16
+input V[b, h, n, d]: bf16
+S1[b, h, m, n] = sum(d: Q1 * K1)
+M1[b, h, m] = max(n: S1)
+P1[b, h, m, n] = exp(S1 - M1)
+L1[b, h, m] = sum(n: P1)
+S2[b, h, m, n] = sum(d: Q2 * K2)
+M2[b, h, m] = max(n: S2)
+P2[b, h, m, n] = exp(S2 - M2)
+L2[b, h, m] = sum(n: P2)
+O[b, h, m, d] = sum(n: P1 * V) / L1 - lam * sum(n: P2 * V) / L2
+output O: bf16
+schedule {
+  reduce n: rolling
+}
