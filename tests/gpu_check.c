@@ -76,7 +76,7 @@
 #include "fusegen_registry.h"
 
 #define BATCH 32
-#define MAX_IO 4
+#define MAX_IO 8
 #define MAX_PARAMS 8
 #define O_TOL 1e-2
 #define LSE_TOL 1e-3
@@ -857,11 +857,18 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
             return;
         set_params(&c);
         int ok = 1;
+        /* V one key longer than K: the third input where it runs along the
+         * keys (Q, K, V), else the last one that does (Q1, K1, Q2, K2, V of
+         * differential attention); the entry must refuse it. */
+        int longer = -1;
+        for (int i = 0; i < info->ninputs; i++)
+            for (int p = 0; p < info->inputs[i].rank; p++)
+                if (info->inputs[i].dims[p] == ni && (longer != 2 || i < 2))
+                    longer = i;
         for (int i = 0; i < info->ninputs && ok; i++) {
             shape_of(&info->inputs[i], dims, &din[i]);
             din[i].dtype = info->inputs[i].dtype == FG_I32 ? FG_I32 : FG_BF16;
-            /* The third input (V) one key longer than the second (K). */
-            if (kinds[k].want == FG_ERR_SHAPE && i == 2)
+            if (kinds[k].want == FG_ERR_SHAPE && i == longer)
                 for (int p = 0; p < din[i].rank; p++)
                     if (info->inputs[i].dims[p] == ni)
                         din[i].shape[p]++;
