@@ -280,7 +280,7 @@ __device__ __forceinline__ float plan_correction(float m_prev, float m_new_safe)
 // sees no key reads the masked-row values (docs/plan-language.md).
 __device__ __forceinline__ float plan_out_scale(float l) {
   (void)l;
-  return 1.0f / l;
+  return (l == 0.f) ? 0.f : 1.0f / l;
 }
 // Independent chains: 2.  With more than one, the entry runs the
 // kernels once per chain (p.chain) with the chain's Q, K and V, and the

@@ -452,6 +452,10 @@ struct fa_args {
   plan_params p;
 };
 
+// The epilogue writes O from one softmax chain: plans of several independent
+// chains (plan_chain_out) are refused by the HIP backend (lower_hip.c).
+static_assert(plan_nchains == 1, "the CDNA kernels run one chain");
+
 // Tile configuration (the parameters of the sm_80 family's fa_cfg, so that one
 // table of variants serves both).
 //   D: head dim; BM: query rows per workgroup, 32 per wavefront (one 32x32x8

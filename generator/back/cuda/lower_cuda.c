@@ -368,12 +368,14 @@ static void epilogue_defs(cu *c, fg_defs *defs)
     }
     /* O_sum / L (match_epilogue); or O = sum(n: P / L * V) itself (the
      * FlashAttention-1 form), which is 0, its identity, in a row without
-     * keys */
+     * keys; or independent chains' terms c * O_sum / L, each a division by
+     * a running sum (kernel_chains.c), 0 there by the same rule */
     const fg_expr *o = p->tensors[at->o].rhs;
     fg_def_str(defs, "cuda_sum_name", p->tensors[at->l].name);
     fg_def_str(defs, "cuda_out_scale",
-               at->o == at->osum || rule_masked_div(p, o) ? "(l == 0.f) ? 0.f : 1.0f / l"
-                                                          : "1.0f / l");
+               at->o == at->osum || at->nchains > 1 || rule_masked_div(p, o)
+                   ? "(l == 0.f) ? 0.f : 1.0f / l"
+                   : "1.0f / l");
     if (at->lse < 0) {
         fg_def_str(defs, "cuda_lse_value", "0.f  /* the plan has no LSE output */");
         return;
