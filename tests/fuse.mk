@@ -20,7 +20,7 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # runs the latter).
 EXTRA_DIST += \
 	tests/plans/maxpow.fp tests/plans/shiftsum.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
-	tests/plans/prefix_lm.fp tests/plans/kvsum.fp \
+	tests/plans/prefix_lm.fp tests/plans/kvsum.fp tests/plans/chains.fp \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
@@ -28,6 +28,7 @@ EXTRA_DIST += \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
 	tests/golden/fused/kvsum.txt tests/golden/fused/layernorm.txt \
+	tests/golden/fused/chains.txt \
 	tests/golden/fused/maxpow.txt tests/golden/fused/shiftsum.txt \
 	tests/golden/fused/moments.txt \
 	tests/golden/fused/rmsnorm.txt tests/golden/fused/sigmoid.txt \
@@ -62,6 +63,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/gqa.txt \
 	tests/golden/kernel/gqa_decode.txt \
 	tests/golden/kernel/kvsum.txt \
+	tests/golden/kernel/chains.txt \
 	tests/golden/kernel/maxpow.txt \
 	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/shiftsum.txt \

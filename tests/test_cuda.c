@@ -519,6 +519,34 @@ static void refusal_is_a_located_error(void **state)
  * (plans/fa1.fp) the kernels keep P.V undivided and scale by 1 / L at the
  * end, 0 in a row without keys; with the weight inline the body is not a
  * contraction, and the reason says how to write it. */
+/* Independent chains (tests/plans/chains.fp): one pass per chain, each
+ * chain's tensors and coefficient; regrouped coefficients divide as floats
+ * (k / D, an int param over a dim, must not print as an integer division). */
+static void independent_chains_take_one_pass_each(void **state)
+{
+    fixture *f = *state;
+    fg_kernel *k = fused_file(f, "tests/plans/chains.fp");
+    assert_non_null(k);
+    assert_true(k->attn_ok);
+    assert_int_equal(k->attn.nchains, 3);
+    const fg_plan *p = k->plan;
+    assert_string_equal(p->tensors[k->attn.chain[1].q].name, "Q2");
+    assert_string_equal(p->tensors[k->attn.chain[2].l].name, "L3");
+    assert_string_equal(p->tensors[k->attn.o].name, "O");
+    const char *defs = cuda_defs(f, "tests/plans/chains.fp");
+    assert_def(defs, "cuda_nchains", "3");
+    assert_has(defs, "p.chain_cfs_@{0@} = (float)(1.0 * p.k / p.D);"); /* [ ] as the defs quote them */
+    assert_has(defs, "p.chain_cfs_@{1@} = (float)(-p.lam);");
+    assert_has(defs, "p.chain_cfs_@{2@} = (float)(1.0 / 2);");
+    assert_has(defs, "cq@{3@} = {&args->Q1, &args->Q2, &args->Q3};");
+    assert_has(defs, "ck@{3@} = {&args->K, &args->K, &args->K};");
+    /* K and V are the first chain's: only Q2 and Q3 get the kernels' checks again */
+    assert_has(defs, "if (args->Q3.dtype != dt)");
+    assert_null(strstr(defs, "if (args->K.dtype != dt)"));
+    /* a row without keys gets 0 from each chain's division */
+    assert_def(defs, "cuda_out_scale", "(l == 0.f) ? 0.f : 1.0f / l");
+}
+
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
@@ -728,6 +756,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(registry_wrapper_fills_the_args, setup, teardown),
         cmocka_unit_test_setup_teardown(refusal_is_a_located_error, setup, teardown),
         cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),
+        cmocka_unit_test_setup_teardown(independent_chains_take_one_pass_each, setup, teardown),
         cmocka_unit_test(config_table_keeps_the_old_choices),
         cmocka_unit_test(config_table_rows),
         cmocka_unit_test_setup_teardown(config_dispatch_is_generated, setup, teardown),

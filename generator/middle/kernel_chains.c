@@ -217,7 +217,8 @@ static int split_terms(kb *c, chains *ch, const fg_expr *e, double sign, int dep
                                         p->tensors[ch->m[at].mx].name, O->name,
                                         expr_to_string(c->a, p, t.f[i])));
         fg_expr *f = expr_clone(c->a, t.f[i]);
-        if (!cf && t.inv[i])
+        /* a float first: the factors regrouped must not divide integers */
+        if (!cf && (t.inv[i] || f->type == T_INT))
             cf = expr_num(c->a, 1.0), cf->type = T_FLOAT;
         cf = cf ? expr_binary(c->a, t.inv[i] ? E_DIV : E_MUL, cf, f) : f;
         cf->type = T_FLOAT;
