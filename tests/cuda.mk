@@ -57,6 +57,7 @@ EXTRA_DIST += \
 	tests/cuda-bad/chainscore.fp tests/cuda-bad/chainscore.err tests/cuda-bad/chainscore.warn \
 	tests/cuda-bad/chainsplit.fp tests/cuda-bad/chainsplit.err tests/cuda-bad/chainsplit.warn \
 	tests/cuda-bad/chaincoef.fp tests/cuda-bad/chaincoef.err tests/cuda-bad/chaincoef.warn \
+	tests/cuda-bad/chaininline.fp tests/cuda-bad/chaininline.err tests/cuda-bad/chaininline.warn \
 	tests/cuda-bad/rowhalf.fp tests/cuda-bad/rowhalf.err tests/cuda-bad/rowhalf.warn \
 	tests/cuda-bad/sigsplit.fp tests/cuda-bad/sigsplit.err tests/cuda-bad/sigsplit.warn \
 	tests/cuda-bad/sigfloor.fp tests/cuda-bad/sigfloor.err tests/cuda-bad/sigfloor.warn \

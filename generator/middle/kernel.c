@@ -926,8 +926,9 @@ int kernel_build(fg_arena *a, const fg_fused *fz, fg_diag *d, fg_kernel **out)
     }
     kb c = {.a = a, .fz = fz, .p = p, .k = k};
     /* several independent chains: matched one by one (kernel_chains.c) */
-    bool chains = k->family == FAMILY_ATTENTION && kb_count_chains(&c) > 1;
-    if (chains ? kb_match_chains(&c) == 0 : kb_match_attention(&c) == 0) {
+    int nch = k->family == FAMILY_ATTENTION ? kb_count_chains(&c) : 1;
+    bool chains = nch > 1;
+    if (nch >= 1 && (chains ? kb_match_chains(&c) == 0 : kb_match_attention(&c) == 0)) {
         k->attn_ok = true;
         if (!chains)
             kb_bind_attention(&c);

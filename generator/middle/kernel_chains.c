@@ -61,25 +61,48 @@ static int chains_of(const fg_fused *fz, int *up)
 }
 
 /* The number of independent chains when there are several and each is a
- * softmax chain (a max, a sum and a contraction), else 1: the single-chain
- * matcher says what the plan is instead. */
+ * softmax chain (a max, a sum and a contraction); 1 when they are not all
+ * chains under a max (the single-chain matcher says what the plan is); -1
+ * with the reason when a chain under a max lacks its sum or contraction. */
 int kb_count_chains(kb *c)
 {
     const fg_fused *fz = c->fz;
     int *up = ARENA_ARRAY(c->a, int, c->p->ntensors + 1);
     int n = chains_of(fz, up);
+    for (int i = 0; i < fz->nrunning && n > 1; i++) { /* a chain without one max: not softmax */
+        int r = find(up, fz->running[i].tensor), mx = 0;
+        for (int j = 0; j < fz->nrunning; j++)
+            mx += find(up, fz->running[j].tensor) == r && fz->running[j].op == R_MAX;
+        if (mx != 1)
+            return 1;
+    }
     for (int i = 0; i < fz->nrunning && n > 1; i++) {
-        int r = find(up, fz->running[i].tensor), mx = 0, l = 0, os = 0;
+        int r = find(up, fz->running[i].tensor), l = 0, os = 0;
         for (int j = 0; j < fz->nrunning; j++) {
             const fg_running *x = &fz->running[j];
             if (find(up, x->tensor) != r)
                 continue;
-            mx += x->op == R_MAX;
             l += x->op == R_SUM && c->p->tensors[x->tensor].cls != CLASS_CONTRACTION;
             os += x->op == R_SUM && c->p->tensors[x->tensor].cls == CLASS_CONTRACTION;
         }
-        if (mx != 1 || l != 1 || os != 1)
-            return 1;
+        if (l != 1 || os != 1) {
+            const fg_plan *p = c->p;
+            int mt = fz->running[i].tensor;
+            for (int j = 0; j < fz->nrunning; j++)
+                if (find(up, fz->running[j].tensor) == r && fz->running[j].op == R_MAX)
+                    mt = fz->running[j].tensor;
+            const char *mname = plan_user_name(p, mt);
+            const char *tname = p->tensors[mt].body ? expr_to_string(c->a, p, p->tensors[mt].body)
+                                                    : "T";
+            return kb_fail(c, p->sched.present ? p->sched.loc : p->name_loc,
+                           arena_printf(c->a, "plan '%s' has %d independent chains, and the "
+                                              "chain of '%s' keeps %d running sums, %d of them "
+                                              "contractions W * V: each chain of the attention "
+                                              "kernel keeps one sum of P and one contraction "
+                                              "P * V (give P = exp(%s - %s) a statement of its "
+                                              "own)",
+                                        p->name, n, mname, l + os, os, tname, mname));
+        }
     }
     return n;
 }
