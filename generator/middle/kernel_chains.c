@@ -107,12 +107,22 @@ int kb_count_chains(kb *c)
     return n;
 }
 
+/* A copy of node e whose arguments are still e's (the callers replace them). */
+static fg_expr *node_copy(fg_arena *a, const fg_expr *e)
+{
+    fg_expr *r = ARENA_NEW(a, fg_expr);
+    *r = *e;
+    if (e->nargs > 0) {
+        r->args = ARENA_ARRAY(a, fg_expr *, e->nargs);
+        memcpy(r->args, e->args, (size_t)e->nargs * sizeof *r->args);
+    }
+    return r;
+}
+
 /* e with the tensors from[i] read as to[i]. */
 static fg_expr *renamed(fg_arena *a, const fg_expr *e, const int *from, const int *to, int n)
 {
-    fg_expr *r = expr_clone(a, e);
-    if (!r)
-        return NULL;
+    fg_expr *r = node_copy(a, e);
     if ((r->kind == E_TENSOR || r->kind == E_PREV || r->kind == E_ACC) && r->ref >= 0)
         for (int i = 0; i < n; i++)
             if (r->ref == from[i]) {
@@ -122,49 +132,6 @@ static fg_expr *renamed(fg_arena *a, const fg_expr *e, const int *from, const in
     for (int i = 0; i < r->nargs; i++)
         r->args[i] = renamed(a, e->args[i], from, to, n);
     return r;
-}
-
-/* One term of O: sign * factors, the factors of a product or quotient. */
-typedef struct term {
-    double sign;
-    int nf;
-    const fg_expr *f[16];
-    bool inv[16];
-} term;
-
-static bool factors(term *t, const fg_expr *e, bool inv, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH)
-        return false;
-    if (e->kind == E_MUL)
-        return factors(t, e->args[0], inv, depth + 1) && factors(t, e->args[1], inv, depth + 1);
-    if (e->kind == E_DIV)
-        return factors(t, e->args[0], inv, depth + 1) && factors(t, e->args[1], !inv, depth + 1);
-    if (e->kind == E_NEG) {
-        t->sign = -t->sign;
-        return factors(t, e->args[0], inv, depth + 1);
-    }
-    if (t->nf == 16)
-        return false;
-    t->f[t->nf] = e;
-    t->inv[t->nf++] = inv;
-    return true;
-}
-
-/* A factor that is one number per launch: numbers, scalar params, dims. */
-static bool scalar(const fg_plan *p, const fg_expr *e, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH)
-        return false;
-    if (e->kind == E_TENSOR || e->kind == E_PREV || e->kind == E_AXIS || e->kind == E_ACC ||
-        e->kind == E_REDUCE || e->kind == E_NAME || e->kind == E_WHERE)
-        return false;
-    if (e->kind == E_PARAM && p->params[e->ref].index_axis >= 0)
-        return false;
-    for (int i = 0; i < e->nargs; i++)
-        if (!scalar(p, e->args[i], depth + 1))
-            return false;
-    return true;
 }
 
 /* The epilogue statements O reads, inlined (read at their own axes). */
@@ -179,7 +146,7 @@ static fg_expr *inline_epilogue(kb *c, const fg_expr *e, int depth)
                 return NULL;
         return inline_epilogue(c, t->rhs, depth + 1);
     }
-    fg_expr *n = expr_clone(c->a, e);
+    fg_expr *n = node_copy(c->a, e);
     for (int i = 0; i < e->nargs; i++)
         if (!(n->args[i] = inline_epilogue(c, e->args[i], depth + 1)))
             return NULL;
@@ -207,17 +174,17 @@ static int split_terms(kb *c, chains *ch, const fg_expr *e, double sign, int dep
     }
     if (e->kind == E_NEG)
         return split_terms(c, ch, e->args[0], -sign, depth + 1);
-    term t = {.sign = sign};
+    factors f = {.ok = true};
+    kb_collect(e, false, &f);
     int at = -1, os = -1, l = -1;
-    bool ok = factors(&t, e, false, 0);
-    for (int i = 0; ok && i < t.nf; i++)
-        for (int k = 0; k < ch->n; k++) {
-            if (is_tensor(t.f[i], ch->m[k].osum) && !t.inv[i] && os < 0)
-                os = i, at = at < 0 || at == k ? k : -2;
-            else if (is_tensor(t.f[i], ch->m[k].l) && t.inv[i] && l < 0)
-                l = i, at = at < 0 || at == k ? k : -2;
-        }
-    if (!ok || at < 0 || os < 0 || l < 0)
+    for (int i = 0; f.ok && i < f.nnum; i++)
+        for (int k = 0; k < ch->n && os < 0; k++)
+            if (is_tensor(f.num[i], ch->m[k].osum))
+                os = i, at = k;
+    for (int i = 0; f.ok && at >= 0 && i < f.nden && l < 0; i++)
+        if (is_tensor(f.den[i], ch->m[at].l))
+            l = i;
+    if (!f.ok || at < 0 || l < 0)
         return kb_fail(c, e->loc.line ? e->loc : O->loc,
                        arena_printf(c->a, "'%s' of the independent chains must be a sum of "
                                           "terms c * O_sum / L, one per chain, c a number per "
@@ -227,28 +194,32 @@ static int split_terms(kb *c, chains *ch, const fg_expr *e, double sign, int dep
         return kb_fail(c, e->loc.line ? e->loc : O->loc,
                        arena_printf(c->a, "'%s' reads the chain of '%s' in two terms",
                                     O->name, p->tensors[ch->m[at].l].name));
+    /* the other factors, numbers per launch; a float first where one is an
+     * integer or a divisor, so that the factors regrouped never divide
+     * integers */
     fg_expr *cf = NULL;
-    for (int i = 0; i < t.nf; i++) {
-        if (i == os || i == l)
-            continue;
-        if (!scalar(p, t.f[i], 0))
-            return kb_fail(c, t.f[i]->loc.line ? t.f[i]->loc : O->loc,
-                           arena_printf(c->a, "the coefficient of the chain of '%s' in '%s' "
-                                              "reads '%s': the attention kernel takes one "
-                                              "number per launch (scalar params, dims and "
-                                              "numbers)",
-                                        p->tensors[ch->m[at].mx].name, O->name,
-                                        expr_to_string(c->a, p, t.f[i])));
-        fg_expr *f = expr_clone(c->a, t.f[i]);
-        /* a float first: the factors regrouped must not divide integers */
-        if (!cf && (t.inv[i] || f->type == T_INT))
-            cf = expr_num(c->a, 1.0), cf->type = T_FLOAT;
-        cf = cf ? expr_binary(c->a, t.inv[i] ? E_DIV : E_MUL, cf, f) : f;
-        cf->type = T_FLOAT;
-    }
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < (side ? f.nden : f.nnum); i++) {
+            const fg_expr *x = side ? f.den[i] : f.num[i];
+            if (i == (side ? l : os))
+                continue;
+            if (kb_constness(c, x) != 0)
+                return kb_fail(c, x->loc.line ? x->loc : O->loc,
+                               arena_printf(c->a, "the coefficient of the chain of '%s' in '%s' "
+                                                  "reads '%s': the attention kernel takes one "
+                                                  "number per launch (scalar params, dims and "
+                                                  "numbers)",
+                                            p->tensors[ch->m[at].mx].name, O->name,
+                                            expr_to_string(c->a, p, x)));
+            fg_expr *y = expr_clone(c->a, x);
+            if (!cf && (side || y->type == T_INT))
+                cf = expr_num(c->a, 1.0), cf->type = T_FLOAT;
+            cf = cf ? expr_binary(c->a, side ? E_DIV : E_MUL, cf, y) : y;
+            cf->type = T_FLOAT;
+        }
     if (!cf)
         cf = expr_num(c->a, 1.0), cf->type = T_FLOAT;
-    if (t.sign < 0)
+    if (sign < 0)
         cf = expr_unary(c->a, E_NEG, cf), cf->type = T_FLOAT;
     ch->coef[at] = cf;
     return 0;
@@ -321,14 +292,12 @@ static int match_chain(kb *c, kb *m, const int *up, int r, int idx)
     fg_ir_tensor *oc = &pc->tensors[n];
     *oc = *O;
     oc->name = arena_printf(c->a, "%s (chain %d)", O->name, idx + 1);
-    oc->rhs = NULL;
-    if (osum >= 0 && l >= 0) {
-        fg_expr *os = expr_ref(c->a, E_TENSOR, osum, p->tensors[osum].name);
-        fg_expr *ls = expr_ref(c->a, E_TENSOR, l, p->tensors[l].name);
-        os->type = ls->type = T_FLOAT;
-        oc->rhs = expr_binary(c->a, E_DIV, os, ls);
-        oc->rhs->type = T_FLOAT;
-    }
+    /* kb_count_chains found one sum and one contraction in the chain */
+    fg_expr *os = expr_ref(c->a, E_TENSOR, osum, p->tensors[osum].name);
+    fg_expr *ls = expr_ref(c->a, E_TENSOR, l, p->tensors[l].name);
+    os->type = ls->type = T_FLOAT;
+    oc->rhs = expr_binary(c->a, E_DIV, os, ls);
+    oc->rhs->type = T_FLOAT;
     oc->is_output = true;
     oc->powsum = NULL;
     pc->ntensors = n + 1;
@@ -338,12 +307,6 @@ static int match_chain(kb *c, kb *m, const int *up, int r, int idx)
     v->epilogue[0] = n;
     v->nepilogue = 1;
     *m = (kb){.a = c->a, .fz = v, .p = pc, .k = c->k, .foreign = foreign};
-    if (!oc->rhs)
-        return kb_fail(c, p->tensors[find((int *)up, r)].loc,
-                       arena_printf(c->a, "the chain of '%s' has no running sum and P.V "
-                                          "contraction: each independent chain is a softmax "
-                                          "chain",
-                                    plan_user_name(p, v->running[0].tensor)));
     if (kb_match_attention(m) < 0) {
         c->why = m->why;
         c->why_loc = m->why_loc;

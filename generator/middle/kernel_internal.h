@@ -42,6 +42,18 @@ void kb_bind_attention(kb *c);
 int kb_count_chains(kb *c);
 int kb_match_chains(kb *c);
 
+/* kernel_score.c: the factors of a float product/quotient chain
+ * (numerators and denominators; integer products and quotients stay one
+ * factor), and whether an expression is a host constant (0: numbers, dims,
+ * scalar params), one value per head (1) or per element (2). */
+typedef struct factors {
+    const fg_expr *num[32], *den[32];
+    int nnum, nden;
+    bool ok;
+} factors;
+void kb_collect(const fg_expr *e, bool den, factors *f);
+int kb_constness(kb *c, const fg_expr *e);
+
 /* kernel_score.c: the score, constants hoisted, into the attention model */
 void kb_bind_score(kb *c, fg_kattn *at);
 

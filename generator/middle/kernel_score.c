@@ -32,7 +32,7 @@ static bool rowkey_in_reads_only(kb *c, const fg_expr *e, bool *reads)
 
 /* 0: a host constant (numbers, dims, scalar params); 1: per head (reads the
  * head axis or a per-head param); 2: varies per element. */
-static int constness(kb *c, const fg_expr *e)
+int kb_constness(kb *c, const fg_expr *e)
 {
     switch (e->kind) {
     case E_NUM: case E_INF: case E_DIM: return 0;
@@ -42,7 +42,7 @@ static int constness(kb *c, const fg_expr *e)
     default: {
         int k = 0;
         for (int i = 0; i < e->nargs; i++) {
-            int x = constness(c, e->args[i]);
+            int x = kb_constness(c, e->args[i]);
             if (x > k)
                 k = x;
         }
@@ -51,21 +51,14 @@ static int constness(kb *c, const fg_expr *e)
     }
 }
 
-/* The factors of a product/quotient chain: numerators and denominators. */
-typedef struct factors {
-    const fg_expr *num[32], *den[32];
-    int nnum, nden;
-    bool ok;
-} factors;
-
-static void collect(const fg_expr *e, bool den, factors *f)
+void kb_collect(const fg_expr *e, bool den, factors *f)
 {
     if (e->kind == E_MUL && e->type == T_FLOAT) {
-        collect(e->args[0], den, f);
-        collect(e->args[1], den, f);
+        kb_collect(e->args[0], den, f);
+        kb_collect(e->args[1], den, f);
     } else if (e->kind == E_DIV && e->type == T_FLOAT) {
-        collect(e->args[0], den, f);
-        collect(e->args[1], !den, f);
+        kb_collect(e->args[0], den, f);
+        kb_collect(e->args[1], !den, f);
     } else if (den) {
         if (f->nden < 32)
             f->den[f->nden++] = e;
@@ -104,7 +97,7 @@ static fg_expr *hoist(kb *c, const factors *f, bool l2, bool per_head)
     fg_expr *e = NULL;
     fg_strbuf why = {c->a, NULL, 0, 0};
     for (int i = 0; i < f->nnum; i++)
-        if (constness(c, f->num[i]) < 2) {
+        if (kb_constness(c, f->num[i]) < 2) {
             fg_expr *x = expr_clone(c->a, f->num[i]);
             strbuf_printf(&why, "%s%s", e ? " * " : "", expr_to_string(c->a, c->p, x));
             e = e ? fbin(c->a, E_MUL, e, x) : x;
@@ -114,7 +107,7 @@ static fg_expr *hoist(kb *c, const factors *f, bool l2, bool per_head)
         strbuf_puts(&why, "1");
     }
     for (int i = 0; i < f->nden; i++)
-        if (constness(c, f->den[i]) < 2) {
+        if (kb_constness(c, f->den[i]) < 2) {
             fg_expr *x = expr_clone(c->a, f->den[i]);
             strbuf_printf(&why, " / %s", expr_to_string(c->a, c->p, x));
             e = fbin(c->a, E_DIV, e, x);
@@ -144,13 +137,13 @@ static fg_expr *score_product(kb *c, const fg_expr *e, bool l2)
     if (!(e->type == T_FLOAT && (e->kind == E_MUL || e->kind == E_DIV)))
         return NULL;
     factors f = {.ok = true};
-    collect(e, false, &f);
+    kb_collect(e, false, &f);
     if (!f.ok)
         return NULL;
     int nconst = 0, nvar = 0, worst = 0;
     for (int side = 0; side < 2; side++)
         for (int i = 0; i < (side ? f.nden : f.nnum); i++) {
-            int k = constness(c, side ? f.den[i] : f.num[i]);
+            int k = kb_constness(c, side ? f.den[i] : f.num[i]);
             if (k < 2) {
                 nconst++;
                 worst = k > worst ? k : worst;
@@ -164,12 +157,12 @@ static fg_expr *score_product(kb *c, const fg_expr *e, bool l2)
         return NULL;
     fg_expr *v = NULL;
     for (int i = 0; i < f.nnum; i++)
-        if (constness(c, f.num[i]) == 2) {
+        if (kb_constness(c, f.num[i]) == 2) {
             fg_expr *x = score_l2(c, f.num[i], false);
             v = v ? fbin(c->a, E_MUL, v, x) : x;
         }
     for (int i = 0; i < f.nden; i++)
-        if (constness(c, f.den[i]) == 2)
+        if (kb_constness(c, f.den[i]) == 2)
             v = fbin(c->a, E_DIV, v ? v : fnum(c->a, 1.0), score_l2(c, f.den[i], false));
     return fbin(c->a, E_MUL, v, kc);
 }
@@ -178,16 +171,16 @@ static fg_expr *score_product(kb *c, const fg_expr *e, bool l2)
  * multiply; the elementwise functions keep their argument's hoisting. */
 static fg_expr *score_l2(kb *c, const fg_expr *e, bool l2)
 {
-    if (e->type == T_FLOAT && constness(c, e) == 2) {
+    if (e->type == T_FLOAT && kb_constness(c, e) == 2) {
         if ((e->kind == E_ADD || e->kind == E_SUB) && l2) {
             fg_expr *x = score_l2(c, e->args[0], true), *y;
             const fg_expr *r = e->args[1];
-            if (r->type == T_FLOAT && constness(c, r) == 2)
+            if (r->type == T_FLOAT && kb_constness(c, r) == 2)
                 y = score_l2(c, r, true);
             else {
                 factors f = {.ok = true};
                 f.num[f.nnum++] = r;
-                y = r->type == T_FLOAT ? hoist(c, &f, true, constness(c, r) == 1) : NULL;
+                y = r->type == T_FLOAT ? hoist(c, &f, true, kb_constness(c, r) == 1) : NULL;
                 if (!y)
                     y = fbin(c->a, E_MUL, expr_clone(c->a, r), fnum(c->a, LOG2E));
             }
@@ -222,12 +215,12 @@ static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
     if (is_tensor(e, c->ssum))
         return e;
     if (e->kind == E_MUL) {
-        if (is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0)
+        if (is_tensor(e->args[0], c->ssum) && kb_constness(c, e->args[1]) == 0)
             return e->args[1];
-        if (is_tensor(e->args[1], c->ssum) && constness(c, e->args[0]) == 0)
+        if (is_tensor(e->args[1], c->ssum) && kb_constness(c, e->args[0]) == 0)
             return e->args[0];
     }
-    if (e->kind == E_DIV && is_tensor(e->args[0], c->ssum) && constness(c, e->args[1]) == 0) {
+    if (e->kind == E_DIV && is_tensor(e->args[0], c->ssum) && kb_constness(c, e->args[1]) == 0) {
         *is_div = true;
         return e->args[1];
     }
