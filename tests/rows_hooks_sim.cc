@@ -1,10 +1,12 @@
 // rows_hooks_sim.cc - the plan hooks of one generated row-kernel source
 // (templates/cuda/rowreduce.m4: plan_row_setup, plan_accumulate, plan_merge,
+// plan_level_accumulate, plan_level_shfl,
 // plan_finish, plan_store_row, plan_elementwise) and its host entry, run on
 // the host: the entry's own checks and parameter setting, then the walk of
 // the skeleton emulated in plain C++ (chunks of V elements dealt to G
 // threads, the threads' states merged in a random order, rows split into S
-// parts whose states are merged again, the second walk), against the plan's
+// parts whose states are merged again; or the kept forms' levels, each
+// merged by plan_level_shfl; the second walk), against the plan's
 // CPU entry from the registry.  Built and run by tests/rows-hooks.sh, which
 // extracts the hooks and the entry into hooks.h.  No GPU is involved: this
 // checks the generated code of the family, not the kernels' scheduling.
@@ -36,7 +38,15 @@ static float __frcp_rn(float x) { return 1.0f / x; }
 using std::isinf;
 using std::isfinite;
 static float __ldcg(const float* p) { return *p; }
-static float __shfl_xor_sync(unsigned, float v, int) { return v; }  // unused: merges are emulated
+// A lane's shuffle reads the same field of its partner's state: the hooks
+// shuffle fields of a plan_state (s.X), so the field's offset in the state
+// that sim_self points at finds it in sim_partner.
+static const void *sim_self, *sim_partner;
+static float sim_shfl(const float* v) {
+  const ptrdiff_t off = reinterpret_cast<const char*>(v) - static_cast<const char*>(sim_self);
+  return *reinterpret_cast<const float*>(static_cast<const char*>(sim_partner) + off);
+}
+#define __shfl_xor_sync(mask, v, o) sim_shfl(&(v))
 
 #include "hooks.h"
 
@@ -70,7 +80,43 @@ static plan_state merge_all(std::vector<plan_state> v) {
   return v[0];
 }
 
-static int sim_G = 32, sim_S = 1, sim_V = 8;
+static int sim_G = 32, sim_S = 1, sim_V = 8, sim_kept = 0;
+
+// Level L of the threads' states merged pairwise in a random order, by the
+// hook the kernels shuffle with (plan_level_shfl); every thread then holds
+// the row's values of that level, as after the kernels' butterfly.
+template <int L>
+static void merge_level(std::vector<plan_state>& th) {
+  std::vector<plan_state> v = th;
+  while (v.size() > 1) {
+    size_t i = rnd() % v.size(), j = rnd() % (v.size() - 1);
+    if (j >= i) j++;
+    sim_self = &v[i];
+    sim_partner = &v[j];
+    plan_level_shfl<L>(v[i], 1);
+    v.erase(v.begin() + (long)j);
+  }
+  for (auto& s : th) s = v[0];
+}
+
+// The kept forms: the running values level by level over the chunks dealt
+// to G threads (plan_level_accumulate), each level merged before the next.
+template <int V, int L = 0>
+static void levels(const plan_params& p, const plan_row& r, std::vector<plan_state>& th) {
+  if constexpr (L < plan_nlevels) {
+    const long long C = p.ncols;
+    for (long long c0 = 0; c0 < C; c0 += V) {
+      float x[plan_nin_a][V];
+      for (int k = 0; k < plan_nin; k++)
+        for (int e = 0; e < V; e++)
+          x[k][e] = c0 + e < C ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
+      const int t = (int)((c0 / V) % sim_G);
+      plan_level_accumulate<L, V>(th[(size_t)t], x, C - c0 < V ? (int)(C - c0) : V, c0, p, r);
+    }
+    merge_level<L>(th);
+    levels<V, L + 1>(p, r, th);
+  }
+}
 
 template <int V>
 static void walk(plan_params& p) {
@@ -80,7 +126,13 @@ static void walk(plan_params& p) {
     plan_row_setup(p, row, r);
     const long long part = ((C + sim_S - 1) / sim_S + V - 1) / V * V;
     std::vector<plan_state> parts;
-    for (long long cb = 0; cb < C; cb += part) {
+    if (sim_kept) {
+      std::vector<plan_state> th((size_t)sim_G);
+      for (auto& s : th) plan_state_init(s);
+      levels<V>(p, r, th);
+      parts.push_back(th[rnd() % th.size()]);
+    }
+    for (long long cb = 0; cb < C && !sim_kept; cb += part) {
       const long long ce = cb + part < C ? cb + part : C;
       std::vector<plan_state> th((size_t)sim_G);
       for (auto& s : th) plan_state_init(s);
@@ -144,7 +196,8 @@ int main() {
   for (const auto& sh : shapes)
     for (int g : gs)
       for (int sp : ss)
-        for (int v : vs) {
+        for (int v : vs)
+          for (int kept = 0; kept < (sp == 1 ? 2 : 1); kept++) {
           int64_t dims[8];
           for (int i = 0; i < info->ndims; i++) {
             if (info->dim_role[i] == FG_ROLE_ROWS)
@@ -185,6 +238,7 @@ int main() {
           sim_G = g;
           sim_S = sp;
           sim_V = v;
+          sim_kept = kept;
           if (sim_entry(in, got) != FG_OK) {
             printf("FAIL: the CUDA entry's checks refused the call: %s\n", fg_last_error());
             return 1;
@@ -196,8 +250,9 @@ int main() {
               const double a = ((float*)got[j].data)[q], b = ((float*)ref[j].data)[q];
               const double err = (std::isinf(a) || std::isinf(b)) ? (a == b ? 0 : 1) : fabs(a - b) / fmax(1.0, fabs(b));
               if (!(err < 1e-4)) {
-                printf("FAIL: %s[%lld] = %g, CPU entry %g (rows %lld, cols %lld, G %d, S %d, V %d)\n",
-                       info->outputs[j].name, (long long)q, a, b, sh[0], sh[1], g, sp, v);
+                printf("FAIL: %s[%lld] = %g, CPU entry %g (rows %lld, cols %lld, G %d, S %d, V %d%s)\n",
+                       info->outputs[j].name, (long long)q, a, b, sh[0], sh[1], g, sp, v,
+                       kept ? ", kept form by levels" : "");
                 return 1;
               }
               worst = fmax(worst, err);

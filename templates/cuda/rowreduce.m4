@@ -37,11 +37,13 @@ constexpr int plan_nout = fg_cuda_rows_nout;  // outputs along fg_cuda_rows_axis
 constexpr int plan_nrout = fg_cuda_rows_nrout; // outputs per row
 constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
 constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
+constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running values (the kept forms)
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
 constexpr int plan_nrin_a = plan_nrin > 0 ? plan_nrin : 1;
 constexpr int plan_nout_a = plan_nout > 0 ? plan_nout : 1;
 constexpr int plan_nrout_a = plan_nrout > 0 ? plan_nrout : 1;
 constexpr int plan_naxes_a = plan_naxes > 0 ? plan_naxes : 1;
+constexpr int plan_nlevels_a = plan_nlevels > 0 ? plan_nlevels : 1;
 
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + __expf(-x)); }
 __device__ __forceinline__ float fa_tanh(float x) { return tanhf(x); }
@@ -53,6 +55,19 @@ __device__ __forceinline__ float plan_safe(float x) { return isinf(x) ? 0.f : x;
 // element (two roundings: within 1.5 ulp of x / y while 1 / y is a normal
 // float, |y| between 2^-126 and 2^126; beyond, 1 / y loses bits or is inf).
 __device__ __forceinline__ float plan_div0(float x, float y) { return y == 0.f ? 0.f : x * __frcp_rn(y); }
+// exp(a - b) as 2^(a log2(e) - b log2(e)): one FFMA and the exponential
+// unit's approximate 2^x (as __expf; results below 2^-126 flush to 0).  b is
+// the same at every element of a row (its product is computed once).
+__device__ __forceinline__ float plan_exp_sub(float a, float b) {
+  const float l2e = 1.4426950408889634f;
+#ifdef __CUDA_ARCH__
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(a, l2e, -(b * l2e))));
+  return y;
+#else
+  return exp2f(fmaf(a, l2e, -(b * l2e)));  // the hooks compiled for the host (tests/rows_hooks_sim.cc)
+#endif
+}
 // x ^ 2 as a product (powf does not shorten a constant exponent).
 __device__ __forceinline__ float plan_sq(float x) { return x * x; }
 
@@ -144,6 +159,37 @@ fg_cuda_rows_accumulate[[[]]]m4_dnl
 // each side corrected to the merged values with the same corrections.
 __device__ __forceinline__ void plan_merge(plan_state& a, const plan_state& b) {
 fg_cuda_rows_merge[[[]]]m4_dnl
+}
+
+// The kept forms, where a thread has its part of the row in registers, take
+// the running values one level at a time (a value's level: one more than the
+// highest of the values it reads).  Level L of one chunk, the lower levels
+// being final for the row: no correction applies.
+template <int L, int V>
+__device__ __forceinline__ void plan_level_accumulate(plan_state& s, const float (&x)[plan_nin_a][V], int n,
+                                                      long long c0, const plan_params& p, const plan_row& r) {
+  (void)s;
+  (void)x;
+  (void)n;
+  (void)c0;
+  (void)p;
+  (void)r;
+fg_cuda_rows_level_accumulate[[[]]]m4_dnl
+}
+
+// Level L of s merged with lane (this lane xor o)'s: the plain reducers.
+template <int L>
+__device__ __forceinline__ void plan_level_shfl(plan_state& s, int o) {
+  (void)s;
+  (void)o;
+fg_cuda_rows_level_shfl[[[]]]m4_dnl
+}
+
+// Level L of s back to the reducers' identities.
+template <int L>
+__device__ __forceinline__ void plan_level_init(plan_state& s) {
+  (void)s;
+fg_cuda_rows_level_init[[[]]]m4_dnl
 }
 
 __device__ __forceinline__ void plan_finish(plan_fin& f, const plan_state& s, const plan_params& p, const plan_row& r) {

@@ -236,7 +236,7 @@ static fg_expr *hoist_per_chunk(rw *w, const fg_expr *e, cb *decl, int *n)
 {
     if (e->nargs > 0 && e->kind != E_WHERE && per_chunk(w, e)) {
         const char *name = arena_printf(w->a, "h%d_", (*n)++);
-        strbuf_printf(decl, "    const float %s = %s;\n", name, text(w, RS_ELEM, e));
+        strbuf_printf(decl, "const float %s = %s;\n", name, text(w, RS_ELEM, e));
         fg_expr *r = expr_ref(w->a, E_KCONST, -1, name);
         r->type = T_FLOAT;
         return r;
@@ -245,6 +245,51 @@ static fg_expr *hoist_per_chunk(rw *w, const fg_expr *e, cb *decl, int *n)
     for (int i = 0; i < e->nargs; i++)
         c->args[i] = hoist_per_chunk(w, e->args[i], decl, n);
     return c;
+}
+
+/* A copy of e where each exp(a - b) with b the same at every element (a
+ * row's max, hoisted or not) prints as plan_exp_sub(a, b): one FFMA and the
+ * exponential unit's 2^x, b * log2(e) computed once (the FlashAttention
+ * fold, in rowreduce.m4), where __expf(a - b) is a subtraction, a product
+ * and 2^x per element.  At an element site only. */
+static fg_expr *fold_exp(rw *w, const fg_expr *e)
+{
+    if (e->kind == E_CALL && e->fn == F_EXP && e->nargs == 1 && e->args[0]->kind == E_SUB &&
+        per_chunk(w, e->args[0]->args[1]) && !per_chunk(w, e->args[0]->args[0])) {
+        const fg_expr *d = e->args[0];
+        fg_expr *r = expr_ref(w->a, E_KCONST, -1,
+                              arena_printf(w->a, "plan_exp_sub(%s, %s)",
+                                           text(w, RS_ELEM, fold_exp(w, d->args[0])),
+                                           text(w, RS_ELEM, d->args[1])));
+        r->type = T_FLOAT;
+        return r;
+    }
+    fg_expr *c = expr_clone(w->a, e);
+    for (int i = 0; i < e->nargs; i++)
+        c->args[i] = fold_exp(w, e->args[i]);
+    return c;
+}
+
+/* Value i's contribution of one chunk (its parts that are the same at every
+ * element computed first), added to s, each line indented by ind. */
+static void chunk_step(rw *w, int i, cb *out, const char *ind)
+{
+    const fg_kvalue *v = &w->k->values[i];
+    const char *n = w->tf[v->tensor];
+    cb hoisted = {w->a, NULL, 0, 0};
+    int nh = 0;
+    const fg_expr *bi = fold_exp(w, hoist_per_chunk(w, w->r->body[i], &hoisted, &nh));
+    if (nh)
+        strbuf_puts(out, text_indented(w->a, strbuf_str(&hoisted), (int)strlen(ind)));
+    w->used_c = false;
+    char *body = text(w, RS_ELEM, bi);
+    strbuf_printf(out, "%sfloat acc_ = %s;\n#pragma unroll\n%sfor (int e = 0; e < V; e++) {\n", ind,
+                  identity(v->op), ind);
+    if (w->used_c)
+        strbuf_printf(out, "%s  const long long c_ = c0 + e;\n", ind);
+    strbuf_printf(out, "%s  if (e < n) acc_ = %s;\n%s}\n%ss.%s = %s;\n", ind,
+                  combine(w->a, v->op, "acc_", body), ind, ind, n,
+                  combine(w->a, v->op, arena_printf(w->a, "s.%s", n), "acc_"));
 }
 
 /* One chunk's step and the merge of two states, producers first. */
@@ -274,20 +319,8 @@ static void step_defs(rw *w, fg_defs *defs)
         if (corr)
             strbuf_printf(&acc, "    if (s.any != 0.f) s.%s %s= %s;\n", n, cop,
                           text(w, RS_ELEM, cr->factor));
-        cb hoisted = {w->a, NULL, 0, 0};
-        int nh = 0;
-        const fg_expr *bi = hoist_per_chunk(w, w->r->body[i], &hoisted, &nh);
-        if (nh)
-            strbuf_puts(&acc, strbuf_str(&hoisted));
-        w->used_c = false;
-        char *body = text(w, RS_ELEM, bi);
-        strbuf_printf(&acc, "    float acc_ = %s;\n#pragma unroll\n    for (int e = 0; e < V; e++) {\n",
-                      identity(v->op));
-        if (w->used_c)
-            strbuf_puts(&acc, "      const long long c_ = c0 + e;\n");
-        strbuf_printf(&acc, "      if (e < n) acc_ = %s;\n    }\n    s.%s = %s;\n  }\n",
-                      combine(w->a, v->op, "acc_", body), n,
-                      combine(w->a, v->op, arena_printf(w->a, "s.%s", n), "acc_"));
+        chunk_step(w, i, &acc, "    ");
+        strbuf_puts(&acc, "  }\n");
         /* merge: each side corrected to the merged producers */
         const char *x = arena_printf(w->a, "o.%s", n), *y = arena_printf(w->a, "b.%s", n);
         if (corr) {
@@ -302,6 +335,77 @@ static void step_defs(rw *w, fg_defs *defs)
     strbuf_puts(&acc, "  s.any = 1.f;\n");
     fg_def_code(defs, "cuda_rows_accumulate", strbuf_str(&acc));
     fg_def_code(defs, "cuda_rows_merge", strbuf_str(&merge));
+}
+
+/* The kept forms (a row in registers) take the running values one level at
+ * a time: a value's level is one more than the highest of the values its
+ * body reads (0: it reads none).  Level by level, each thread adds its kept
+ * chunks with the lower levels already final for the whole row, and the row
+ * merges the level with the plain reducer: no correction is ever applied
+ * there, and a value that only corrections read (the first power about the
+ * running mean that keeps a variance's correction exact) is not computed. */
+static void level_defs(rw *w, fg_defs *defs)
+{
+    const fg_kernel *k = w->k;
+    const fg_krows *r = w->r;
+    const fg_plan *p = w->p;
+    const int nv = k->nvalues;
+    int *level = ARENA_ARRAY(w->a, int, nv + 1);
+    bool *live = ARENA_ARRAY(w->a, bool, nv + 1);
+    for (int i = 0; i < nv; i++) {
+        const int t = k->values[i].tensor;
+        for (int j = 0; j < r->nfin; j++)
+            live[i] = live[i] || expr_reads(p->tensors[r->fin[j]].rhs, t);
+        for (int j = 0; j < r->nout_c; j++)
+            live[i] = live[i] || expr_reads(r->out_value[j], t);
+        for (int j = 0; j < r->nout_row; j++)
+            live[i] = live[i] || r->out_row[j] == t;
+    }
+    /* what live values read is live; levels from the producers up (a
+     * value's body reads running values of lower levels only: nv passes) */
+    for (int pass = 0; pass < nv; pass++)
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < nv; j++)
+                if (j != i && expr_reads(r->body[i], k->values[j].tensor)) {
+                    live[j] = live[j] || live[i];
+                    if (level[j] + 1 > level[i])
+                        level[i] = level[j] + 1;
+                }
+    int nlevels = 0;
+    for (int i = 0; i < nv; i++)
+        if (live[i] && level[i] + 1 > nlevels)
+            nlevels = level[i] + 1;
+    cb acc = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0};
+    for (int l = 0; l < nlevels; l++) {
+        strbuf_printf(&acc, "  if constexpr (L == %d) {\n", l);
+        strbuf_printf(&shfl, "  if constexpr (L == %d) {\n", l);
+        strbuf_printf(&init, "  if constexpr (L == %d) {\n", l);
+        for (int i = 0; i < nv; i++) {
+            if (!live[i] || level[i] != l)
+                continue;
+            const fg_kvalue *v = &k->values[i];
+            const char *n = w->tf[v->tensor];
+            strbuf_printf(&acc, "    // %s (%s)\n    {\n",
+                          comment_safe(w->a, stmt_line(w, v->tensor)), fg_reduce_names[v->op]);
+            chunk_step(w, i, &acc, "      ");
+            strbuf_puts(&acc, "    }\n");
+            strbuf_printf(&shfl, "    s.%s = %s;\n", n,
+                          combine(w->a, v->op, arena_printf(w->a, "s.%s", n),
+                                  arena_printf(w->a, "__shfl_xor_sync(0xffffffffu, s.%s, o)", n)));
+            strbuf_printf(&init, "    s.%s = %s;\n", n, identity(v->op));
+        }
+        strbuf_puts(&acc, "  }\n");
+        strbuf_puts(&shfl, "  }\n");
+        strbuf_puts(&init, "  }\n");
+    }
+    for (int i = 0; i < nv; i++)
+        if (!live[i])
+            strbuf_printf(&acc, "  // %s: read by corrections only, not computed here\n",
+                          w->tf[k->values[i].tensor]);
+    fg_def_int(defs, "cuda_rows_nlevels", nlevels);
+    fg_def_code(defs, "cuda_rows_level_accumulate", strbuf_str(&acc));
+    fg_def_code(defs, "cuda_rows_level_shfl", strbuf_str(&shfl));
+    fg_def_code(defs, "cuda_rows_level_init", strbuf_str(&init));
 }
 
 /* The position of axis ax among an input's indices or an output's axes. */
@@ -401,7 +505,7 @@ static void epilogue_defs(rw *w, fg_defs *defs)
         cb vals = {w->a, NULL, 0, 0};
         for (int i = 0; i < r->nout_c; i++) {
             w->used_c = false;
-            char *v = text(w, RS_ELEM, r->out_value[i]);
+            char *v = text(w, RS_ELEM, fold_exp(w, r->out_value[i]));
             used |= w->used_c;
             strbuf_printf(&vals, "    y[%d][e] = %s;  // %s\n", i, v,
                           comment_safe(w->a, stmt_line(w, r->out_c[i])));
@@ -559,6 +663,7 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
     params_defs(&w, defs);
     state_defs(&w, defs);
     step_defs(&w, defs);
+    level_defs(&w, defs);
     row_defs(&w, defs);
     epilogue_defs(&w, defs);
     if (host_defs(&w, defs, arena_printf(a, "fg_%s", p->name), d) < 0)

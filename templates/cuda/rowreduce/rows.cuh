@@ -5,7 +5,9 @@
 // hooks above say what a row computes; this file says how rows are walked:
 //
 //   warp form   one row per warp (4 rows per CTA), rows up to 32 * RR_CACHE
-//               elements, kept in registers between the two walks;
+//               elements, kept in registers between the two walks (the kept
+//               forms add the running values one level at a time, each level
+//               final for the row before the next: no corrections);
 //   CTA form    one row per CTA of 256, 512 or 1024 threads, kept in registers
 //               (as loaded) up to NT * V * K elements (K chunks of V elements a
 //               thread: 8 at 512 threads); beyond, the rolling walk by 512
@@ -204,25 +206,76 @@ __device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh) {
   }
 }
 
-// The first walk over [cb, ce) by thread t of G, keeping its K chunks as
-// loaded.
+// The kept forms' loads: thread t of G takes its K chunks of [cb, ce), as
+// loaded (all in flight before any is used).
 template <typename T, int G, int K>
-__device__ __forceinline__ void rr_walk_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
-                                             bool vec, plan_state& s, uint4 (&xs)[K][plan_nin_a]) {
+__device__ __forceinline__ void rr_load_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
+                                             bool vec, uint4 (&xs)[K][plan_nin_a]) {
   constexpr int V = rr_v<T>::V;
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
     if (c0 < ce) rr_load_raw<T, V>(p, r, c0, ce, vec, xs[i]);
   }
+}
+
+// Level L of the running values merged over the G threads of a row: the
+// warp's by shuffles, then the warps' through sh[L] (a slot per warp and
+// level: one barrier a level).  Every thread ends with the row's values,
+// bit for bit the same (a butterfly of commutative merges).
+template <int G, int L>
+__device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[G / 32]) {
 #pragma unroll
-  for (int i = 0; i < K; i++) {
-    const long long c0 = cb + ((long long)i * G + t) * V;
-    if (c0 < ce) {
-      float x[plan_nin_a][V];
-      rr_unpack_all<T, V>(xs[i], x);
-      plan_accumulate<V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+  for (int o = 16; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
+  if constexpr (G > 32) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) sh[L][warp] = s;
+    __syncthreads();
+    // the lower levels are the row's in every slot, the higher ones empty
+    if (lane < G / 32)
+      s = sh[L][lane];
+    else
+      plan_level_init<L>(s);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
+  } else {
+    (void)sh;
+  }
+}
+
+// The kept forms' first walk: level by level, thread t adds its kept chunks
+// (without the guard of the row's end where they are all whole), then the
+// row merges the level.  After the last level, s holds the row's values.
+template <typename T, int G, int K, int L = 0>
+__device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
+                                               int t, plan_state& s, const uint4 (&xs)[K][plan_nin_a],
+                                               plan_state (*sh)[G / 32]) {
+  if constexpr (L < plan_nlevels) {
+    constexpr int V = rr_v<T>::V;
+    if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
+      // every kept chunk of this thread is whole: no guard per element (a
+      // test per chunk instead made ptxas spill the 512-thread form)
+#pragma unroll
+      for (int i = 0; i < K; i++) {
+        float x[plan_nin_a][V];
+        rr_unpack_all<T, V>(xs[i], x);
+        plan_level_accumulate<L, V>(s, x, V, cb + ((long long)i * G + t) * V, p, r);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < K; i++) {
+        const long long c0 = cb + ((long long)i * G + t) * V;
+        if (c0 < ce) {
+          float x[plan_nin_a][V];
+          rr_unpack_all<T, V>(xs[i], x);
+          plan_level_accumulate<L, V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+        }
+      }
     }
+    rr_reduce_level<G, L>(s, sh);
+    rr_levels_kept<T, G, K, L + 1>(p, r, cb, ce, t, s, xs, sh);
+  } else {
+    (void)p, (void)r, (void)cb, (void)ce, (void)t, (void)s, (void)xs, (void)sh;
   }
 }
 
@@ -303,8 +356,8 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
   plan_state s;
   plan_state_init(s);
   uint4 xs[K][plan_nin_a];
-  rr_walk_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, s, xs);
-  rr_reduce<32>(s, nullptr);
+  rr_load_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, xs);
+  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (lane == 0) plan_store_row(f, s, p, r);
@@ -317,7 +370,6 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
 // CTAs per SM.
 template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
 __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : 1) rr_cta_kernel(const __grid_constant__ plan_params p) {
-  __shared__ plan_state sh[NT / 32];
   const long long row = blockIdx.x;
   const int t = threadIdx.x;
   plan_row r;
@@ -326,14 +378,16 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : 1) rr_cta_kernel(c
   plan_state s;
   plan_state_init(s);
   if constexpr (KEEP) {
+    __shared__ plan_state shl[plan_nlevels_a][NT / 32];
     uint4 xs[K][plan_nin_a];
-    rr_walk_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, s, xs);
-    rr_reduce<NT>(s, sh);
+    rr_load_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, xs);
+    rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, s, xs, shl);
     plan_fin f;
     plan_finish(f, s, p, r);
     if (t == 0) plan_store_row(f, s, p, r);
     if (plan_nout > 0 && p.pass2) rr_write_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, f, s, xs);
   } else {
+    __shared__ plan_state sh[NT / 32];
     rr_walk_rolling<T, NT>(p, r, 0, p.ncols, t, vec, s);
     rr_reduce<NT>(s, sh);
     plan_fin f;
