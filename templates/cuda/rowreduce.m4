@@ -32,6 +32,7 @@ fg_cuda_rows_chain[[[]]]m4_dnl
 // A row is one index of the running state's axes; the kernels walk its
 // elements along fg_cuda_rows_axis in chunks of V.
 constexpr int plan_nin = fg_cuda_rows_nin;    // inputs along fg_cuda_rows_axis (one dtype: the kernels' template)
+constexpr int plan_nin1 = fg_cuda_rows_nin1;  // ... of which the running values read the first plan_nin1 (the others: the outputs only)
 constexpr int plan_nrin = fg_cuda_rows_nrin;  // inputs read once per row
 constexpr int plan_nout = fg_cuda_rows_nout;  // outputs along fg_cuda_rows_axis (the second walk)
 constexpr int plan_nrout = fg_cuda_rows_nrout; // outputs per row
@@ -39,6 +40,7 @@ constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
 constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
 constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running values (the kept forms)
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
+constexpr int plan_nin1_a = plan_nin1 > 0 ? plan_nin1 : 1;
 constexpr int plan_nrin_a = plan_nrin > 0 ? plan_nrin : 1;
 constexpr int plan_nout_a = plan_nout > 0 ? plan_nout : 1;
 constexpr int plan_nrout_a = plan_nrout > 0 ? plan_nrout : 1;
@@ -55,6 +57,9 @@ __device__ __forceinline__ float plan_safe(float x) { return isinf(x) ? 0.f : x;
 // element (two roundings: within 1.5 ulp of x / y while 1 / y is a normal
 // float, |y| between 2^-126 and 2^126; beyond, 1 / y loses bits or is inf).
 __device__ __forceinline__ float plan_div0(float x, float y) { return y == 0.f ? 0.f : x * __frcp_rn(y); }
+// plan_div0(x, y) with r = 1 / y (correctly rounded) computed once per row
+// in plan_finish.
+__device__ __forceinline__ float plan_div0_r(float x, float y, float r) { return y == 0.f ? 0.f : x * r; }
 // exp(a - b) as 2^(a log2(e) - b log2(e)): one FFMA and the exponential
 // unit's approximate 2^x (as __expf; results below 2^-126 flush to 0).  b is
 // the same at every element of a row (its product is computed once).

@@ -474,6 +474,33 @@ static void row_defs(rw *w, fg_defs *defs)
     fg_def_code(defs, "cuda_rows_row_setup", strbuf_str(&setup));
 }
 
+/* A copy of the element output e where each masked-row division by a value
+ * of the row (a running sum, a row statement) prints as plan_div0_r(x, y,
+ * f.rN_), the reciprocal f.rN_ computed once per row in plan_finish (its
+ * field and statement appended to *fields and *fin): the element loop of
+ * the second walk then has a product, not a reciprocal per chunk. */
+static fg_expr *hoist_rcp(rw *w, const fg_expr *e, cb *fields, cb *fin, int *n)
+{
+    if (e->kind == E_DIV && rule_masked_div(w->p, e) && per_chunk(w, e->args[1]) &&
+        !per_chunk(w, e->args[0])) {
+        const char *name = arena_printf(w->a, "r%d_", (*n)++);
+        const char *y = text(w, RS_ROW, e->args[1]);
+        strbuf_printf(fields, "  float %s; // 1 / (%s)\n", name, comment_safe(w->a, y));
+        strbuf_printf(fin, "  f.%s = __frcp_rn(%s);\n", name, y);
+        fg_expr *x = fold_exp(w, hoist_rcp(w, e->args[0], fields, fin, n));
+        fg_expr *r = expr_ref(w->a, E_KCONST, -1,
+                              arena_printf(w->a, "plan_div0_r(%s, %s, f.%s)",
+                                           text(w, RS_ELEM, x), text(w, RS_ELEM, e->args[1]),
+                                           name));
+        r->type = T_FLOAT;
+        return r;
+    }
+    fg_expr *c = expr_clone(w->a, e);
+    for (int i = 0; i < e->nargs; i++)
+        c->args[i] = hoist_rcp(w, e->args[i], fields, fin, n);
+    return c;
+}
+
 /* After the walk: the row statements, the row outputs, the element outputs. */
 static void epilogue_defs(rw *w, fg_defs *defs)
 {
@@ -488,7 +515,12 @@ static void epilogue_defs(rw *w, fg_defs *defs)
         strbuf_printf(&fin, "  f.%s = %s;  // %s\n", w->tf[t], text(w, RS_ROW, p->tensors[t].rhs),
                       line);
     }
-    if (!r->nfin)
+    /* the element outputs first: their reciprocals join plan_fin */
+    int nrcp = 0;
+    const fg_expr **outv = ARENA_ARRAY(w->a, const fg_expr *, r->nout_c + 1);
+    for (int i = 0; i < r->nout_c; i++)
+        outv[i] = fold_exp(w, hoist_rcp(w, r->out_value[i], &fields, &fin, &nrcp));
+    if (!r->nfin && !nrcp)
         strbuf_puts(&fields, "  float unused_;\n");
     strbuf_puts(&fin, "  (void)f;\n  (void)s;\n  (void)p;\n  (void)r;\n");
     for (int i = 0; i < r->nout_row; i++) {
@@ -505,7 +537,7 @@ static void epilogue_defs(rw *w, fg_defs *defs)
         cb vals = {w->a, NULL, 0, 0};
         for (int i = 0; i < r->nout_c; i++) {
             w->used_c = false;
-            char *v = text(w, RS_ELEM, fold_exp(w, r->out_value[i]));
+            char *v = text(w, RS_ELEM, outv[i]);
             used |= w->used_c;
             strbuf_printf(&vals, "    y[%d][e] = %s;  // %s\n", i, v,
                           comment_safe(w->a, stmt_line(w, r->out_c[i])));
@@ -626,7 +658,23 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
                    k->rows_why);
         return -1;
     }
-    rw w = {.a = a, .k = k, .p = p, .r = &k->rows};
+    /* The inputs along the axis that a running value reads come first (the
+     * first walk loads and the kept forms keep only those); the others (a
+     * layer norm's weights) are read by the second walk alone. */
+    fg_krows *rr = ARENA_NEW(a, fg_krows);
+    *rr = k->rows;
+    int nin1 = 0, n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < k->rows.nin_c; i++) {
+            bool first = false;
+            for (int j = 0; j < k->nvalues; j++)
+                first = first || expr_reads(k->rows.body[j], k->rows.in_c[i]);
+            if (first == (pass == 0)) {
+                rr->in_c[n++] = k->rows.in_c[i];
+                nin1 += first;
+            }
+        }
+    rw w = {.a = a, .k = k, .p = p, .r = rr};
     w.tf = ARENA_ARRAY(a, const char *, p->ntensors + 1);
     w.af = ARENA_ARRAY(a, const char *, p->naxes + 1);
     w.df = ARENA_ARRAY(a, const char *, p->ndims + 1);
@@ -644,16 +692,17 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
         w.df[i] = field(a, p->dims[i].name);
     for (int i = 0; i < p->nparams; i++)
         w.pf[i] = field(a, p->params[i].name);
-    for (int i = 0; i < k->rows.nin_c; i++)
-        w.in_c[k->rows.in_c[i]] = i;
+    for (int i = 0; i < rr->nin_c; i++)
+        w.in_c[rr->in_c[i]] = i;
     for (int i = 0; i < k->nvalues; i++)
         w.running[k->values[i].tensor] = true;
     for (int i = 0; i < k->rows.nfin; i++)
         w.fin[k->rows.fin[i]] = true;
     *template_rel = "cuda/rowreduce.m4";
-    const fg_krows *r = &k->rows;
+    const fg_krows *r = rr;
     fg_def_str(defs, "cuda_rows_ns", arena_printf(a, "rows_%s", p->name));
     fg_def_int(defs, "cuda_rows_nin", r->nin_c);
+    fg_def_int(defs, "cuda_rows_nin1", nin1);
     fg_def_int(defs, "cuda_rows_nrin", r->nin_row);
     fg_def_int(defs, "cuda_rows_nout", r->nout_c);
     fg_def_int(defs, "cuda_rows_nrout", r->nout_row);

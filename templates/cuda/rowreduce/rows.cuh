@@ -8,7 +8,7 @@
 //               elements, kept in registers between the two walks (the kept
 //               forms add the running values one level at a time, each level
 //               final for the row before the next: no corrections);
-//   CTA form    one row per CTA of 256, 512 or 1024 threads, kept in registers
+//   CTA form    one row per CTA of 128, 256, 512 or 1024 threads, kept in registers
 //               (as loaded) up to NT * V * K elements (K chunks of V elements a
 //               thread: 8 at 512 threads); beyond, the rolling walk by 512
 //               threads (the running state corrected chunk by chunk, the
@@ -36,11 +36,11 @@ template <typename T>
 struct rr_v {
   static constexpr int V = 16 / (int)sizeof(T);  // elements per 16-byte load
   // chunks a thread keeps (at least 1)
-  static constexpr int K = RR_CACHE / (V * plan_nin_a) > 0 ? RR_CACHE / (V * plan_nin_a) : 1;
+  static constexpr int K = RR_CACHE / (V * plan_nin1_a) > 0 ? RR_CACHE / (V * plan_nin1_a) : 1;
   // ... in the 512-thread CTA form: 8 chunks of 16 bytes (32 registers), so
   // that two CTAs share an SM where one CTA of 1024 threads would hold it
   // alone (measured: bench/NOTES.md, 2026-11-24)
-  static constexpr int KW = 8 / plan_nin_a > 0 ? 8 / plan_nin_a : 1;
+  static constexpr int KW = 8 / plan_nin1_a > 0 ? 8 / plan_nin1_a : 1;
 };
 
 __device__ __forceinline__ float rr_to_float(float x) { return x; }
@@ -119,19 +119,20 @@ __device__ __forceinline__ bool rr_row_vec(const plan_params& p, const plan_row&
   return ok;
 }
 
-// Elements c0 .. c0 + V - 1 of every input along the axis (0 past c1), as
-// loaded (rr_unpack gives the floats).
-template <typename T, int V>
+// Elements c0 .. c0 + V - 1 of inputs K0 .. K1 - 1 along the axis (0 past
+// c1), as loaded (rr_unpack gives the floats).
+template <typename T, int V, int K0 = 0, int K1 = plan_nin, int N>
 __device__ __forceinline__ void rr_load_raw(const plan_params& p, const plan_row& r, long long c0, long long c1,
-                                            bool vec, uint4 (&u)[plan_nin_a]) {
+                                            bool vec, uint4 (&u)[N]) {
+  static_assert(K1 <= N || K1 <= K0, "the inputs loaded fit the array");
   if (vec && c0 + V <= c1) {
 #pragma unroll
-    for (int k = 0; k < plan_nin; k++)
+    for (int k = K0; k < K1; k++)
       u[k] = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0));
     return;
   }
 #pragma unroll
-  for (int k = 0; k < plan_nin; k++) {
+  for (int k = K0; k < K1; k++) {
     // 16 bytes, aligned: V elements of T (a memcpy here cost the kept
     // 512-thread form 132 bytes of spills and half its bandwidth)
     alignas(16) T t[V];
@@ -144,18 +145,20 @@ __device__ __forceinline__ void rr_load_raw(const plan_params& p, const plan_row
   }
 }
 
-template <typename T, int V>
-__device__ __forceinline__ void rr_unpack_all(const uint4 (&u)[plan_nin_a], float (&x)[plan_nin_a][V]) {
+template <typename T, int V, int K1 = plan_nin, int N>
+__device__ __forceinline__ void rr_unpack_all(const uint4 (&u)[N], float (&x)[plan_nin_a][V]) {
 #pragma unroll
-  for (int k = 0; k < plan_nin; k++) rr_unpack<T, V>(u[k], x[k]);
+  for (int k = 0; k < K1; k++) rr_unpack<T, V>(u[k], x[k]);
 }
 
-template <typename T, int V>
+// Inputs 0 .. K1 - 1 at c0 .. c0 + V - 1 as floats (the first walk reads the
+// first plan_nin1 only; the others are left unset).
+template <typename T, int V, int K1 = plan_nin>
 __device__ __forceinline__ void rr_load_chunk(const plan_params& p, const plan_row& r, long long c0, long long c1,
                                               bool vec, float (&x)[plan_nin_a][V]) {
   uint4 u[plan_nin_a];
-  rr_load_raw<T, V>(p, r, c0, c1, vec, u);
-  rr_unpack_all<T, V>(u, x);
+  rr_load_raw<T, V, 0, K1>(p, r, c0, c1, vec, u);
+  rr_unpack_all<T, V, K1>(u, x);
 }
 
 // The outputs along the axis at c0 .. c0 + V - 1, those before c1.
@@ -210,12 +213,12 @@ __device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh) {
 // loaded (all in flight before any is used).
 template <typename T, int G, int K>
 __device__ __forceinline__ void rr_load_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
-                                             bool vec, uint4 (&xs)[K][plan_nin_a]) {
+                                             bool vec, uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
-    if (c0 < ce) rr_load_raw<T, V>(p, r, c0, ce, vec, xs[i]);
+    if (c0 < ce) rr_load_raw<T, V, 0, plan_nin1>(p, r, c0, ce, vec, xs[i]);
   }
 }
 
@@ -248,7 +251,7 @@ __device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[
 // row merges the level.  After the last level, s holds the row's values.
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
-                                               int t, plan_state& s, const uint4 (&xs)[K][plan_nin_a],
+                                               int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
                                                plan_state (*sh)[G / 32]) {
   if constexpr (L < plan_nlevels) {
     constexpr int V = rr_v<T>::V;
@@ -258,7 +261,7 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
 #pragma unroll
       for (int i = 0; i < K; i++) {
         float x[plan_nin_a][V];
-        rr_unpack_all<T, V>(xs[i], x);
+        rr_unpack_all<T, V, plan_nin1>(xs[i], x);
         plan_level_accumulate<L, V>(s, x, V, cb + ((long long)i * G + t) * V, p, r);
       }
     } else {
@@ -267,7 +270,7 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
         const long long c0 = cb + ((long long)i * G + t) * V;
         if (c0 < ce) {
           float x[plan_nin_a][V];
-          rr_unpack_all<T, V>(xs[i], x);
+          rr_unpack_all<T, V, plan_nin1>(xs[i], x);
           plan_level_accumulate<L, V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
         }
       }
@@ -279,18 +282,24 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
   }
 }
 
-// The second walk from the kept chunks.
+// The second walk from the kept chunks; the inputs only the outputs read
+// (a layer norm's weights, the same for every row: mostly from L2) are
+// loaded here, not kept.
 template <typename T, int G, int K>
 __device__ __forceinline__ void rr_write_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
                                               bool vec, const plan_fin& f, const plan_state& s,
-                                              const uint4 (&xs)[K][plan_nin_a]) {
+                                              const uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
     if (c0 < ce) {
       float x[plan_nin_a][V], y[plan_nout_a][V];
-      rr_unpack_all<T, V>(xs[i], x);
+      uint4 u[plan_nin_a];
+#pragma unroll
+      for (int k = 0; k < plan_nin1; k++) u[k] = xs[i][k];
+      rr_load_raw<T, V, plan_nin1, plan_nin>(p, r, c0, ce, vec, u);
+      rr_unpack_all<T, V>(u, x);
       plan_elementwise<V>(y, x, c0, f, s, p, r);
       rr_store_chunk<V>(p, r, c0, ce, vec, y);
     }
@@ -307,7 +316,7 @@ __device__ __forceinline__ void rr_walk_rolling(const plan_params& p, const plan
 #pragma unroll
     for (int u = 0; u < RR_UNROLL; u++) {
       const long long cu = c0 + (long long)u * G * V;
-      if (cu < ce) rr_load_chunk<T, V>(p, r, cu, ce, vec, x[u]);
+      if (cu < ce) rr_load_chunk<T, V, plan_nin1>(p, r, cu, ce, vec, x[u]);
     }
 #pragma unroll
     for (int u = 0; u < RR_UNROLL; u++) {
@@ -355,7 +364,7 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
   const bool vec = rr_row_vec<T>(p, r);
   plan_state s;
   plan_state_init(s);
-  uint4 xs[K][plan_nin_a];
+  uint4 xs[K][plan_nin1_a];
   rr_load_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, xs);
   rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
   plan_fin f;
@@ -367,9 +376,9 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
 // CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
 // (ncols <= NT * V * K), else the rolling walk.
 // The kept forms of 512 threads (8 chunks each) are held to 64 registers, two
-// CTAs per SM.
+// CTAs per SM; those of 128 threads too, eight CTAs per SM.
 template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
-__global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : 1) rr_cta_kernel(const __grid_constant__ plan_params p) {
+__global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 ? 8 : 1) rr_cta_kernel(const __grid_constant__ plan_params p) {
   const long long row = blockIdx.x;
   const int t = threadIdx.x;
   plan_row r;
@@ -379,7 +388,7 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : 1) rr_cta_kernel(c
   plan_state_init(s);
   if constexpr (KEEP) {
     __shared__ plan_state shl[plan_nlevels_a][NT / 32];
-    uint4 xs[K][plan_nin_a];
+    uint4 xs[K][plan_nin1_a];
     rr_load_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, xs);
     rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, s, xs, shl);
     plan_fin f;
@@ -546,6 +555,8 @@ static fg_status rr_launch(const plan_params& p, int splits, cudaStream_t st, in
   if (p.ncols <= 32LL * V * K) {
     constexpr int NW = 4;
     rr_warp_kernel<T, NW><<<(unsigned)((p.rows + NW - 1) / NW), NW * 32, 0, st>>>(p);
+  } else if (p.ncols <= 128LL * V * K) {
+    rr_cta_kernel<T, 128, true><<<(unsigned)p.rows, 128, 0, st>>>(p);
   } else if (p.ncols <= 256LL * V * K) {
     rr_cta_kernel<T, 256, true><<<(unsigned)p.rows, 256, 0, st>>>(p);
   } else if (p.ncols <= 512LL * V * KW) {
