@@ -20,11 +20,11 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # runs the latter).
 EXTRA_DIST += \
 	tests/plans/maxpow.fp tests/plans/shiftsum.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
-	tests/plans/prefix_lm.fp tests/plans/kvsum.fp tests/plans/chains.fp \
+	tests/plans/prefix_lm.fp tests/plans/kvsum.fp tests/plans/chains.fp tests/plans/wsoftmax.fp \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
-	tests/golden/fused/diffattn.txt \
+	tests/golden/fused/diffattn.txt tests/golden/fused/wsoftmax.txt \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
 	tests/golden/fused/kvsum.txt tests/golden/fused/layernorm.txt \

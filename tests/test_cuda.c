@@ -105,6 +105,12 @@ static void assert_has(const char *text, const char *part)
         fail_msg("missing: %s", part);
 }
 
+static void assert_not_has(const char *text, const char *part)
+{
+    if (strstr(text, part))
+        fail_msg("present: %s", part);
+}
+
 static void every_bundled_attention_plan_fits(void **state)
 {
     fixture *f = *state;
@@ -155,14 +161,48 @@ static void softmax_has_row_kernels(void **state)
     assert_has(d, "if (s.any != 0.f) s.L *= __expf(Mx_prev_ - plan_safe(s.Mx));");
     /* the running max, the same at every element, read once per chunk */
     assert_has(d, "const float h0_ = plan_safe(s.Mx);");
-    assert_has(d, "if (e < n) acc_ = acc_ + __expf(x@{0@}@{e@} - h0_);");
+    /* exp(x - h) as one FFMA and 2^x, h log2(e) computed once */
+    assert_has(d, "if (e < n) acc_ = acc_ + plan_exp_sub(x@{0@}@{e@}, h0_);");
     assert_has(d, "a.Mx = fmaxf(o.Mx, b.Mx);");
     assert_has(d, "a.L = o.L * (__expf(o.Mx - plan_safe(a.Mx))) + b.L * (__expf(b.Mx - "
                   "plan_safe(a.Mx)));");
-    /* Y = E / L with E inlined, under the masked-row division */
-    assert_has(d, "y@{0@}@{e@} = plan_div0(__expf(x@{0@}@{e@} - plan_safe(s.Mx)), s.L);");
+    /* Y = E / L with E inlined, under the masked-row division, by a
+     * reciprocal computed once per row */
+    assert_has(d, "f.r0_ = __frcp_rn(s.L);");
+    assert_has(d, "y@{0@}@{e@} = plan_div0_r(plan_exp_sub(x@{0@}@{e@}, plan_safe(s.Mx)), s.L, f.r0_);");
+    /* the kept forms: the max (level 0), then the sum under the row's max
+     * (level 1), each merged by its plain reducer */
+    assert_def(d, "cuda_rows_nlevels", "2");
+    assert_has(d, "  if constexpr (L == 1) {\n    // L = sum(c: E), plan line 12 (sum)");
+    assert_has(d, "    s.L = s.L + __shfl_xor_sync(0xffffffffu, s.L, o);");
     /* the host checks are the CPU entry's, under the CUDA entry's name */
     assert_has(d, "fg@&_check_tensor(&args->X, \"fg@&_softmax: X\", 2,");
+}
+
+/* The kept forms' levels: layer norm's mean first, its variance about the
+ * row's mean next; the first power about the running mean, which only the
+ * variance's correction reads, only in the thread-local form (A).  Inputs
+ * that only the outputs read come after those the running values read,
+ * whatever their order in the plan (tests/plans/wsoftmax.fp). */
+static void row_levels_and_second_walk_inputs(void **state)
+{
+    fixture *f = *state;
+    const char *d = rows_defs(f, "plans/layernorm.fp");
+    assert_def(d, "cuda_rows_nlevels", "2");
+    assert_def(d, "cuda_rows_nlevels_all", "2");
+    assert_def(d, "cuda_rows_nin", "3");
+    assert_def(d, "cuda_rows_nin1", "1");
+    assert_has(d, "  if constexpr (L == 0) {\n    // Mean_sum = sum(c: X) (inside Mean), plan line 15 (sum)");
+    assert_has(d, "    // Var_sum_pow1 = sum(c: X - Mean_sum / Var_sum_count), plan line 16 (sum): read by "
+                  "corrections only, computed for the merges with corrections (A)\n    if constexpr (A) {");
+    assert_has(d, "      if (e < n) acc_ = acc_ + plan_sq(x@{0@}@{e@} - h0_);");
+    assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");
+    d = rows_defs(f, "tests/plans/wsoftmax.fp");
+    assert_def(d, "cuda_rows_nin", "2");
+    assert_def(d, "cuda_rows_nin1", "1");
+    assert_has(d, "p.in@{0@} = args->X.data;");
+    assert_has(d, "p.in@{1@} = args->W.data;");
+    assert_has(d, "y@{0@}@{e@} = plan_div0_r(x@{1@}@{e@} * plan_exp_sub(x@{0@}@{e@}, plan_safe(s.Mx)), s.L, f.r0_);");
 }
 
 /* rmsnorm and logsumexp: outputs per row (an epilogue statement), a param,
@@ -741,6 +781,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_bundled_attention_plan_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(softmax_has_row_kernels, setup, teardown),
+        cmocka_unit_test_setup_teardown(row_levels_and_second_walk_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(row_outputs_and_params, setup, teardown),
         cmocka_unit_test_setup_teardown(row_plans_refused_with_reasons, setup, teardown),
         cmocka_unit_test_setup_teardown(sigmoid_weighs_keys_without_a_chain, setup, teardown),
