@@ -6,8 +6,7 @@
 // the skeleton emulated in plain C++ (chunks of V elements dealt to G
 // threads, the threads' states merged in a random order, rows split into S
 // parts whose states are merged again; or the kept forms' levels, each
-// merged by plan_level_shfl, or each thread's levels merged with the
-// corrections; the second walk), against the plan's
+// merged by plan_level_shfl; the second walk), against the plan's
 // CPU entry from the registry.  Built and run by tests/rows-hooks.sh, which
 // extracts the hooks and the entry into hooks.h.  No GPU is involved: this
 // checks the generated code of the family, not the kernels' scheduling.
@@ -119,25 +118,6 @@ static void levels(const plan_params& p, const plan_row& r, std::vector<plan_sta
   }
 }
 
-// The thread-local form: each thread's levels over its own chunks (every
-// value, with A), then the threads' states merged with the corrections.
-template <int V, int L = 0>
-static void levels_own(const plan_params& p, const plan_row& r, std::vector<plan_state>& th) {
-  if constexpr (L < plan_nlevels_all) {
-    const long long C = p.ncols;
-    for (long long c0 = 0; c0 < C; c0 += V) {
-      float x[plan_nin_a][V];
-      for (int k = 0; k < plan_nin; k++)
-        for (int e = 0; e < V; e++)
-          x[k][e] = c0 + e < C ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
-      const int t = (int)((c0 / V) % sim_G);
-      plan_level_accumulate<L, V, true>(th[(size_t)t], x, C - c0 < V ? (int)(C - c0) : V, c0, p, r);
-      th[(size_t)t].any = 1.f;
-    }
-    levels_own<V, L + 1>(p, r, th);
-  }
-}
-
 template <int V>
 static void walk(plan_params& p) {
   const long long C = p.ncols;
@@ -146,16 +126,11 @@ static void walk(plan_params& p) {
     plan_row_setup(p, row, r);
     const long long part = ((C + sim_S - 1) / sim_S + V - 1) / V * V;
     std::vector<plan_state> parts;
-    if (sim_kept == 1) {
+    if (sim_kept) {
       std::vector<plan_state> th((size_t)sim_G);
       for (auto& s : th) plan_state_init(s);
       levels<V>(p, r, th);
       parts.push_back(th[rnd() % th.size()]);
-    } else if (sim_kept == 2) {
-      std::vector<plan_state> th((size_t)sim_G);
-      for (auto& s : th) plan_state_init(s);
-      levels_own<V>(p, r, th);
-      parts.push_back(merge_all(th));
     }
     for (long long cb = 0; cb < C && !sim_kept; cb += part) {
       const long long ce = cb + part < C ? cb + part : C;
@@ -222,7 +197,7 @@ int main() {
     for (int g : gs)
       for (int sp : ss)
         for (int v : vs)
-          for (int kept = 0; kept < (sp == 1 ? 3 : 1); kept++) {
+          for (int kept = 0; kept < (sp == 1 ? 2 : 1); kept++) {
           int64_t dims[8];
           for (int i = 0; i < info->ndims; i++) {
             if (info->dim_role[i] == FG_ROLE_ROWS)
@@ -277,7 +252,7 @@ int main() {
               if (!(err < 1e-4)) {
                 printf("FAIL: %s[%lld] = %g, CPU entry %g (rows %lld, cols %lld, G %d, S %d, V %d%s)\n",
                        info->outputs[j].name, (long long)q, a, b, sh[0], sh[1], g, sp, v,
-                       kept == 1 ? ", kept form by levels" : kept == 2 ? ", thread-local levels" : "");
+                       kept ? ", kept form by levels" : "");
                 return 1;
               }
               worst = fmax(worst, err);

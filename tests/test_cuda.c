@@ -181,7 +181,7 @@ static void softmax_has_row_kernels(void **state)
 
 /* The kept forms' levels: layer norm's mean first, its variance about the
  * row's mean next; the first power about the running mean, which only the
- * variance's correction reads, only in the thread-local form (A).  Inputs
+ * variance's correction reads, is not computed there.  Inputs
  * that only the outputs read come after those the running values read,
  * whatever their order in the plan (tests/plans/wsoftmax.fp). */
 static void row_levels_and_second_walk_inputs(void **state)
@@ -189,12 +189,10 @@ static void row_levels_and_second_walk_inputs(void **state)
     fixture *f = *state;
     const char *d = rows_defs(f, "plans/layernorm.fp");
     assert_def(d, "cuda_rows_nlevels", "2");
-    assert_def(d, "cuda_rows_nlevels_all", "2");
     assert_def(d, "cuda_rows_nin", "3");
     assert_def(d, "cuda_rows_nin1", "1");
     assert_has(d, "  if constexpr (L == 0) {\n    // Mean_sum = sum(c: X) (inside Mean), plan line 15 (sum)");
-    assert_has(d, "    // Var_sum_pow1 = sum(c: X - Mean_sum / Var_sum_count), plan line 16 (sum): read by "
-                  "corrections only, computed for the merges with corrections (A)\n    if constexpr (A) {");
+    assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
     assert_has(d, "      if (e < n) acc_ = acc_ + plan_sq(x@{0@}@{e@} - h0_);");
     assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");
     d = rows_defs(f, "tests/plans/wsoftmax.fp");

@@ -39,7 +39,6 @@ constexpr int plan_nrout = fg_cuda_rows_nrout; // outputs per row
 constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
 constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
 constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running values (the kept forms)
-constexpr int plan_nlevels_all = fg_cuda_rows_nlevels_all; // ... counting values read by corrections only
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
 constexpr int plan_nin1_a = plan_nin1 > 0 ? plan_nin1 : 1;
 constexpr int plan_nrin_a = plan_nrin > 0 ? plan_nrin : 1;
@@ -170,10 +169,8 @@ fg_cuda_rows_merge[[[]]]m4_dnl
 // The kept forms, where a thread has its part of the row in registers, take
 // the running values one level at a time (a value's level: one more than the
 // highest of the values it reads).  Level L of one chunk, the lower levels
-// being final for the row (or, with A, for the thread's own chunks): no
-// correction applies.  With A, the values only corrections read are computed
-// too (the thread-local form merges the threads' states with corrections).
-template <int L, int V, bool A = false>
+// being final for the row: no correction applies.
+template <int L, int V>
 __device__ __forceinline__ void plan_level_accumulate(plan_state& s, const float (&x)[plan_nin_a][V], int n,
                                                       long long c0, const plan_params& p, const plan_row& r) {
   (void)s;

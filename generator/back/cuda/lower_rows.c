@@ -343,10 +343,7 @@ static void step_defs(rw *w, fg_defs *defs)
  * chunks with the lower levels already final for the whole row, and the row
  * merges the level with the plain reducer: no correction is ever applied
  * there, and a value that only corrections read (the first power about the
- * running mean that keeps a variance's correction exact) is not computed.
- * With A (the thread-local form of rows.cuh) the levels are final for the
- * thread's own chunks only, every value is computed, and the threads' states
- * are merged with the corrections afterwards. */
+ * running mean that keeps a variance's correction exact) is not computed. */
 static void level_defs(rw *w, fg_defs *defs)
 {
     const fg_kernel *k = w->k;
@@ -374,32 +371,24 @@ static void level_defs(rw *w, fg_defs *defs)
                     if (level[j] + 1 > level[i])
                         level[i] = level[j] + 1;
                 }
-    int nlevels = 0, nall = 0;
-    for (int i = 0; i < nv; i++) {
+    int nlevels = 0;
+    for (int i = 0; i < nv; i++)
         if (live[i] && level[i] + 1 > nlevels)
             nlevels = level[i] + 1;
-        if (level[i] + 1 > nall)
-            nall = level[i] + 1;
-    }
     cb acc = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0};
-    for (int l = 0; l < nall; l++) {
+    for (int l = 0; l < nlevels; l++) {
         strbuf_printf(&acc, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&shfl, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&init, "  if constexpr (L == %d) {\n", l);
         for (int i = 0; i < nv; i++) {
-            if (level[i] != l)
+            if (!live[i] || level[i] != l)
                 continue;
             const fg_kvalue *v = &k->values[i];
             const char *n = w->tf[v->tensor];
-            strbuf_printf(&acc, "    // %s (%s)%s\n    %s{\n",
-                          comment_safe(w->a, stmt_line(w, v->tensor)), fg_reduce_names[v->op],
-                          live[i] ? "" : ": read by corrections only, computed for the merges "
-                                         "with corrections (A)",
-                          live[i] ? "" : "if constexpr (A) ");
+            strbuf_printf(&acc, "    // %s (%s)\n    {\n",
+                          comment_safe(w->a, stmt_line(w, v->tensor)), fg_reduce_names[v->op]);
             chunk_step(w, i, &acc, "      ");
             strbuf_puts(&acc, "    }\n");
-            if (!live[i])
-                continue;
             strbuf_printf(&shfl, "    s.%s = %s;\n", n,
                           combine(w->a, v->op, arena_printf(w->a, "s.%s", n),
                                   arena_printf(w->a, "__shfl_xor_sync(0xffffffffu, s.%s, o)", n)));
@@ -409,8 +398,11 @@ static void level_defs(rw *w, fg_defs *defs)
         strbuf_puts(&shfl, "  }\n");
         strbuf_puts(&init, "  }\n");
     }
+    for (int i = 0; i < nv; i++)
+        if (!live[i])
+            strbuf_printf(&acc, "  // %s: read by corrections only, not computed here\n",
+                          w->tf[k->values[i].tensor]);
     fg_def_int(defs, "cuda_rows_nlevels", nlevels);
-    fg_def_int(defs, "cuda_rows_nlevels_all", nall);
     fg_def_code(defs, "cuda_rows_level_accumulate", strbuf_str(&acc));
     fg_def_code(defs, "cuda_rows_level_shfl", strbuf_str(&shfl));
     fg_def_code(defs, "cuda_rows_level_init", strbuf_str(&init));

@@ -282,45 +282,6 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
   }
 }
 
-// The thread-local form of the levels: thread t adds its kept chunks level
-// by level with the lower levels final for its own chunks (the state the
-// online walk would leave, every value computed), then the threads' states
-// are merged once with the corrections (rr_reduce): one barrier, and each
-// warp's exponentials run as its loads arrive instead of after a barrier per
-// level.  Taken where nothing is written along the row (bench/NOTES.md).
-template <typename T, int G, int K, int L = 0>
-__device__ __forceinline__ void rr_levels_own(const plan_params& p, const plan_row& r, long long cb, long long ce,
-                                              int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a]) {
-  if constexpr (L < plan_nlevels_all) {
-    constexpr int V = rr_v<T>::V;
-    if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
-#pragma unroll
-      for (int i = 0; i < K; i++) {
-        float x[plan_nin_a][V];
-        rr_unpack_all<T, V, plan_nin1>(xs[i], x);
-        plan_level_accumulate<L, V, true>(s, x, V, cb + ((long long)i * G + t) * V, p, r);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < K; i++) {
-        const long long c0 = cb + ((long long)i * G + t) * V;
-        if (c0 < ce) {
-          float x[plan_nin_a][V];
-          rr_unpack_all<T, V, plan_nin1>(xs[i], x);
-          plan_level_accumulate<L, V, true>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
-        }
-      }
-    }
-    rr_levels_own<T, G, K, L + 1>(p, r, cb, ce, t, s, xs);
-  } else {
-    s.any = cb + (long long)t * rr_v<T>::V < ce ? 1.f : 0.f;
-  }
-}
-
-// Whether the kept forms take the thread-local levels also where outputs run
-// along the row (an A/B switch; measured slower or equal there).
-constexpr bool RR_OWN_ALL = false;
-
 // The second walk from the kept chunks; the inputs only the outputs read
 // (a layer norm's weights, the same for every row: mostly from L2) are
 // loaded here, not kept.
@@ -405,12 +366,7 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
   plan_state_init(s);
   uint4 xs[K][plan_nin1_a];
   rr_load_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, xs);
-  if (RR_OWN_ALL || !(plan_nout > 0 && p.pass2)) {
-    rr_levels_own<T, 32, K>(p, r, 0, p.ncols, lane, s, xs);
-    rr_reduce<32>(s, nullptr);
-  } else {
-    rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
-  }
+  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (lane == 0) plan_store_row(f, s, p, r);
@@ -434,12 +390,7 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 
     __shared__ plan_state shl[plan_nlevels_a][NT / 32];
     uint4 xs[K][plan_nin1_a];
     rr_load_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, xs);
-    if (RR_OWN_ALL || !(plan_nout > 0 && p.pass2)) {
-      rr_levels_own<T, NT, K>(p, r, 0, p.ncols, t, s, xs);
-      rr_reduce<NT>(s, shl[0]);
-    } else {
-      rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, s, xs, shl);
-    }
+    rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, s, xs, shl);
     plan_fin f;
     plan_finish(f, s, p, r);
     if (t == 0) plan_store_row(f, s, p, r);
