@@ -63,7 +63,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/gqa.txt \
 	tests/golden/kernel/gqa_decode.txt \
 	tests/golden/kernel/kvsum.txt \
-	tests/golden/kernel/chains.txt \
+	tests/golden/kernel/chains.txt tests/golden/kernel/wsoftmax.txt \
 	tests/golden/kernel/maxpow.txt \
 	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/shiftsum.txt \
