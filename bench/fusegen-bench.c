@@ -26,9 +26,10 @@
  * G = hq / hkv); slope keeps the plan's default, 2^(-8 (h+1) / H), which is
  * the cases' definition.  A row no plan matches gets ms null and a note.
  *
- * Timing: bf16 inputs (random, not zeros), O bf16, LSE f32; 3 warm-up
- * launches, then each launch timed alone with cudaEvents (record, launch,
- * record, synchronize, as peers.py does); the median is reported.  Decode
+ * Timing: bf16 inputs (random, not zeros), O bf16, LSE and any other
+ * value per row f32 (all computed); 3 warm-up launches, then each launch
+ * timed alone with cudaEvents (record, launch, record, synchronize, as
+ * peers.py does); the median is reported.  Decode
  * cases rotate over enough K/V buffer sets (at least 2) that the L2 cannot
  * hold the next one.  FLOPs = 4 d b hq (visible (query, key) pairs, as
  * peers.py's visible_pairs), K+V bytes = 2 (K elements) 2.
@@ -53,6 +54,7 @@
 #define MAX_CASES 256
 #define MAX_INPUTS 8 /* Q, K, V and the extra inputs of relbias, docmask, ... */
 #define MAX_PARAMS 8
+#define MAX_OUTPUTS 9 /* O and up to 8 values per row (f32 [b, hq, sq] each) */
 
 typedef struct bcase {
     char id[64], variant[32];
@@ -260,8 +262,9 @@ static void map_case(bcase *c)
                        : "plan adds ALiBi, row does not";
     else if (c->hq != c->hkv && role_index(p, FG_ROLE_KV_HEADS) < 0)
         why = "hq != hkv, plan does not group heads";
-    else if (p->ninputs < 3 || p->ninputs > MAX_INPUTS || p->noutputs < 1 || p->noutputs > 2)
-        why = "plan is not Q, K, V (and extra inputs) -> O (and LSE)";
+    else if (p->ninputs < 3 || p->ninputs > MAX_INPUTS || p->noutputs < 1 ||
+             p->noutputs > MAX_OUTPUTS)
+        why = "plan is not Q, K, V (and extra inputs) -> O (and values per row: LSE, ...)";
     if (why) {
         snprintf(c->note, sizeof c->note, "no plan matches: %s (%s)", why, plan);
         c->info = NULL;
@@ -458,8 +461,9 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         sets = (int)(2 * l2_bytes / (per ? per : 1)) + 2;
         sets = sets > 16 ? 16 : sets;
     }
+    const int nout = c->info->noutputs;
     if (cudaMalloc(&q, qn * 2) != cudaSuccess || cudaMalloc(&o, qn * 2) != cudaSuccess ||
-        cudaMalloc(&lse, ln * 4) != cudaSuccess) {
+        cudaMalloc(&lse, ln * 4 * (size_t)(nout > 1 ? nout - 1 : 1)) != cudaSuccess) {
         snprintf(c->note, sizeof c->note, "cudaMalloc failed");
         goto out;
     }
@@ -479,11 +483,12 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         snprintf(c->note, sizeof c->note, "out of host memory");
         goto out;
     }
-    fg_tensor in[MAX_INPUTS], outs[2];
+    fg_tensor in[MAX_INPUTS], outs[MAX_OUTPUTS];
     if (!extra_inputs(c, in, extra, pattern, plen))
         goto out;
     tensor4(&outs[0], o, FG_BF16, c->b, c->hq, c->sq, c->d);
-    tensor4(&outs[1], lse, FG_F32, c->b, c->hq, c->sq, 0);
+    for (int j = 1; j < nout; j++) /* every value per row computed */
+        tensor4(&outs[j], (float *)lse + (size_t)(j - 1) * ln, FG_F32, c->b, c->hq, c->sq, 0);
     tensor4(&in[0], q, FG_BF16, c->b, c->hq, c->sq, c->d);
     cudaEvent_t e0, e1;
     if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {

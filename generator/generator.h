@@ -789,6 +789,7 @@ typedef struct fg_kconst {
 
 #define FG_MAX_KCONSTS 16
 #define FG_MAX_AUX 8 /* extra inputs the attention score and mask may read */
+#define FG_MAX_ROW_OUTS 8 /* values per row the attention kernels write beside O */
 #define FG_MAX_CHAINS 4 /* independent softmax chains of one attention plan */
 
 /* One of a plan's independent softmax chains (tensor indices): its Q, K and
@@ -800,19 +801,22 @@ typedef struct fg_kchain {
 
 /* The roles the attention family binds (tensor, axis and dim indices). */
 typedef struct fg_kattn {
-    int q, k, v, s, mx, l, osum, o, lse, t; /* s = Q.K^T, t = the masked score */
+    int q, k, v, s, mx, l, osum, o, t; /* s = Q.K^T, t = the masked score */
     /* softmax: the chain Mx, L, O_sum = sum(n: exp(T - Mx) * V), O = O_sum / L;
      * else one contraction O = sum(n: W * V) (sigmoid attention), mx, l
-     * and lse -1, and W = weight(T) with an E_ACC leaf for T, 0 where T is
+     * -1 and no value per row, and W = weight(T) with an E_ACC leaf for T, 0 where T is
      * -inf (a masked key adds nothing, so its tiles may be skipped). */
     bool softmax;
     fg_expr *weight;
     /* base2: the chain is written in base 2 (exp2(T - Mx), corrections
      * exp2(Mx_prev - Mx)), the kernels' own domain: no log2(e) factors.
-     * row_out: the value per row written beside O (at tensor lse; LSE =
-     * Mx + log(L), or the max or the sum as outputs), reading Mx and L. */
+     * rows: the values per row written beside O, each at tensor row_t[i]
+     * (LSE = Mx + log(L), the max or the sum as outputs, any function of
+     * them), row_e[i] reading Mx and L only. */
     bool base2;
-    const fg_expr *row_out;
+    int nrows;
+    int row_t[FG_MAX_ROW_OUTS];
+    const fg_expr *row_e[FG_MAX_ROW_OUTS];
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head; /* K's head index: AXIS h, or h / G */

@@ -17,6 +17,7 @@ dist_plans_DATA = \
 	plans/layernorm.fp \
 	plans/logsoftmax.fp \
 	plans/logsumexp.fp \
+	plans/maxlogit.fp \
 	plans/moments.fp \
 	plans/prefixlm.fp \
 	plans/relbias.fp \

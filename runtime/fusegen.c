@@ -242,6 +242,27 @@ fg_status fg_check_tensor(const fg_tensor *t, const char *name, int rank,
     return FG_OK;
 }
 
+fg_status fg_check_row_output(const fg_tensor *t, const char *entry, const char *name,
+                              int64_t B, int64_t Hq, int64_t M, float **out)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s: %s", entry, name);
+    *out = NULL;
+    if (!t)
+        return fg_set_error(FG_ERR_NULL, "%s: the tensor descriptor is NULL", what);
+    if (!t->data) /* not computed */
+        return FG_OK;
+    fg_status st = fg_check_tensor(t, what, 3, FG_DTYPE_BIT(FG_F32) | FG_CHECK_UNIT_INNER, 4);
+    if (st != FG_OK)
+        return st;
+    if ((Hq > 1 && t->stride[1] != M) || (B > 1 && t->stride[0] != Hq * M))
+        return fg_set_error(FG_ERR_STRIDE,
+                            "%s: the kernel writes %s densely: strides must be [%lld, %lld, 1]",
+                            entry, name, (long long)(Hq * M), (long long)M);
+    *out = (float *)t->data;
+    return FG_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Tuned dispatch                                                      */
 /* ------------------------------------------------------------------ */

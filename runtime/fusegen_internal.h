@@ -41,6 +41,15 @@ fg_status fg_set_error(fg_status s, const char *fmt, ...) FG_PRINTF_LIKE(2, 3);
 fg_status fg_check_tensor(const fg_tensor *t, const char *name, int rank,
                           unsigned dtype_mask, int64_t align_bytes);
 
+/* A value per row that a GPU attention entry writes beside O (the
+ * log-sum-exp, the row max, ...), named `name` in messages of `entry`:
+ * NULL data asks for it not to be computed (*out = NULL); else it must be
+ * an f32 tensor of rank 3 with a unit inner stride, laid out densely as
+ * [B, Hq, M] (its shape was checked against the plan's dims before), and
+ * *out is its data. */
+fg_status fg_check_row_output(const fg_tensor *t, const char *entry, const char *name,
+                              int64_t B, int64_t Hq, int64_t M, float **out);
+
 /* Tuned dispatch (docs/tuning.md).  A wisdom row as the generated
  * dispatch holds it: the dtype (1 bf16, 2 fp16), the compiled head dim, the
  * shape bucket (keys: ceil(log2 keys); work: ceil(log2 (batch x query heads

@@ -18,6 +18,7 @@ EXTRA_DIST += \
 	tests/golden/ir/causal_decode.ir \
 	tests/golden/ir/docmask.ir \
 	tests/golden/ir/diffattn.ir \
+	tests/golden/ir/maxlogit.ir \
 	tests/golden/ir/fa1.ir \
 	tests/golden/ir/global.ir \
 	tests/golden/ir/gqa.ir \

@@ -53,7 +53,7 @@ EXTRA_DIST += \
 	tests/rows-hooks.sh \
 	tests/rows_hooks_sim.cc \
 	tests/cuda-bad/qscore.fp tests/cuda-bad/qscore.err tests/cuda-bad/qscore.warn \
-	tests/cuda-bad/tworows.fp tests/cuda-bad/tworows.err tests/cuda-bad/tworows.warn \
+	tests/cuda-bad/ninerows.fp tests/cuda-bad/ninerows.err tests/cuda-bad/ninerows.warn \
 	tests/cuda-bad/chainscore.fp tests/cuda-bad/chainscore.err tests/cuda-bad/chainscore.warn \
 	tests/cuda-bad/chainsplit.fp tests/cuda-bad/chainsplit.err tests/cuda-bad/chainsplit.warn \
 	tests/cuda-bad/chaincoef.fp tests/cuda-bad/chaincoef.err tests/cuda-bad/chaincoef.warn \

@@ -24,7 +24,7 @@ EXTRA_DIST += \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
-	tests/golden/fused/diffattn.txt tests/golden/fused/wsoftmax.txt \
+	tests/golden/fused/diffattn.txt tests/golden/fused/maxlogit.txt tests/golden/fused/wsoftmax.txt \
 	tests/golden/fused/fa1.txt tests/golden/fused/global.txt \
 	tests/golden/fused/gqa.txt tests/golden/fused/gqa_decode.txt \
 	tests/golden/fused/kvsum.txt tests/golden/fused/layernorm.txt \
@@ -58,6 +58,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/causal_decode.txt \
 	tests/golden/kernel/docmask.txt \
 	tests/golden/kernel/diffattn.txt \
+	tests/golden/kernel/maxlogit.txt \
 	tests/golden/kernel/fa1.txt \
 	tests/golden/kernel/global.txt \
 	tests/golden/kernel/gqa.txt \

@@ -461,6 +461,7 @@ PLAN_SETUP(layernorm)
 PLAN_SETUP(fa1)
 PLAN_SETUP(moments)
 PLAN_SETUP(diffattn)
+PLAN_SETUP(maxlogit)
 PLAN_SETUP(sigmoid)
 PLAN_SETUP(docmask)
 PLAN_SETUP(relbias)
@@ -831,7 +832,7 @@ static void registry_lists_every_tested_plan(void **state)
         "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
         "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
         "rmsnorm", "sigmoid", "docmask", "relbias", "base2", "rowmax", "prefixlm", "sinkwindow",
-        "layernorm", "fa1", "moments", "diffattn",
+        "layernorm", "fa1", "moments", "diffattn", "maxlogit",
     };
     int n = 0;
     for (int i = 0; fg_plan_list[i]; i++) {
@@ -1120,7 +1121,7 @@ int main(void)
         T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
         T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid),
         T(docmask), T(relbias), T(base2), T(rowmax), T(prefixlm), T(sinkwindow),
-        T(layernorm), T(fa1), T(moments), T(diffattn),
+        T(layernorm), T(fa1), T(moments), T(diffattn), T(maxlogit),
         cmocka_unit_test_setup_teardown(prefix_lm_sees_its_prefix, setup_prefixlm, teardown_plan),
         cmocka_unit_test_setup_teardown(sinks_and_window, setup_sinkwindow, teardown_plan),
         cmocka_unit_test_setup_teardown(layernorm_keeps_its_precision_far_from_zero,

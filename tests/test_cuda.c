@@ -105,6 +105,15 @@ static void assert_has(const char *text, const char *part)
         fail_msg("missing: %s", part);
 }
 
+/* Value k per row beside O is `value` (plan_rowval's line, as escaped in
+ * the definitions: '[' is @{, ']' is @}). */
+static void assert_rowval(const char *defs, int k, const char *value)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "  if (k == %d) return %s;  // ", k, value);
+    assert_has(defs, want);
+}
+
 static void assert_not_has(const char *text, const char *part)
 {
     if (strstr(text, part))
@@ -117,7 +126,7 @@ static void every_bundled_attention_plan_fits(void **state)
     static const char *const plans[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window",
         "causal_decode", "gqa_decode", "alibi_decode", "softcap_decode", "docmask", "relbias",
-        "sigmoid", "base2", "rowmax", "prefixlm", "sinkwindow", "fa1", "diffattn",
+        "sigmoid", "base2", "rowmax", "prefixlm", "sinkwindow", "fa1", "diffattn", "maxlogit",
     };
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
         fg_kernel *fz = fused_file(f, arena_printf(f->arena, "plans/%s.fp", plans[i]));
@@ -260,7 +269,8 @@ static void sigmoid_weighs_keys_without_a_chain(void **state)
     assert_def(d, "cuda_fold", "0");
     assert_def(d, "cuda_correction", "1.f");
     assert_def(d, "cuda_out_scale", "1.f");
-    assert_def(d, "cuda_lse", "0");
+    assert_def(d, "cuda_nrowvals", "0");
+    assert_def(d, "cuda_rowvals_any", "false");
     assert_def(d, "cuda_mask_skip", "1");
     assert_def(d, "cuda_split", "0");
     /* the chain's plans say the kernels compute the weight themselves */
@@ -281,11 +291,11 @@ static void base2_chain_and_running_value_outputs(void **state)
     assert_def(d, "cuda_score", "qk * p.c0_");
     assert_has(d, "p.c0_ = (float)(p.scale * 1.4426950408889634); /* scale * 1.4426950408889634 */");
     assert_def(d, "cuda_correction", "fa_ex2(m_prev - m_new_safe)");
-    assert_def(d, "cuda_lse_value", "(l == 0.f) ? -INFINITY : m + __log2f(l)");
+    assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : m + __log2f(l)");
     d = cuda_defs(f, "plans/rowmax.fp");
-    assert_def(d, "cuda_lse", "1");
-    assert_def(d, "cuda_LSE", "Mx");
-    assert_def(d, "cuda_lse_value", "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
+    assert_def(d, "cuda_nrowvals", "1");
+    assert_has(d, "fg_check_row_output(&args->Mx, plan_entry, \"Mx\", B, Hq, M, &rowvals.p@{0@})");
+    assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
     assert_def(d, "cuda_correction", "fa_ex2(m_prev - m_new_safe)");
 }
 
@@ -333,12 +343,12 @@ static void row_values_follow_the_masked_row_rules(void **state)
                               "plan inv\n" CHAIN_HEAD "R[b, h, m] = 1 / L\n"
                               "output O: bf16, R: f32\n" CHAIN_TAIL, &why);
     assert_null(why);
-    assert_def(d, "cuda_lse_value", "(l == 0.f) ? 0.0f : 1 / l");
+    assert_rowval(d, 0, "(l == 0.f) ? 0.0f : 1 / l");
     d = text_defs(f, "alias.fp",
                   "plan alias\n" CHAIN_HEAD "M2[b, h, m] = Mx\n"
                   "output O: bf16, M2: f32\n" CHAIN_TAIL, &why);
     assert_null(why);
-    assert_def(d, "cuda_lse_value", "(l == 0.f) ? 0.0f : (m) * 0.6931471805599453f");
+    assert_rowval(d, 0, "(l == 0.f) ? 0.0f : (m) * 0.6931471805599453f");
     d = text_defs(f, "scaled.fp",
                   "plan scaled\n" CHAIN_HEAD "R[b, h, m] = Mx * scale\n"
                   "output O: bf16, R: f32\n" CHAIN_TAIL, &why);
@@ -355,6 +365,38 @@ static void row_values_follow_the_masked_row_rules(void **state)
                   "output O: bf16\n" CHAIN_TAIL, &why);
     assert_null(why);
     assert_def(d, "cuda_weight", "plan_sigmoid(x + plan_t_at(p, h))");
+}
+
+/* Several values per row beside O: each its line of plan_rowval and its
+ * check in the entry (running values output as they are first, then the
+ * epilogue's values in statement order), each with its own value in a row
+ * that sees no key; maxlogit's largest logit and its log-sum-exp. */
+static void several_values_per_row(void **state)
+{
+    fixture *f = *state;
+    const char *d = cuda_defs(f, "plans/maxlogit.fp");
+    assert_def(d, "cuda_nrowvals", "2");
+    assert_def(d, "cuda_rowvals_any", "r.p@{0@} != nullptr || r.p@{1@} != nullptr");
+    assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
+    assert_rowval(d, 1, "(l == 0.f) ? -INFINITY : (m + __log2f(l)) * 0.6931471805599453f");
+    assert_has(d, "fg_check_row_output(&args->Mx, plan_entry, \"Mx\", B, Hq, M, &rowvals.p@{0@})");
+    assert_has(d, "fg_check_row_output(&args->LSE, plan_entry, \"LSE\", B, Hq, M, &rowvals.p@{1@})");
+    const char *why = NULL;
+    d = text_defs(f, "three.fp",
+                  "plan three\n" CHAIN_HEAD "LSE[b, h, m] = Mx + log(L)\nR[b, h, m] = 1 / L\n"
+                  "output O: bf16, R: f32, L: f32, LSE: f32, Mx: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_nrowvals", "4");
+    assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
+    assert_rowval(d, 1, "(l == 0.f) ? 0.0f : l");
+    assert_rowval(d, 2, "(l == 0.f) ? -INFINITY : (m + __log2f(l)) * 0.6931471805599453f");
+    assert_rowval(d, 3, "(l == 0.f) ? 0.0f : 1 / l");
+    /* a value per row stored as bf16 is refused, located at its output */
+    d = text_defs(f, "half.fp",
+                  "plan half\n" CHAIN_HEAD "LSE[b, h, m] = Mx + log(L)\n"
+                  "output O: bf16, Mx: f32, LSE: bf16\n" CHAIN_TAIL, &why);
+    assert_non_null(why);
+    assert_has(why, "output 'LSE' is not f32");
 }
 
 static void global_score_is_folded_scale(void **state)
@@ -781,6 +823,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(softmax_has_row_kernels, setup, teardown),
         cmocka_unit_test_setup_teardown(row_levels_and_second_walk_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(row_outputs_and_params, setup, teardown),
+        cmocka_unit_test_setup_teardown(several_values_per_row, setup, teardown),
         cmocka_unit_test_setup_teardown(row_plans_refused_with_reasons, setup, teardown),
         cmocka_unit_test_setup_teardown(sigmoid_weighs_keys_without_a_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(base2_chain_and_running_value_outputs, setup, teardown),

@@ -254,7 +254,7 @@ static void registry_lists_the_cuda_plans(void **state)
     (void)state;
     static const char *const want[] = {
         "alibi", "alibi_decode", "base2", "causal", "causal_decode", "diffattn", "docmask", "fa1", "global",
-        "gqa", "gqa_decode", "layernorm", "logsoftmax", "logsumexp", "moments", "prefixlm", "relbias",
+        "gqa", "gqa_decode", "layernorm", "logsoftmax", "logsumexp", "maxlogit", "moments", "prefixlm", "relbias",
         "rmsnorm",
         "rowmax", "sigmoid", "sinkwindow", "softcap", "softcap_decode", "softmax", "window",
     };

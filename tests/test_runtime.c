@@ -1,5 +1,5 @@
 /* test_runtime.c - the runtime support library: status messages, dtype
- * tables, bf16/fp16 conversions, fg_check_tensor. */
+ * tables, bf16/fp16 conversions, fg_check_tensor, fg_check_row_output. */
 #define _POSIX_C_SOURCE 200809L /* pthreads */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -459,6 +459,33 @@ static void test_check_tensor_rejects_alignment_not_power_of_two(void **state)
     assert_string_equal(fg_last_error(), "V: alignment 12 is not a power of two");
 }
 
+/* A value per row of a GPU attention entry: NULL data is "not computed",
+ * else f32, rank 3, dense [B, Hq, M]; messages name the entry and the
+ * tensor. */
+static void test_check_row_output(void **state)
+{
+    check_fixture *fx = *state;
+    float *out = (float *)fx->buf;
+    const int64_t shape[3] = {2, 3, 5};
+    fg_tensor t = fg_tensor_dense(fx->buf, FG_F32, 3, shape);
+    assert_int_equal(fg_check_row_output(&t, "fg_p", "LSE", 2, 3, 5, &out), FG_OK);
+    assert_ptr_equal(out, fx->buf);
+    t.data = NULL; /* not asked for */
+    assert_int_equal(fg_check_row_output(&t, "fg_p", "LSE", 2, 3, 5, &out), FG_OK);
+    assert_null(out);
+    t.data = fx->buf;
+    t.stride[1] = 6; /* rows padded: the kernels write densely */
+    t.stride[0] = 18;
+    assert_int_equal(fg_check_row_output(&t, "fg_p", "Mx", 2, 3, 5, &out), FG_ERR_STRIDE);
+    assert_string_equal(fg_last_error(),
+                        "fg_p: the kernel writes Mx densely: strides must be [15, 5, 1]");
+    assert_null(out);
+    t = fg_tensor_dense(fx->buf, FG_BF16, 3, shape);
+    assert_int_equal(fg_check_row_output(&t, "fg_p", "Mx", 2, 3, 5, &out), FG_ERR_DTYPE);
+    assert_non_null(strstr(fg_last_error(), "fg_p: Mx: element type bf16 not supported"));
+    assert_int_equal(fg_check_row_output(NULL, "fg_p", "Mx", 2, 3, 5, &out), FG_ERR_NULL);
+}
+
 #define TENSOR_TEST(f) cmocka_unit_test_setup_teardown(f, setup_tensor, teardown_tensor)
 
 int main(void)
@@ -487,6 +514,7 @@ int main(void)
         TENSOR_TEST(test_check_tensor_rejects_misaligned_pointer),
         TENSOR_TEST(test_check_tensor_rejects_misaligned_stride),
         TENSOR_TEST(test_check_tensor_rejects_alignment_not_power_of_two),
+        TENSOR_TEST(test_check_row_output),
     };
     return cmocka_run_group_tests_name("runtime", tests, NULL, NULL);
 }

@@ -170,6 +170,15 @@ static void dump_rows(FILE *f, const fg_kernel *k)
     dump_names(f, p, "  outputs per element (second walk):", r->nout_c, r->out_c);
 }
 
+/* The values per row written beside O, "(none)" without. */
+static const char *row_names(fg_arena *a, const fg_kattn *at, const fg_plan *p)
+{
+    const char *s = at->nrows ? "" : "(none)";
+    for (int i = 0; i < at->nrows; i++)
+        s = arena_printf(a, "%s%s%s", s, i ? ", " : "", p->tensors[at->row_t[i]].name);
+    return s;
+}
+
 static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
 {
     const fg_plan *p = k->plan;
@@ -184,11 +193,10 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
     fputs("gpu attention kernels: yes\n", f);
     if (at->softmax)
         fprintf(f, "  roles: Q = %s, K = %s, V = %s, S = %s, max %s, sum %s, P.V %s, O = %s, "
-                   "LSE = %s\n",
+                   "per row %s\n",
                 p->tensors[at->q].name, p->tensors[at->k].name, p->tensors[at->v].name,
                 p->tensors[at->s].name, p->tensors[at->mx].name, p->tensors[at->l].name,
-                p->tensors[at->osum].name, p->tensors[at->o].name,
-                at->lse >= 0 ? p->tensors[at->lse].name : "(none)");
+                p->tensors[at->osum].name, p->tensors[at->o].name, row_names(a, at, p));
     else
         fprintf(f, "  roles: Q = %s, K = %s, V = %s, S = %s, no softmax chain: %s = "
                    "sum(%s: W * %s), W = %s, t the masked score\n",

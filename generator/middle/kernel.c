@@ -568,6 +568,23 @@ static int match_weighted(kb *c)
     return match_pv(c, OS, ob->args[side]->ref);
 }
 
+/* Notes output t, written as e of the final Mx and L, as a value per row
+ * besides O (once). */
+static int add_row(kb *c, int t, const fg_expr *e)
+{
+    for (int i = 0; i < c->nrows; i++)
+        if (c->row_t[i] == t)
+            return 0;
+    if (c->nrows == FG_MAX_ROW_OUTS)
+        return kb_fail(c, c->p->tensors[t].output_loc,
+                       arena_printf(c->a, "output '%s': the attention kernel writes O and at "
+                                          "most %d values per row",
+                                    c->p->tensors[t].name, FG_MAX_ROW_OUTS));
+    c->row_t[c->nrows] = t;
+    c->row_e[c->nrows++] = e;
+    return 0;
+}
+
 static int match_softmax(kb *c)
 {
     const fg_fused *fz = c->fz;
@@ -629,26 +646,25 @@ static int match_softmax(kb *c)
                                         plan_user_name(p, r->tensor), c->base2 ? "exp2" : "exp",
                                         MX->name, MX->name));
         }
-        /* the max or the sum as an output: the value per row besides O */
-        if (p->tensors[r->tensor].is_output && r->tensor != c->osum && !c->row_out) {
-            c->lse = r->tensor;
-            c->row_out = expr_ref(c->a, E_TENSOR, r->tensor, NULL);
-            ((fg_expr *)c->row_out)->type = T_FLOAT;
-        } else if (p->tensors[r->tensor].is_output && !(r->tensor == c->osum && c->fa1_l >= 0))
+        /* the max or the sum as an output: a value per row besides O */
+        if (p->tensors[r->tensor].is_output && r->tensor != c->osum) {
+            fg_expr *e = expr_ref(c->a, E_TENSOR, r->tensor, NULL);
+            e->type = T_FLOAT;
+            if (add_row(c, r->tensor, e) < 0)
+                return -1;
+        } else if (p->tensors[r->tensor].is_output && c->fa1_l < 0)
             return kb_fail(c, p->tensors[r->tensor].output_loc,
                            arena_printf(c->a, "the running value '%s' is an output: the "
-                                              "attention kernel writes O and one value per row "
-                                              "(%s)",
-                                        plan_user_name(p, r->tensor),
-                                        r->tensor == c->osum ? "O_sum is not O"
-                                                             : "it has one already"));
+                                              "attention kernel writes O = %s / %s, not %s",
+                                        plan_user_name(p, r->tensor), OS->name,
+                                        p->tensors[c->l].name, OS->name));
     }
     return 0;
 }
 
 /* A value per row of the final Mx and L (numbers and functions of them;
- * other epilogue statements inlined), or NULL: plan_lse(m, l) reads nothing
- * else. */
+ * other epilogue statements inlined), or NULL: plan_rows_store reads
+ * nothing else. */
 static const fg_expr *row_value(kb *c, const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
@@ -707,16 +723,11 @@ static int match_epilogue(kb *c)
                                     ts->axes[2] == c->ax_m
                                 ? row_value(c, e, 0)
                                 : NULL;
-        if (rv && !c->row_out) {
-            c->lse = t;
-            c->row_out = rv;
+        if (rv) {
+            if (add_row(c, t, rv) < 0)
+                return -1;
             continue;
         }
-        if (rv)
-            return kb_fail(c, ts->output_loc,
-                           arena_printf(c->a, "output '%s': the attention kernel writes O and "
-                                              "one value per row (here '%s')",
-                                        ts->name, p->tensors[c->lse].name));
         return kb_fail(c, ts->loc,
                        arena_printf(c->a, "epilogue statement '%s' is neither O = %s / %s nor "
                                           "a value per row of %s and %s (LSE = %s + log(%s))",
@@ -729,21 +740,23 @@ static int match_epilogue(kb *c)
                                     "output it"
                                   : "the attention kernel writes O = sum(n: W * V): the plan "
                                     "must output it");
-    if (c->lse >= 0 && !p->tensors[c->lse].is_output)
-        c->lse = -1;
-    if (c->lse >= 0 && p->tensors[c->lse].out_dtype != DT_F32)
-        return kb_fail(c, p->tensors[c->lse].output_loc,
-                       arena_printf(c->a, "output '%s' is not f32: the attention kernel writes "
-                                          "its value per row as f32",
-                                    p->tensors[c->lse].name));
+    for (int i = 0; i < c->nrows; i++)
+        if (p->tensors[c->row_t[i]].out_dtype != DT_F32)
+            return kb_fail(c, p->tensors[c->row_t[i]].output_loc,
+                           arena_printf(c->a, "output '%s' is not f32: the attention kernel "
+                                              "writes its values per row as f32",
+                                        p->tensors[c->row_t[i]].name));
     for (int i = 0; i < p->ntensors; i++) {
         const fg_ir_tensor *t = &p->tensors[i];
         if (c->foreign && c->foreign[i]) /* another chain's (kernel_chains.c) */
             continue;
-        if (t->is_output && i != c->o && i != c->lse)
+        bool row = false;
+        for (int k = 0; k < c->nrows; k++)
+            row |= c->row_t[k] == i;
+        if (t->is_output && i != c->o && !row)
             return kb_fail(c, t->output_loc,
                            arena_printf(c->a, "output '%s': the attention kernel writes O and "
-                                              "one value per row of the max and the sum",
+                                              "values per row of the max and the sum",
                                         t->name));
         bool aux = false;
         for (int k = 0; k < c->naux; k++)
@@ -799,8 +812,9 @@ static const fg_expr *qkv_gather(const kb *c, const fg_expr *e, int depth)
 
 int kb_match_attention(kb *c)
 {
-    c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->lse = c->tstmt = -1;
+    c->q = c->k_ = c->v = c->ssum = c->mx = c->l = c->osum = c->o = c->tstmt = -1;
     c->fa1_l = -1;
+    c->nrows = 0;
     c->naux = 0;
     if (match_running(c) < 0 || match_qk(c) < 0 || match_dims(c) < 0 ||
         (c->softmax ? match_softmax(c) : match_weighted(c)) < 0 || match_epilogue(c) < 0)
@@ -849,7 +863,7 @@ void kb_bind_attention(kb *c)
     fg_kernel *k = c->k;
     fg_kattn *at = &k->attn;
     at->q = c->q, at->k = c->k_, at->v = c->v, at->s = c->ssum, at->mx = c->mx;
-    at->l = c->l, at->osum = c->osum, at->o = c->o, at->lse = c->lse, at->t = c->tstmt;
+    at->l = c->l, at->osum = c->osum, at->o = c->o, at->t = c->tstmt;
     at->ax_b = c->ax_b, at->ax_h = c->ax_h, at->ax_m = c->ax_m, at->ax_n = c->ax_n;
     at->ax_d = c->ax_d;
     at->dim_b = c->dim_b, at->dim_h = c->dim_h, at->dim_hkv = c->dim_hkv;
@@ -862,7 +876,9 @@ void kb_bind_attention(kb *c)
     at->softmax = c->softmax;
     at->weight = c->weight;
     at->base2 = c->base2;
-    at->row_out = c->row_out;
+    at->nrows = c->nrows;
+    memcpy(at->row_t, c->row_t, sizeof at->row_t);
+    memcpy(at->row_e, c->row_e, sizeof at->row_e);
     /* extra inputs' loads cost registers as a function call does: the
      * 176-key sm_90a tiles spilled with docmask's two id loads (ptxas, 68
      * bytes), so they take the configurations of a non-affine score */

@@ -11,14 +11,16 @@ typedef struct kb {
     const fg_fused *fz;
     const fg_plan *p;
     fg_kernel *k;
-    int q, k_, v, ssum, mx, l, osum, o, lse, tstmt;
+    int q, k_, v, ssum, mx, l, osum, o, tstmt;
     int ax_b, ax_h, ax_m, ax_n, ax_d;
     int dim_b, dim_h, dim_hkv, dim_m, dim_n, dim_d;
     const fg_expr *kv_head, *tval, *score, *cond;
     bool softmax;   /* a softmax chain, else one contraction sum(n: W * V) */
     bool base2;     /* the chain in base 2: exp2(T - Mx), exp2(Mx_prev - Mx) */
     int fa1_l;      /* the FlashAttention-1 form: P.V kept divided by this sum, or -1 */
-    const fg_expr *row_out; /* the value per row besides O (LSE), or NULL */
+    /* the values per row besides O (LSE, the max, ...): tensors, values */
+    int nrows, row_t[FG_MAX_ROW_OUTS];
+    const fg_expr *row_e[FG_MAX_ROW_OUTS];
     fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
     int naux, aux[FG_MAX_AUX];
     /* matching one of several independent chains (kernel_chains.c): the

@@ -56,13 +56,13 @@ fg_cuda_chains_if([[[m4_dnl
 
 // The plan's independent chains, one pass of the kernels each: chain c runs
 // with its Q, K and V, and its epilogue adds its term to O (plan_chain_out).
-static fg_status plan_run(const fg_args_type* args, const fg_tensor& o, float* lse, const int32_t* kv_len,
+static fg_status plan_run(const fg_args_type* args, const fg_tensor& o, const plan_rowvals& rowvals, const int32_t* kv_len,
                           plan_params p, int D, int splits, cudaStream_t st, int dev) {
 fg_cuda_chain_tensors[[[]]]m4_dnl
   for (int c = 0; c < plan_nchains; ++c) {
     p.chain = c;
     p.chain_cf = p.chain_cfs_[c];
-    const fg_status s = plan_dispatch(*cq[c], *ck[c], *cv[c], o, lse, kv_len, p, D, splits, st, dev);
+    const fg_status s = plan_dispatch(*cq[c], *ck[c], *cv[c], o, rowvals, kv_len, p, D, splits, st, dev);
     if (s != FG_OK) return s;
   }
   return FG_OK;
@@ -71,7 +71,8 @@ fg_cuda_chain_tensors[[[]]]m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees
-// no key gets O = 0 and LSE = -inf.
+// no key gets O = 0, and each value per row its value
+// at l = 0 (LSE = -inf).
 extern "C" fg_status fg_gpu_entry[[[]]](const fg_args_type *args, struct CUstream_st *stream) {
   using namespace FG_NS;
 m4_include([[[gpu/validate.m4]]])m4_dnl
@@ -81,7 +82,6 @@ m4_include([[[gpu/validate.m4]]])m4_dnl
     (void)cudaGetLastError();
     return fg_set_error(FG_ERR_DEVICE, "fg_gpu_entry: no usable CUDA device: %s", cudaGetErrorString(e));
   }
-  float* lse = want_lse ? (float*)args->fg_cuda_lse_if([[[fg_cuda_LSE]]], [[[fg_cuda_O]]]).data : nullptr;
   const cudaStream_t s = (cudaStream_t)stream;
 fg_cuda_vectors_if([[[m4_dnl
   // per-head params given by the caller (host memory): copied to the device in stream order
@@ -91,10 +91,10 @@ fg_cuda_vector_copies[[[]]]m4_dnl
   constexpr int nvecs = (int)(sizeof vecs / sizeof vecs[0]);
   void* vbuf[nvecs] = {};
   st = fg_cuda_params_to_device(dev, s, vecs, nvecs, (size_t)Hq, vbuf, "fg_gpu_entry");
-  if (st == FG_OK) st = fg_cuda_chains_if([[[plan_run(args, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]], [[[plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]]);
+  if (st == FG_OK) st = fg_cuda_chains_if([[[plan_run(args, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]], [[[plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]]);
   fg_cuda_params_free(s, vbuf, nvecs);
   return st;
 ]]], [[[m4_dnl
-  return fg_cuda_chains_if([[[plan_run(args, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]], [[[plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]]);
+  return fg_cuda_chains_if([[[plan_run(args, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]], [[[plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, s, dev)]]]);
 ]]])m4_dnl
 }

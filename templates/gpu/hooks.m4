@@ -350,10 +350,28 @@ __device__ __forceinline__ float plan_chain_out(float o, float prev, const plan_
   (void)p; (void)prev;
   return fg_cuda_chains_if([[[fmaf(o, p.chain_cf, prev)]]], [[[o]]]);
 }
-// The value per row besides O (the log-sum-exp, or the max or the sum themselves)
-// from the final m (fg_cuda_max_held) and l.
-__device__ __forceinline__ float plan_lse(float m, float l) {
-  (void)m; (void)l;
-  return fg_cuda_lse_value;
+// The values per row besides O (the log-sum-exp, the max or the sum
+// themselves, any function of them): fg_cuda_nrowvals of them, value k from the
+// final m (fg_cuda_max_held) and l; l == 0 in a row that sees no key.
+constexpr int plan_nrowvals = fg_cuda_nrowvals;
+struct plan_rowvals {
+  float* p[plan_nrowvals > 0 ? plan_nrowvals : 1];  // null: not asked for
+};
+__device__ __forceinline__ float plan_rowval(int k, float m, float l) {
+  (void)k; (void)m; (void)l;
+fg_cuda_rowvals_value[[[]]]m4_dnl
+}
+// Whether any value per row is asked for (the kernels test it first).
+__device__ __forceinline__ bool plan_rowvals_any(const plan_rowvals& r) {
+  (void)r;
+  return fg_cuda_rowvals_any;
+}
+// Each value asked for, at element row() of its tensor, where
+// plan_rowvals_any holds (with one value, that is its test).
+template <typename I>
+__device__ __forceinline__ void plan_rowvals_store(const plan_rowvals& r, float m, float l, I row) {
+#pragma unroll
+  for (int k = 0; k < plan_nrowvals; ++k)
+    if (plan_nrowvals == 1 || r.p[k] != nullptr) r.p[k][row()] = plan_rowval(k, m, l);
 }
 // ============================= PLAN HOOKS END =============================

@@ -1,10 +1,10 @@
 m4_dnl gpu/validate.m4 - the argument checks of a GPU entry point, one source
 m4_dnl for CUDA (cuda/attention.m4) and HIP (hip/attention.m4): tensors, dtypes,
-m4_dnl shapes, LSE, head dim, 32-bit limits, splits, heads, then plan_params p
+m4_dnl shapes, the values per row, head dim, 32-bit limits, splits, heads, then plan_params p
 m4_dnl filled from the arguments (dims, params with defaults and their checks).
 m4_dnl Every failure returns its fg_status with the message naming
 m4_dnl fg_cuda_entry (the entry point: fg_PLAN, fg_PLAN_hip).  It declares
-m4_dnl st, dt, tq, tk, tv, to, B, Hq, M, D, Hkv, N, want_lse, splits and p
+m4_dnl st, dt, tq, tk, tv, to, B, Hq, M, D, Hkv, N, rowvals, splits and p
 m4_dnl for the code after it (and, from the plan's checks, plan_paramK_ and,
 m4_dnl where the plan has dims beyond the kernels' roles, plan_dims_).
   // The plan's checks, printed from one source for every entry point (the
@@ -33,19 +33,12 @@ fg_cuda_chain_checks[[[]]]m4_dnl
   const int64_t B = tq.shape[0], Hq = tq.shape[1], M = tq.shape[2], D = tq.shape[3];
   const int64_t Hkv = tk.shape[1], N = tk.shape[2];
   // their agreement, every extent > 0 and the head grouping were checked above
-fg_cuda_lse_if([[[m4_dnl
-  const bool want_lse = args->fg_cuda_LSE.data != NULL;  // NULL data: LSE not computed
-  if (want_lse) {
-    if ((st = fg_check_tensor(&args->fg_cuda_LSE, "fg_cuda_entry: fg_cuda_LSE", 3, FG_DTYPE_BIT(FG_F32) | FG_CHECK_UNIT_INNER, 4)) != FG_OK)
-      return st;
-    const fg_tensor& tl = args->fg_cuda_LSE;  // its shape was checked above
-    if ((Hq > 1 && tl.stride[1] != M) || (B > 1 && tl.stride[0] != Hq * M))
-      return fg_set_error(FG_ERR_STRIDE, "fg_cuda_entry: the kernel writes fg_cuda_LSE densely: strides must be [%lld, %lld, 1]",
-                          (long long)(Hq * M), (long long)M);
-  }
-]]], [[[m4_dnl
-  const bool want_lse = false;
-]]])m4_dnl
+  // the values per row beside O, each written where its data is not NULL
+  const char* const plan_entry = "fg_cuda_entry";
+  plan_rowvals rowvals;
+  memset(&rowvals, 0, sizeof rowvals);
+fg_cuda_rowvals_setup[[[]]]m4_dnl
+  (void)plan_entry;
   if (fg_cuda_head_dim_unsupported)
     return fg_set_error(FG_ERR_UNSUPPORTED, "fg_cuda_entry: head dim fg_cuda_dim_D = %lld has no compiled kernel (fg_cuda_head_dims)",
                         (long long)D);

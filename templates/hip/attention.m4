@@ -39,7 +39,8 @@ m4_include([[[hip/cdna/launch.m4]]])m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees
-// no key gets O = 0 and LSE = -inf.
+// no key gets O = 0, and each value per row its value
+// at l = 0 (LSE = -inf).
 extern "C" fg_status fg_cuda_entry[[[]]](const fg_args_type *args, hipStream_t stream) {
   using namespace FG_NS;
 m4_include([[[gpu/validate.m4]]])m4_dnl
@@ -49,7 +50,6 @@ m4_include([[[gpu/validate.m4]]])m4_dnl
     (void)hipGetLastError();
     return fg_set_error(FG_ERR_DEVICE, "fg_cuda_entry: no usable HIP device: %s", hipGetErrorString(e));
   }
-  float* lse = want_lse ? (float*)args->fg_cuda_lse_if([[[fg_cuda_LSE]]], [[[fg_cuda_O]]]).data : nullptr;
 fg_cuda_vectors_if([[[m4_dnl
   // per-head params given by the caller (host memory): copied to the device in stream order
   const fg_hip_param_vector vecs[] = {
@@ -58,10 +58,10 @@ fg_cuda_vector_copies[[[]]]m4_dnl
   constexpr int nvecs = (int)(sizeof vecs / sizeof vecs[0]);
   void* vbuf[nvecs] = {};
   st = fg_hip_params_to_device(dev, stream, vecs, nvecs, (size_t)Hq, vbuf, "fg_cuda_entry");
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, stream, dev);
+  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev);
   for (int k = 0; k < nvecs; k++) fg_hip_free(stream, vbuf[k]);
   return st;
 ]]], [[[m4_dnl
-  return plan_dispatch(tq, tk, tv, to, lse, fg_cuda_kv_len, p, (int)D, splits, stream, dev);
+  return plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev);
 ]]])m4_dnl
 }

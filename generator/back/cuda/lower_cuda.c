@@ -354,16 +354,58 @@ static fg_expr *masked_divs(cu *c, const fg_expr *e, const fg_eval_env *env, int
     return n;
 }
 
-/* The epilogue hooks: O's scale 1 / L and LSE, each with its value in a
- * row that sees no key, printed from the plan's statements. */
+/* Value k per row besides O as plan_rows_store prints it: its value in a
+ * row that sees no key first, where that is a number. */
+static char *row_value_text(cu *c, int k)
+{
+    const fg_kattn *at = c->at;
+    const fg_expr *e = at->row_e[k];
+    int t = at->row_t[k];
+    masked_env m = {at};
+    fg_eval_env env = {masked_leaf, &m};
+    /* a running value output as it is keeps its identity there (the max
+     * -inf, the sum 0); the masked-row rules hold where epilogue
+     * statements read them (the max and the sum 0, a division by a sum
+     * that is 0 gives 0) */
+    double masked = t == at->mx  ? -INFINITY
+                    : t == at->l ? 0.0
+                                 : expr_eval(masked_divs(c, e, &env, 0), &env);
+    fg_strbuf b = {c->a, NULL, 0, 0};
+    if (!isnan(masked)) {
+        strbuf_puts(&b, "(l == 0.f) ? ");
+        print_float(&b, masked, "f");
+        strbuf_puts(&b, " : ");
+    }
+    strbuf_puts(&b, lse_text(c, e));
+    return strbuf_str(&b);
+}
+
+/* The epilogue hooks: O's scale 1 / L and the values per row, each with
+ * its value in a row that sees no key, printed from the plan's
+ * statements; and the entry's checks of those values' tensors. */
 static void epilogue_defs(cu *c, fg_defs *defs)
 {
     const fg_plan *p = c->p;
     const fg_kattn *at = c->at;
+    cb store = {c->a, NULL, 0, 0}, setup = {c->a, NULL, 0, 0}, any = {c->a, NULL, 0, 0};
+    for (int k = 0; k < at->nrows; k++) {
+        const char *name = p->tensors[at->row_t[k]].name;
+        cb_printf(&store, "  if (k == %d) return %s;  // %s\n", k, row_value_text(c, k),
+                  plan_line(c, at->row_t[k]));
+        cb_printf(&setup,
+                  "  if ((st = fg_check_row_output(&args->%s, plan_entry, \"%s\", B, Hq, M, "
+                  "&rowvals.p[%d])) != FG_OK)\n    return st;\n",
+                  name, name, k);
+        cb_printf(&any, "%sr.p[%d] != nullptr", k ? " || " : "", k);
+    }
+    fg_def_int(defs, "cuda_nrowvals", at->nrows);
+    cb_puts(&store, "  return 0.f;\n");
+    fg_def_code(defs, "cuda_rowvals_value", cb_str(&store));
+    fg_def_code(defs, "cuda_rowvals_setup", cb_str(&setup));
+    fg_def_str(defs, "cuda_rowvals_any", at->nrows ? cb_str(&any) : "false");
     if (!at->softmax) { /* O = sum(n: W * V) as it is */
         fg_def_str(defs, "cuda_sum_name", "(none: no softmax chain)");
         fg_def_str(defs, "cuda_out_scale", "1.f");
-        fg_def_str(defs, "cuda_lse_value", "0.f  /* the plan has no LSE output */");
         return;
     }
     /* O_sum / L (match_epilogue); or O = sum(n: P / L * V) itself (the
@@ -376,28 +418,6 @@ static void epilogue_defs(cu *c, fg_defs *defs)
                at->o == at->osum || at->nchains > 1 || rule_masked_div(p, o)
                    ? "(l == 0.f) ? 0.f : 1.0f / l"
                    : "1.0f / l");
-    if (at->lse < 0) {
-        fg_def_str(defs, "cuda_lse_value", "0.f  /* the plan has no LSE output */");
-        return;
-    }
-    const fg_expr *lse = at->row_out;
-    masked_env m = {at};
-    fg_eval_env env = {masked_leaf, &m};
-    /* a running value output as it is keeps its identity there (the max
-     * -inf, the sum 0); the masked-row rules hold where epilogue
-     * statements read them (the max and the sum 0, a division by a sum
-     * that is 0 gives 0) */
-    double masked = at->lse == at->mx   ? -INFINITY
-                    : at->lse == at->l ? 0.0
-                                       : expr_eval(masked_divs(c, lse, &env, 0), &env);
-    fg_strbuf b = {c->a, NULL, 0, 0};
-    if (!isnan(masked)) {
-        strbuf_puts(&b, "(l == 0.f) ? ");
-        print_float(&b, masked, "f");
-        strbuf_puts(&b, " : ");
-    }
-    strbuf_puts(&b, lse_text(c, lse));
-    fg_def_str(defs, "cuda_lse_value", strbuf_str(&b));
 }
 
 /* "[b, n]": a tensor's declared indices, for comments. */
@@ -778,10 +798,10 @@ static void hooks_defs(cu *c, fg_defs *defs)
     key_range_defs(c, defs);
     tile_bias_defs(c, defs);
     correction_defs(c, defs);
-    fg_def_str(defs, "cuda_epilogue_origin",
-               comment_safe(c->a, arena_printf(c->a, "%s%s%s", plan_line(c, at->o),
-                                               at->lse >= 0 ? "; " : "",
-                                               at->lse >= 0 ? plan_line(c, at->lse) : "")));
+    const char *origin = plan_line(c, at->o);
+    for (int k = 0; k < at->nrows; k++)
+        origin = arena_printf(c->a, "%s; %s", origin, plan_line(c, at->row_t[k]));
+    fg_def_str(defs, "cuda_epilogue_origin", comment_safe(c->a, origin));
     epilogue_defs(c, defs);
     fg_def_str(defs, "cuda_plan_line_S", arena_printf(c->a, "%d", p->tensors[at->s].loc.line));
     fg_def_str(defs, "cuda_T_name", p->tensors[at->t].name);
@@ -899,8 +919,6 @@ static int host_defs(cu *c, fg_defs *defs, const char *entry, fg_diag *d)
     fg_def_str(defs, "cuda_K", p->tensors[at->k].name);
     fg_def_str(defs, "cuda_V", p->tensors[at->v].name);
     fg_def_str(defs, "cuda_O", p->tensors[at->o].name);
-    fg_def_bool(defs, "cuda_lse", at->lse >= 0);
-    fg_def_str(defs, "cuda_LSE", at->lse >= 0 ? p->tensors[at->lse].name : "");
     fg_def_str(defs, "cuda_dim_B", p->dims[at->dim_b].name);
     fg_def_str(defs, "cuda_dim_H", p->dims[at->dim_h].name);
     fg_def_str(defs, "cuda_dim_Hkv", p->dims[at->dim_hkv].name);

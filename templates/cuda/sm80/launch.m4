@@ -85,13 +85,13 @@ fg_cuda_dispatch[[[]]]m4_dnl
 }
 
 // kv_len: the keys of each sequence (device memory, [B]), or null (all N).
-static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
+static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, const plan_rowvals& rowvals,
                                const int32_t* kv_len, const plan_params& p, int D, int splits, cudaStream_t st,
                                int dev) {
   const char* entry = "fg_gpu_entry";
   fd_args a;
   memset(&a, 0, sizeof a);
-  a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
+  a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.rowvals = rowvals;
   a.kv_len = kv_len;
   a.q_sb = q.stride[0]; a.q_sh = q.stride[1]; a.q_sm = q.stride[2];
   a.k_sb = k.stride[0]; a.k_sh = k.stride[1]; a.k_sn = k.stride[2];
@@ -174,7 +174,7 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   dim3 grid;
   if ((s = plan_grid(a, C::BM, entry, &grid)) != FG_OK) return s;
   h.o = a.o;
-  h.lse = a.lse;
+  h.rowvals = a.rowvals;
   h.o_sb = a.o_sb; h.o_sh = a.o_sh; h.o_sm = a.o_sm;
   h.B = a.B; h.Hq = a.Hq; h.Hkv = a.Hkv; h.M = a.M; h.N = a.N; h.D = D;
   h.p = a.p;
@@ -202,7 +202,7 @@ fg_cuda_dispatch_sm90[[[]]]m4_dnl
 // splits: the rolling kernel walks all keys of its rows in one CTA; a split
 // count asks for nothing more here (the CPU version honours it).  kv_len is
 // always null: per-sequence lengths are the split kernel's (lower_cuda.c).
-static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, float* lse,
+static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_tensor& v, const fg_tensor& o, const plan_rowvals& rowvals,
                                const int32_t* kv_len, const plan_params& p, int D, int splits, cudaStream_t st,
                                int dev) {
   const char* entry = "fg_gpu_entry";
@@ -210,7 +210,7 @@ static fg_status plan_dispatch(const fg_tensor& q, const fg_tensor& k, const fg_
   (void)kv_len;
   fa_args a;
   memset(&a, 0, sizeof a);
-  a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.lse = lse;
+  a.q = q.data; a.k = k.data; a.v = v.data; a.o = o.data; a.rowvals = rowvals;
   a.q_sb = q.stride[0]; a.q_sh = q.stride[1]; a.q_sm = q.stride[2];
   a.k_sb = k.stride[0]; a.k_sh = k.stride[1]; a.k_sn = k.stride[2];
   a.v_sb = v.stride[0]; a.v_sh = v.stride[1]; a.v_sn = v.stride[2];

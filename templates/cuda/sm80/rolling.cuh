@@ -12,7 +12,7 @@ struct fa_args {
   const void* k;
   const void* v;
   void* o;
-  float* lse;  // may be null
+  plan_rowvals rowvals;  // the values per row beside O (pointers may be null)
   int64_t q_sb, q_sh, q_sm;
   int64_t k_sb, k_sh, k_sn;
   int64_t v_sb, v_sh, v_sn;
@@ -499,8 +499,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   }
   fa_cp_async_wait<0>();
 
-  // ---- epilogue: O / l, LSE; stage O through this warp's own Q rows in smem
-  float* lse = a.lse;
+  // ---- epilogue: O / l, the values per row; stage O through this warp's own Q rows in smem
+  const plan_rowvals rowvals = a.rowvals;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -519,10 +519,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
         fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[mt][db][2 * hr + e]; },
                             reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
                             plan_chain_adds(p) && i < M, tq, D, p);
-      if (lse != nullptr && tq == 0 && i < M) {
-        const float v = plan_lse(mrow[mt][hr], l);
-        lse[((int64_t)b * a.Hq + h) * M + i] = v;
-      }
+      if (plan_rowvals_any(rowvals) && tq == 0 && i < M)
+        plan_rowvals_store(rowvals, mrow[mt][hr], l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
     }
   __syncwarp();
   T* sO = sQ + wrow * SROW;  // this warp's rows only (read by this warp alone)

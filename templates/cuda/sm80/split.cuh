@@ -12,7 +12,7 @@ struct fd_args {
   const void* k;
   const void* v;
   void* o;
-  float* lse;        // may be null
+  plan_rowvals rowvals;  // the values per row beside O (pointers may be null)
   float* o_part;     // [B,Hq,QL,S,D]   (splits > 1)
   float* m_part;     // [B,Hq,QL,S]
   float* l_part;     // [B,Hq,QL,S]
@@ -114,7 +114,7 @@ __device__ __forceinline__ void fd_fold_tail(const fd_args& a, int b, int hkv, i
     for (int o = 16; o > 0; o >>= 1) L += __shfl_xor_sync(0xffffffffu, L, o);
     if (lane == 0) {
       sInv[r] = plan_out_scale(L);
-      if (a.lse) a.lse[row] = plan_lse(mx, L);
+      if (plan_rowvals_any(a.rowvals)) plan_rowvals_store(a.rowvals, mx, L, [&] { return row; });
     }
   }
   __syncthreads();
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
       const int rr = r0 + tid, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
       const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
       if (S == 1) {
-        if (a.lse) a.lse[row] = -INFINITY;
+        if (plan_rowvals_any(a.rowvals)) plan_rowvals_store(a.rowvals, -INFINITY, 0.f, [&] { return row; });  // no key
       } else {
         a.m_part[row * S + split] = -INFINITY;
         a.l_part[row * S + split] = 0.f;
@@ -483,7 +483,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fd_split_kernel(const __grid_c
       const int rr = r0 + tid, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
       const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
       if (S == 1) {
-        if (a.lse) a.lse[row] = plan_lse(Mr, Lr);
+        if (plan_rowvals_any(a.rowvals)) plan_rowvals_store(a.rowvals, Mr, Lr, [&] { return row; });
       } else {
         a.m_part[row * S + split] = Mr;
         a.l_part[row * S + split] = Lr;
@@ -578,7 +578,7 @@ __global__ void __launch_bounds__(128) fd_combine_kernel(const __grid_constant__
 #pragma unroll
     for (int e = 0; e < EPL; ++e) og[e] = T(acc[e] * inv);
   }
-  if (a.lse && lane == 0) a.lse[row] = plan_lse(mx, L);
+  if (plan_rowvals_any(a.rowvals) && lane == 0) plan_rowvals_store(a.rowvals, mx, L, [&] { return row; });
 }
 
 // ----------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // part 2 of 2: the rolling-form kernel (one CTA walks the key tiles of its
 // query rows), fh_attn_fwd_kernel<T, fh_cfg<...>>, filled by the same plan
 // hooks as the sm_80 family (plan_score, plan_visible, plan_tile_class,
-// plan_key_range, plan_correction, plan_out_scale, plan_lse; with span atoms
+// plan_key_range, plan_correction, plan_out_scale, plan_rowvals_store; with span atoms
 // plan_span_* and plan_tile_class_spans, with a tile-affine score
 // plan_score_tile_bias), which cuda/attention.m4 places before it.
 //
@@ -31,7 +31,7 @@
 //   the key range once per CTA and classifies each tile from the ids' ranges,
 //   read one tile ahead; a tile where the score is qk times a constant plus
 //   one value (plan_score_tile_bias) takes the fold's path with an offset.
-// - epilogue: O / l (plan_out_scale), LSE (plan_lse), O staged through the
+// - epilogue: O / l (plan_out_scale), the values per row (plan_rowvals_store), O staged through the
 //   group's own rows of the Q tile in the same swizzled layout (conflict
 //   free) and written with 16-byte stores; rows past M and columns past the
 //   launch's head dim are not written.
@@ -66,7 +66,7 @@ struct fh_cfg {
 struct fh_args {
   fh_tmap tq, tk, tv;  // Q [B,Hq,M,D], K and V [B,Hkv,N,D]: boxes of 64 columns
   void* o;
-  float* lse;  // may be null
+  plan_rowvals rowvals;  // the values per row beside O (pointers may be null)
   int64_t o_sb, o_sh, o_sm;
   int B, Hq, Hkv, M, N;
   int D;  // the launch's head dim (at most the compiled one)
@@ -410,8 +410,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     }
     if (C::PP && cw == 0) fh_named_sync(3, 256);  // group 1's last arrival
 
-    // ---- epilogue: O / l, LSE; O through this group's rows of the Q tile
-    float* lse = a.lse;
+    // ---- epilogue: O / l, the values per row; O through this group's rows of the Q tile
+    const plan_rowvals rowvals = a.rowvals;
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       float l = lrow[hr];
@@ -428,7 +428,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[db * 4 + 2 * hr + e]; },
                             reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
                             plan_chain_adds(p) && i < M, tq, a.D, p);
-      if (lse != nullptr && tq == 0 && i < M) lse[((int64_t)b * a.Hq + h) * M + i] = plan_lse(mrow[hr], l);
+      if (plan_rowvals_any(rowvals) && tq == 0 && i < M)
+        plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
     }
     // Every product that read this group's Q rows has completed (waited);
     // the other group never reads them.

@@ -9,7 +9,7 @@ struct fa_args {
   const void* k;
   const void* v;
   void* o;
-  float* lse;  // may be null
+  plan_rowvals rowvals;  // the values per row beside O (pointers may be null)
   int64_t q_sb, q_sh, q_sm;
   int64_t k_sb, k_sh, k_sn;
   int64_t v_sb, v_sh, v_sn;
@@ -215,6 +215,7 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
       for (int g = 0; g < 4; ++g)
         ck_store4<T>(og + db * 32 + ck_acc_row(lane, 4 * g, 32), o[db][4 * g] * inv, o[db][4 * g + 1] * inv,
                      o[db][4 * g + 2] * inv, o[db][4 * g + 3] * inv);
-    if (a.lse != nullptr && lane < 32) a.lse[((int64_t)b * a.Hq + h) * M + i] = plan_lse(mrow, l);
+    if (plan_rowvals_any(a.rowvals) && lane < 32)
+      plan_rowvals_store(a.rowvals, mrow, l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
   }
 }

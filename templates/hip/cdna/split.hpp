@@ -12,7 +12,7 @@ struct fd_args {
   const void* k;
   const void* v;
   void* o;
-  float* lse;          // may be null
+  plan_rowvals rowvals;  // the values per row beside O (pointers may be null)
   float* o_part;       // [B,Hq,QL,S,D]   (splits > 1)
   float* m_part;       // [B,Hq,QL,S]
   float* l_part;       // [B,Hq,QL,S]
@@ -95,7 +95,7 @@ __device__ __forceinline__ void fd_fold_tail(const fd_args& a, int b, int hkv, i
     for (int o = 32; o > 0; o >>= 1) L += plan_shfl_xor(L, o);
     if (lane == 0) {
       sInv[r] = plan_out_scale(L);
-      if (a.lse) a.lse[row] = plan_lse(mx, L);
+      if (plan_rowvals_any(a.rowvals)) plan_rowvals_store(a.rowvals, mx, L, [&] { return row; });
     }
   }
   ck_barrier();
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(C::NT) fd_split_kernel(fd_args a) {
       const int rr = r0 + tid, gi = rr / QL, qi = rr % QL, h = hkv * G + gi;
       const int64_t row = ((int64_t)b * a.Hq + h) * QL + qi;
       if (S == 1) {
-        if (a.lse) a.lse[row] = -INFINITY;
+        if (plan_rowvals_any(a.rowvals)) plan_rowvals_store(a.rowvals, -INFINITY, 0.f, [&] { return row; });  // no key
       } else {
         a.m_part[row * S + split] = -INFINITY;
         a.l_part[row * S + split] = 0.f;
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(C::NT) fd_split_kernel(fd_args a) {
       const int rt = r0 + tid, h = hkv * G + rt / QL;
       const int64_t row = ((int64_t)b * a.Hq + h) * QL + rt % QL;
       if (S == 1) {
-        if (a.lse) a.lse[row] = plan_lse(Mr, Lr);
+        if (plan_rowvals_any(a.rowvals)) plan_rowvals_store(a.rowvals, Mr, Lr, [&] { return row; });
       } else {
         a.m_part[row * S + split] = Mr;
         a.l_part[row * S + split] = Lr;
