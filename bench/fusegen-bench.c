@@ -486,9 +486,13 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
     fg_tensor in[MAX_INPUTS], outs[MAX_OUTPUTS];
     if (!extra_inputs(c, in, extra, pattern, plen))
         goto out;
-    tensor4(&outs[0], o, FG_BF16, c->b, c->hq, c->sq, c->d);
-    for (int j = 1; j < nout; j++) /* every value per row computed */
-        tensor4(&outs[j], (float *)lse + (size_t)(j - 1) * ln, FG_F32, c->b, c->hq, c->sq, 0);
+    /* O (rank 4) and every value per row (rank 3), in the plan's order */
+    for (int j = 0, k = 0; j < nout; j++) {
+        if (c->info->outputs[j].rank == 4)
+            tensor4(&outs[j], o, FG_BF16, c->b, c->hq, c->sq, c->d);
+        else
+            tensor4(&outs[j], (float *)lse + (size_t)k++ * ln, FG_F32, c->b, c->hq, c->sq, 0);
+    }
     tensor4(&in[0], q, FG_BF16, c->b, c->hq, c->sq, c->d);
     cudaEvent_t e0, e1;
     if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {

@@ -97,7 +97,7 @@ typedef struct gc_case {
     int graph;   /* launched on a stream of its own, captured into a CUDA graph (split
                     plans then take the separate combine kernel), the graph run twice */
     int32_t lens[8];
-    int drop;    /* an output after the first passed with NULL data (not computed), 0 none */
+    int drop;    /* a value per row passed with NULL data (not computed), 0 none */
     /* rowreduce plans: the inputs' dtype (bf16, fp16 or f32), and outputs
      * declared f32 stored in dt instead (out16) */
     fg_dtype in_dt;
@@ -799,10 +799,14 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
     c->splits = splits;
     c->strided = strided;
     c->window = window;
-    /* three outputs or more (O and values per row): two cases in three ask
-     * for one of those after O not to be computed (NULL data), in turn */
-    if (info->noutputs >= 3 && c->index % 3)
-        c->drop = 1 + (c->index / 3) % (info->noutputs - 1);
+    /* two values per row or more beside O (outputs of rank 3): two cases
+     * in three ask for one of them not to be computed (NULL data), in turn */
+    int rowv[MAX_IO], nrowv = 0;
+    for (int j = 0; j < info->noutputs && nrowv < MAX_IO; j++)
+        if (info->outputs[j].rank == 3)
+            rowv[nrowv++] = j;
+    if (nrowv >= 2 && c->index % 3)
+        c->drop = rowv[(c->index / 3) % nrowv];
     int len = snprintf(c->label, sizeof c->label,
                        "%s %s b%d hq%d hkv%d m%d n%d d%d%s", info->name,
                        dt == FG_BF16 ? "bf16" : "fp16", c->b, c->hq, c->hkv, m, n, d,
