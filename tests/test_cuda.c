@@ -294,7 +294,7 @@ static void base2_chain_and_running_value_outputs(void **state)
     assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : m + __log2f(l)");
     d = cuda_defs(f, "plans/rowmax.fp");
     assert_def(d, "cuda_nrowvals", "1");
-    assert_has(d, "fg_check_row_output(&args->Mx, plan_entry, \"Mx\", B, Hq, M, &rowvals.p@{0@})");
+    assert_has(d, "fg@&_check_row_output(&args->Mx, plan_entry, \"Mx\", B, Hq, M, &rowvals.p@{0@})");
     assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
     assert_def(d, "cuda_correction", "fa_ex2(m_prev - m_new_safe)");
 }
@@ -379,8 +379,8 @@ static void several_values_per_row(void **state)
     assert_def(d, "cuda_rowvals_any", "r.p@{0@} != nullptr || r.p@{1@} != nullptr");
     assert_rowval(d, 0, "(l == 0.f) ? -INFINITY : (m) * 0.6931471805599453f");
     assert_rowval(d, 1, "(l == 0.f) ? -INFINITY : (m + __log2f(l)) * 0.6931471805599453f");
-    assert_has(d, "fg_check_row_output(&args->Mx, plan_entry, \"Mx\", B, Hq, M, &rowvals.p@{0@})");
-    assert_has(d, "fg_check_row_output(&args->LSE, plan_entry, \"LSE\", B, Hq, M, &rowvals.p@{1@})");
+    assert_has(d, "fg@&_check_row_output(&args->Mx, plan_entry, \"Mx\", B, Hq, M, &rowvals.p@{0@})");
+    assert_has(d, "fg@&_check_row_output(&args->LSE, plan_entry, \"LSE\", B, Hq, M, &rowvals.p@{1@})");
     const char *why = NULL;
     d = text_defs(f, "three.fp",
                   "plan three\n" CHAIN_HEAD "LSE[b, h, m] = Mx + log(L)\nR[b, h, m] = 1 / L\n"
