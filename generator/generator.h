@@ -803,9 +803,10 @@ typedef struct fg_kchain {
 typedef struct fg_kattn {
     int q, k, v, s, mx, l, osum, o, t; /* s = Q.K^T, t = the masked score */
     /* softmax: the chain Mx, L, O_sum = sum(n: exp(T - Mx) * V), O = O_sum / L;
-     * else one contraction O = sum(n: W * V) (sigmoid attention), mx, l
-     * -1 and no value per row, and W = weight(T) with an E_ACC leaf for T, 0 where T is
-     * -inf (a masked key adds nothing, so its tiles may be skipped). */
+     * else one contraction O = sum(n: W * V) (sigmoid attention), mx and
+     * l -1, no value per row, and W = weight(T) with an E_ACC leaf for T,
+     * 0 where T is -inf (a masked key adds nothing, so its tiles may be
+     * skipped). */
     bool softmax;
     fg_expr *weight;
     /* base2: the chain is written in base 2 (exp2(T - Mx), corrections

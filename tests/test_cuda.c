@@ -333,7 +333,7 @@ static const char *text_defs(fixture *f, const char *name, const char *text, con
 /* The value per row in a row with no key follows the masked-row rules where
  * a statement reads the max or the sum (0, and a division by a sum that is
  * 0 gives 0), and keeps the identity only for a running value output as it
- * is; a row value reading a param or a dim is refused (plan_lse reads m and
+ * is; a row value reading a param or a dim is refused (plan_rowval reads m and
  * l only); a weight may read a per-head param. */
 static void row_values_follow_the_masked_row_rules(void **state)
 {

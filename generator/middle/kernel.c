@@ -663,7 +663,7 @@ static int match_softmax(kb *c)
 }
 
 /* A value per row of the final Mx and L (numbers and functions of them;
- * other epilogue statements inlined), or NULL: plan_rows_store reads
+ * other epilogue statements inlined), or NULL: plan_rowval reads
  * nothing else. */
 static const fg_expr *row_value(kb *c, const fg_expr *e, int depth)
 {

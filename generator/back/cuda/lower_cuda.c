@@ -354,7 +354,7 @@ static fg_expr *masked_divs(cu *c, const fg_expr *e, const fg_eval_env *env, int
     return n;
 }
 
-/* Value k per row besides O as plan_rows_store prints it: its value in a
+/* Value k per row besides O as plan_rowval returns it: its value in a
  * row that sees no key first, where that is a number. */
 static char *row_value_text(cu *c, int k)
 {
