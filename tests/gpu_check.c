@@ -97,7 +97,8 @@ typedef struct gc_case {
     int graph;   /* launched on a stream of its own, captured into a CUDA graph (split
                     plans then take the separate combine kernel), the graph run twice */
     int32_t lens[8];
-    int drop;    /* a value per row passed with NULL data (not computed), 0 none */
+    int drop;    /* 1 + the output index of a value per row passed with NULL data
+                    (not computed), 0 none */
     /* rowreduce plans: the inputs' dtype (bf16, fp16 or f32), and outputs
      * declared f32 stored in dt instead (out16) */
     fg_dtype in_dt;
@@ -532,7 +533,7 @@ static void run_gpu(gc_case *c)
             goto out;
         }
         memset(g->data, 0xff, bytes);
-        if (c->drop && j == c->drop) { /* asked not to be computed */
+        if (c->drop && j == c->drop - 1) { /* asked not to be computed */
             c->got_elems[j] = 0;
             d->data = NULL;
             continue;
@@ -653,7 +654,7 @@ static void check_case(gc_case *c)
     for (int j = 0; j < info->noutputs; j++) {
         const fg_tensor *g = &c->got[j], *r = &c->ref_out[j];
         const char *name = info->outputs[j].name;
-        if (c->drop && j == c->drop)
+        if (c->drop && j == c->drop - 1)
             continue;
         int64_t n = numel(r);
         /* per element, else a norm (16-bit storage) */
@@ -806,7 +807,7 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
         if (info->outputs[j].rank == 3)
             rowv[nrowv++] = j;
     if (nrowv >= 2 && c->index % 3)
-        c->drop = rowv[(c->index / 3) % nrowv];
+        c->drop = 1 + rowv[(c->index / 3) % nrowv];
     int len = snprintf(c->label, sizeof c->label,
                        "%s %s b%d hq%d hkv%d m%d n%d d%d%s", info->name,
                        dt == FG_BF16 ? "bf16" : "fp16", c->b, c->hq, c->hkv, m, n, d,
@@ -820,7 +821,7 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
                         c->lens[0], c->lens[1], c->lens[2], c->lens[3], c->lens[4]);
     if (c->drop)
         len += snprintf(c->label + len, sizeof c->label - (size_t)len, " without %s",
-                        info->outputs[c->drop].name);
+                        info->outputs[c->drop - 1].name);
     if (c->graph)
         snprintf(c->label + len, sizeof c->label - (size_t)len, " in a graph");
     run_gpu(c);
