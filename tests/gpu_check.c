@@ -801,12 +801,14 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
     c->strided = strided;
     c->window = window;
     /* two values per row or more beside O (outputs of rank 3): two cases
-     * in three ask for one of them not to be computed (NULL data), in turn */
+     * in three ask for one of those that may be left out (every output but
+     * the plan's first, as on the CPU entry) not to be computed (NULL
+     * data), in turn */
     int rowv[MAX_IO], nrowv = 0;
-    for (int j = 0; j < info->noutputs && nrowv < MAX_IO; j++)
+    for (int j = 1; j < info->noutputs && nrowv < MAX_IO; j++)
         if (info->outputs[j].rank == 3)
             rowv[nrowv++] = j;
-    if (nrowv >= 2 && c->index % 3)
+    if (nrowv >= 1 && info->noutputs >= 3 && c->index % 3)
         c->drop = 1 + rowv[(c->index / 3) % nrowv];
     int len = snprintf(c->label, sizeof c->label,
                        "%s %s b%d hq%d hkv%d m%d n%d d%d%s", info->name,
