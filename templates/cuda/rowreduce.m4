@@ -39,6 +39,9 @@ constexpr int plan_nrout = fg_cuda_rows_nrout; // outputs per row
 constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
 constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
 constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running values (the kept forms)
+// The kept forms take both levels per thread, then rebase the second to the
+// row's first with plan_merge (two levels: maxima or minima, then sums).
+constexpr bool plan_rows_rebase = fg_cuda_rows_rebase;
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
 constexpr int plan_nin1_a = plan_nin1 > 0 ? plan_nin1 : 1;
 constexpr int plan_nrin_a = plan_nrin > 0 ? plan_nrin : 1;

@@ -402,7 +402,20 @@ static void level_defs(rw *w, fg_defs *defs)
         if (!live[i])
             strbuf_printf(&acc, "  // %s: read by corrections only, not computed here\n",
                           w->tf[k->values[i].tensor]);
+    /* Two levels, the first of maxima or minima, the second of sums, every
+     * value live (the softmax family): each thread may take both levels over
+     * its own chunks, its sums against its own maxima, before the row merges
+     * the first level; the second is then rebased to the row's first level
+     * by the plan's merge (one correction a thread) and merged plainly.  The
+     * exponentials then run while other warps' loads are still arriving,
+     * instead of after the first merge (rows.cuh, rr_levels_kept). */
+    bool rebase = nlevels == 2;
+    for (int i = 0; i < nv && rebase; i++) {
+        const fg_kvalue *v = &k->values[i];
+        rebase = live[i] && (level[i] == 0 ? v->op == R_MAX || v->op == R_MIN : v->op == R_SUM);
+    }
     fg_def_int(defs, "cuda_rows_nlevels", nlevels);
+    fg_def_code(defs, "cuda_rows_rebase", rebase ? "true" : "false");
     fg_def_code(defs, "cuda_rows_level_accumulate", strbuf_str(&acc));
     fg_def_code(defs, "cuda_rows_level_shfl", strbuf_str(&shfl));
     fg_def_code(defs, "cuda_rows_level_init", strbuf_str(&init));

@@ -246,35 +246,60 @@ __device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[
   }
 }
 
-// The kept forms' first walk: level by level, thread t adds its kept chunks
-// (without the guard of the row's end where they are all whole), then the
-// row merges the level.  After the last level, s holds the row's values.
+// Level L of the running values over thread t's kept chunks, added into s
+// (the lower levels as s holds them), without the guard of the row's end
+// where all of the thread's chunks are whole.
+template <typename T, int G, int K, int L>
+__device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
+                                             plan_state& s, const uint4 (&xs)[K][plan_nin1_a]) {
+  constexpr int V = rr_v<T>::V;
+  if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
+    // every kept chunk of this thread is whole: no guard per element (a
+    // test per chunk instead made ptxas spill the 512-thread form)
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+      float x[plan_nin_a][V];
+      rr_unpack_all<T, V, plan_nin1>(xs[i], x);
+      plan_level_accumulate<L, V>(s, x, V, cb + ((long long)i * G + t) * V, p, r);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+      const long long c0 = cb + ((long long)i * G + t) * V;
+      if (c0 < ce) {
+        float x[plan_nin_a][V];
+        rr_unpack_all<T, V, plan_nin1>(xs[i], x);
+        plan_level_accumulate<L, V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+      }
+    }
+  }
+}
+
+// The kept forms' first walk: level by level, thread t adds its kept chunks,
+// then the row merges the level.  After the last level, s holds the row's
+// values.  With plan_rows_rebase (a level of maxima, then one of sums), the
+// thread takes both levels over its own chunks first (its sums against its
+// own maxima, so that the exponentials start as soon as its loads arrive,
+// not after the row's first merge), the row merges the first level, and
+// the thread's sums are rebased to it by the plan's merge (its correction:
+// one per thread) before the second level's plain merge.
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
                                                int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
                                                plan_state (*sh)[G / 32]) {
-  if constexpr (L < plan_nlevels) {
-    constexpr int V = rr_v<T>::V;
-    if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
-      // every kept chunk of this thread is whole: no guard per element (a
-      // test per chunk instead made ptxas spill the 512-thread form)
-#pragma unroll
-      for (int i = 0; i < K; i++) {
-        float x[plan_nin_a][V];
-        rr_unpack_all<T, V, plan_nin1>(xs[i], x);
-        plan_level_accumulate<L, V>(s, x, V, cb + ((long long)i * G + t) * V, p, r);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < K; i++) {
-        const long long c0 = cb + ((long long)i * G + t) * V;
-        if (c0 < ce) {
-          float x[plan_nin_a][V];
-          rr_unpack_all<T, V, plan_nin1>(xs[i], x);
-          plan_level_accumulate<L, V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
-        }
-      }
-    }
+  if constexpr (plan_rows_rebase && L == 0) {
+    static_assert(plan_nlevels == 2, "the rebase takes two levels");
+    rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
+    rr_level_add<T, G, K, 1>(p, r, cb, ce, t, s, xs);
+    plan_state own = s;
+    own.any = 1.f;  // plan_merge skips a side that has seen nothing
+    rr_reduce_level<G, 0>(s, sh);
+    plan_level_init<1>(s);
+    s.any = 1.f;
+    plan_merge(s, own);  // the first level stays the row's; own's sums corrected to it
+    rr_reduce_level<G, 1>(s, sh);
+  } else if constexpr (L < plan_nlevels) {
+    rr_level_add<T, G, K, L>(p, r, cb, ce, t, s, xs);
     rr_reduce_level<G, L>(s, sh);
     rr_levels_kept<T, G, K, L + 1>(p, r, cb, ce, t, s, xs, sh);
   } else {
