@@ -288,7 +288,7 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
                                                int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
                                                plan_state (*sh)[G / 32]) {
   if constexpr (plan_rows_rebase && L == 0) {
-    static_assert(plan_nlevels == 2, "the rebase takes two levels");
+    static_assert(!plan_rows_rebase || plan_nlevels == 2, "the rebase takes two levels");
     rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
     rr_level_add<T, G, K, 1>(p, r, cb, ce, t, s, xs);
     plan_state own = s;
