@@ -16,21 +16,16 @@ fg_cuda_params_fields[[[]]]m4_dnl
 fg_cuda_vector_fns[[[]]]m4_dnl
 fg_cuda_aux_if([[[m4_dnl
 // Loads of the extra inputs the score and the mask read (dtype as given).
-// The dtype is chosen by selects, not branches: a branch around each load
-// would make every element of a tile wait for its own load in turn.
 __device__ __forceinline__ float plan_half_bits(unsigned short x) {
   const unsigned s = (x & 0x8000u) << 16, e = (x >> 10) & 0x1fu, m = x & 0x3ffu;
-  const float sub = __uint_as_float(s | 0x33800000u) * (float)m; /* +-2^-24 m */
-  const unsigned big = s | (m << 13) | (e == 0x1fu ? 0x7f800000u : (e + 112u) << 23);
-  return e == 0 ? sub : __uint_as_float(big);
+  if (e == 0x1fu) return __uint_as_float(s | 0x7f800000u | (m << 13));
+  if (e == 0) return __uint_as_float(s) + (s ? -1.f : 1.f) * (float)m * 5.9604644775390625e-8f;
+  return __uint_as_float(s | ((e + 112u) << 23) | (m << 13));
 }
 __device__ __forceinline__ float plan_aux_float(const void* base, int dt, long long i) {
-  const unsigned short* u = static_cast<const unsigned short*>(base);
-  const bool w = dt == FG_F32; /* a float is read as its two halves, low first */
-  const long long k = w ? 2 * i : i;
-  const unsigned lo = u[k], hi = u[w ? k + 1 : k];
-  const float h = plan_half_bits((unsigned short)lo);
-  return w ? __uint_as_float(lo | hi << 16) : dt == FG_BF16 ? __uint_as_float(lo << 16) : h;
+  if (dt == FG_F32) return static_cast<const float*>(base)[i];
+  const unsigned short x = static_cast<const unsigned short*>(base)[i];
+  return dt == FG_BF16 ? __uint_as_float((unsigned)x << 16) : plan_half_bits(x);
 }
 __device__ __forceinline__ int plan_aux_i32(const void* base, long long i) {
   return static_cast<const int*>(base)[i];
