@@ -185,6 +185,15 @@ __device__ __forceinline__ void plan_level_accumulate(plan_state& s, const float
 fg_cuda_rows_level_accumulate[[[]]]m4_dnl
 }
 
+// The first level where it is one max or min of an input as loaded: the kept
+// forms take it from the packed 16-bit pairs of input plan_pair_input (-1:
+// none) and fold the pairs' result m into s here.
+constexpr int plan_pair_input = fg_cuda_rows_pair_input;
+constexpr bool plan_pair_max = fg_cuda_rows_pair_max;  // false: a min
+__device__ __forceinline__ void plan_level0_pair(plan_state& s, float m) {
+fg_cuda_rows_pair_set[[[]]]m4_dnl
+}
+
 // Level L of s merged with lane (this lane xor o)'s: the plain reducers.
 template <int L>
 __device__ __forceinline__ void plan_level_shfl(plan_state& s, int o) {

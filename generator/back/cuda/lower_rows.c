@@ -414,6 +414,31 @@ static void level_defs(rw *w, fg_defs *defs)
         const fg_kvalue *v = &k->values[i];
         rebase = live[i] && (level[i] == 0 ? v->op == R_MAX || v->op == R_MIN : v->op == R_SUM);
     }
+    /* A first level of one value, the max or min of an input as loaded
+     * (softmax's Mx = max(c: X)): on 16-bit inputs the kept forms take it
+     * from the packed pairs, one instruction for two elements and no
+     * unpacking (rows.cuh, rr_level_add). */
+    int pair_in = -1, pair_v = -1, nl0 = 0;
+    for (int i = 0; i < nv; i++)
+        if (live[i] && level[i] == 0) {
+            nl0++;
+            pair_v = i;
+        }
+    if (nl0 == 1) {
+        const fg_expr *b = r->body[pair_v];
+        const fg_reduce_op op = k->values[pair_v].op;
+        if ((op == R_MAX || op == R_MIN) && b->kind == E_TENSOR &&
+            p->tensors[b->ref].kind == TENSOR_INPUT && w->in_c[b->ref] >= 0)
+            pair_in = w->in_c[b->ref];
+    }
+    const char *pn = pair_in >= 0 ? w->tf[k->values[pair_v].tensor] : NULL;
+    fg_def_int(defs, "cuda_rows_pair_input", pair_in);
+    fg_def_code(defs, "cuda_rows_pair_max",
+                pair_in >= 0 && k->values[pair_v].op == R_MIN ? "false" : "true");
+    fg_def_code(defs, "cuda_rows_pair_set",
+                pn ? arena_printf(w->a, "  s.%s = %s;\n", pn,
+                                  combine(w->a, k->values[pair_v].op, arena_printf(w->a, "s.%s", pn), "m"))
+                   : "  (void)s;\n  (void)m;\n");
     fg_def_int(defs, "cuda_rows_nlevels", nlevels);
     fg_def_code(defs, "cuda_rows_rebase", rebase ? "true" : "false");
     fg_def_code(defs, "cuda_rows_level_accumulate", strbuf_str(&acc));

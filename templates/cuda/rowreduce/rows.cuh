@@ -246,6 +246,18 @@ __device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[
   }
 }
 
+// Pairs of 16-bit elements, for a first level that is one max or min of an
+// input as loaded (plan_pair_input): one instruction for two elements, as
+// fmaxf and fminf treat NaN (the other operand).
+__device__ __forceinline__ __nv_bfloat162 rr_pair_fill(__nv_bfloat16, float v) { return __floats2bfloat162_rn(v, v); }
+__device__ __forceinline__ __half2 rr_pair_fill(__half, float v) { return __floats2half2_rn(v, v); }
+__device__ __forceinline__ __nv_bfloat162 rr_pair_mm(__nv_bfloat162 a, __nv_bfloat162 b) {
+  return plan_pair_max ? __hmax2(a, b) : __hmin2(a, b);
+}
+__device__ __forceinline__ __half2 rr_pair_mm(__half2 a, __half2 b) {
+  return plan_pair_max ? __hmax2(a, b) : __hmin2(a, b);
+}
+
 // Level L of the running values over thread t's kept chunks, added into s
 // (the lower levels as s holds them), without the guard of the row's end
 // where all of the thread's chunks are whole.
@@ -253,6 +265,21 @@ template <typename T, int G, int K, int L>
 __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
                                              plan_state& s, const uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
+  if constexpr (L == 0 && plan_pair_input >= 0 && sizeof(T) == 2) {
+    if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
+      // whole chunks: the max or min of the packed pairs, unpacked once
+      auto m2 = rr_pair_fill(T(), plan_pair_max ? -INFINITY : INFINITY);
+#pragma unroll
+      for (int i = 0; i < K; i++) {
+        const auto* q = reinterpret_cast<const decltype(m2)*>(&xs[i][plan_pair_input]);
+#pragma unroll
+        for (int j = 0; j < 4; j++) m2 = rr_pair_mm(m2, q[j]);
+      }
+      const float a = rr_to_float(m2.x), b = rr_to_float(m2.y);
+      plan_level0_pair(s, plan_pair_max ? fmaxf(a, b) : fminf(a, b));
+      return;
+    }
+  }
   if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
     // every kept chunk of this thread is whole: no guard per element (a
     // test per chunk instead made ptxas spill the 512-thread form)
