@@ -32,8 +32,7 @@ static bool same(float a, float b)
 }
 
 // The loads of the extra inputs in every dtype the entry accepts: each half
-// and bfloat16 bit pattern, and floats at every index of an array (the
-// float is read as two halves).
+// and bfloat16 bit pattern, and floats at every index of an array.
 static long check_loads()
 {
     long bad = 0;
