@@ -265,9 +265,10 @@ template <typename T, int G, int K, int L>
 __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
                                              plan_state& s, const uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
+  const bool whole = cb + ((long long)(K - 1) * G + t + 1) * V <= ce;
   if constexpr (L == 0 && plan_pair_input >= 0 && sizeof(T) == 2) {
-    if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
-      // whole chunks: the max or min of the packed pairs, unpacked once
+    if (whole) {
+      // the max or min of the packed pairs, unpacked once
       auto m2 = rr_pair_fill(T(), plan_pair_max ? -INFINITY : INFINITY);
 #pragma unroll
       for (int i = 0; i < K; i++) {
@@ -280,7 +281,7 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
       return;
     }
   }
-  if (cb + ((long long)(K - 1) * G + t + 1) * V <= ce) {
+  if (whole) {
     // every kept chunk of this thread is whole: no guard per element (a
     // test per chunk instead made ptxas spill the 512-thread form)
 #pragma unroll
