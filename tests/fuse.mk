@@ -21,6 +21,7 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 EXTRA_DIST += \
 	tests/plans/maxpow.fp tests/plans/shiftsum.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
 	tests/plans/prefix_lm.fp tests/plans/kvsum.fp tests/plans/chains.fp tests/plans/wsoftmax.fp \
+	tests/plans/varexp.fp tests/golden/fused/varexp.txt \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
@@ -65,6 +66,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/gqa_decode.txt \
 	tests/golden/kernel/kvsum.txt \
 	tests/golden/kernel/chains.txt tests/golden/kernel/wsoftmax.txt \
+	tests/golden/kernel/varexp.txt \
 	tests/golden/kernel/maxpow.txt \
 	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/shiftsum.txt \

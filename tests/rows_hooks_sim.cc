@@ -70,11 +70,11 @@ static uint64_t rnd() {
 }
 
 // The states merged pairwise in a random order.
-static plan_state merge_all(std::vector<plan_state> v) {
+static plan_state merge_all(std::vector<plan_state> v, const plan_params& p) {
   while (v.size() > 1) {
     size_t i = rnd() % v.size(), j = rnd() % (v.size() - 1);
     if (j >= i) j++;
-    plan_merge(v[i], v[j]);
+    plan_merge(v[i], v[j], p);
     v.erase(v.begin() + (long)j);
   }
   return v[0];
@@ -84,7 +84,9 @@ static int sim_G = 32, sim_S = 1, sim_V = 8, sim_kept = 0;
 
 // Level L of the threads' states merged pairwise in a random order, by the
 // hook the kernels shuffle with (plan_level_shfl); every thread then holds
-// the row's values of that level, as after the kernels' butterfly.
+// the row's values of that level, as after the kernels' butterfly, and its
+// own of the other levels (set to the reducers' identities and merged with
+// the row's: the identity merge copies the level, and only it).
 template <int L>
 static void merge_level(std::vector<plan_state>& th) {
   std::vector<plan_state> v = th;
@@ -96,23 +98,43 @@ static void merge_level(std::vector<plan_state>& th) {
     plan_level_shfl<L>(v[i], 1);
     v.erase(v.begin() + (long)j);
   }
-  for (auto& s : th) s = v[0];
+  for (auto& s : th) {
+    plan_level_init<L>(s);
+    sim_self = &s;
+    sim_partner = &v[0];
+    plan_level_shfl<L>(s, 1);
+  }
 }
 
-// The kept forms: the running values level by level over the chunks dealt
-// to G threads (plan_level_accumulate), each level merged before the next.
+// Level L of the chunks dealt to G threads (plan_level_accumulate).
+template <int V, int L>
+static void add_level(const plan_params& p, const plan_row& r, std::vector<plan_state>& th) {
+  const long long C = p.ncols;
+  for (long long c0 = 0; c0 < C; c0 += V) {
+    float x[plan_nin_a][V];
+    for (int k = 0; k < plan_nin; k++)
+      for (int e = 0; e < V; e++)
+        x[k][e] = c0 + e < C ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
+    const int t = (int)((c0 / V) % sim_G);
+    plan_level_accumulate<L, V>(th[(size_t)t], x, C - c0 < V ? (int)(C - c0) : V, c0, p, r);
+  }
+}
+
+// The kept forms: the running values level by level, each level merged
+// before the next; with plan_rows_rebase, as rows.cuh's rr_levels_kept:
+// both levels per thread, the first merged, each thread's second rebased
+// to it (plan_level_rebase), then merged.
 template <int V, int L = 0>
 static void levels(const plan_params& p, const plan_row& r, std::vector<plan_state>& th) {
-  if constexpr (L < plan_nlevels) {
-    const long long C = p.ncols;
-    for (long long c0 = 0; c0 < C; c0 += V) {
-      float x[plan_nin_a][V];
-      for (int k = 0; k < plan_nin; k++)
-        for (int e = 0; e < V; e++)
-          x[k][e] = c0 + e < C ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
-      const int t = (int)((c0 / V) % sim_G);
-      plan_level_accumulate<L, V>(th[(size_t)t], x, C - c0 < V ? (int)(C - c0) : V, c0, p, r);
-    }
+  if constexpr (plan_rows_rebase && L == 0) {
+    add_level<V, 0>(p, r, th);
+    add_level<V, 1>(p, r, th);
+    const std::vector<plan_state> own = th;
+    merge_level<0>(th);
+    for (size_t t = 0; t < th.size(); t++) plan_level_rebase(th[t], own[t], p);
+    merge_level<1>(th);
+  } else if constexpr (L < plan_nlevels) {
+    add_level<V, L>(p, r, th);
     merge_level<L>(th);
     levels<V, L + 1>(p, r, th);
   }
@@ -144,9 +166,9 @@ static void walk(plan_params& p) {
         const int t = (int)(((c0 - cb) / V) % sim_G);
         plan_accumulate<V>(th[(size_t)t], x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
       }
-      parts.push_back(merge_all(th));
+      parts.push_back(merge_all(th, p));
     }
-    plan_state s = merge_all(parts);
+    plan_state s = merge_all(parts, p);
     plan_fin f;
     plan_finish(f, s, p, r);
     plan_store_row(f, s, p, r);

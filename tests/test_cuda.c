@@ -189,21 +189,41 @@ static void softmax_has_row_kernels(void **state)
 }
 
 /* The kept forms' levels: layer norm's mean first, its variance about the
- * row's mean next; the first power about the running mean, which only the
- * variance's correction reads, is not computed there.  Inputs
- * that only the outputs read come after those the running values read,
- * whatever their order in the plan (tests/plans/wsoftmax.fp). */
+ * mean next, each thread's about its own mean and then rebased to the
+ * row's (Chan's combine, as derived: the first power about the running
+ * mean, which only the correction reads, is computed for it).  With three
+ * levels (tests/plans/varexp.fp) there is no rebase, and the first power
+ * is not computed; a running body that reads a row statement over another
+ * running value (Var = Var_sum / C) reads it as it stands in the walk, and
+ * the merge's correction reads the dim from p.  Inputs that only the
+ * outputs read come after those the running values read, whatever their
+ * order in the plan (tests/plans/wsoftmax.fp). */
 static void row_levels_and_second_walk_inputs(void **state)
 {
     fixture *f = *state;
     const char *d = rows_defs(f, "plans/layernorm.fp");
     assert_def(d, "cuda_rows_nlevels", "2");
+    assert_def(d, "cuda_rows_rebase", "true");
     assert_def(d, "cuda_rows_nin", "3");
     assert_def(d, "cuda_rows_nin1", "1");
     assert_has(d, "  if constexpr (L == 0) {\n    // Mean_sum = sum(c: X) (inside Mean), plan line 15 (sum)");
-    assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
+    assert_not_has(d, "read by corrections only");
     assert_has(d, "      if (e < n) acc_ = acc_ + plan_sq(x@{0@}@{e@} - h0_);");
+    assert_has(d, "    s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync(0xffffffffu, s.Var_sum_pow1, o);");
+    assert_has(d, "  s.Var_sum = s.Var_sum + ((own.Var_sum_count > 0.0f ? own.Var_sum_count * "
+                  "plan_sq(plan_div0(own.Mean_sum, own.Var_sum_count) - plan_div0(s.Mean_sum, "
+                  "s.Var_sum_count)) + 2.0f * (own.Var_sum_pow1 * (plan_div0(own.Mean_sum, "
+                  "own.Var_sum_count) - plan_div0(s.Mean_sum, s.Var_sum_count))) : 0.0f));");
+    d = rows_defs(f, "tests/plans/varexp.fp");
+    assert_def(d, "cuda_rows_nlevels", "3");
+    assert_def(d, "cuda_rows_rebase", "false");
+    assert_def(d, "cuda_rows_level_rebase", "  (void)s;\n  (void)own;\n");
+    assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
     assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");
+    assert_has(d, "  if constexpr (L == 2) {\n    // Z = sum(c: exp(X - Var)), plan line 17 (sum)\n"
+                  "    {\n      const float h0_ = s.Var_sum / p.C;");
+    assert_not_has(d, "f.Var;");
+    assert_has(d, "a.Z = o.Z * (__expf((o.Var_sum - a.Var_sum) / p.C))");
     d = rows_defs(f, "tests/plans/wsoftmax.fp");
     assert_def(d, "cuda_rows_nin", "2");
     assert_def(d, "cuda_rows_nin1", "1");

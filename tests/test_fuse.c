@@ -789,6 +789,11 @@ static void test_power_sums_carry_their_lower_powers(void **state)
     load(f, "tests/plans/shiftsum.fp");
     assert_string_equal(factor(f, "L"), "where(L_count_prev > 0, L_count_prev * (Mx_prev - Mx), 0)");
     check_simulation(f, "tests/plans/shiftsum.fp");
+    /* a running value reading a row statement over another (Var = Var_sum
+     * / C): the scale follows the running sum, divided by the dim */
+    load(f, "tests/plans/varexp.fp");
+    assert_string_equal(factor(f, "Z"), "exp((Var_sum_prev - Var_sum) / C)");
+    check_simulation(f, "tests/plans/varexp.fp");
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)

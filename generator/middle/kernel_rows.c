@@ -80,22 +80,27 @@ static int check_reads(rb *c, const fg_expr *e, int depth)
 #define ROWS_MAX_NODES 20000
 
 /* e with every statement along the fused axis that is not running inlined
- * (NULL: nested too deeply, or past ROWS_MAX_NODES). */
-static fg_expr *inline_elems(rb *c, const fg_expr *e, int depth)
+ * (NULL: nested too deeply, or past ROWS_MAX_NODES).  With fin, the row
+ * statements of running values as well (a variance Var = Var_sum / C read
+ * by another running value's body): a running body sees the running values
+ * as they stand, never the row's final ones, which exist only after the
+ * walk. */
+static fg_expr *inline_elems(rb *c, const fg_expr *e, bool fin, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH || ++c->nodes > ROWS_MAX_NODES)
         return NULL;
     if (e->kind == E_TENSOR) {
         const fg_ir_tensor *t = &c->p->tensors[e->ref];
-        if (t->kind == TENSOR_STMT && !c->running[e->ref] && carries(t, c->fz->axis) && t->rhs)
-            return inline_elems(c, t->rhs, depth + 1);
+        if (t->kind == TENSOR_STMT && !c->running[e->ref] && t->rhs &&
+            (carries(t, c->fz->axis) || (fin && c->fz->role[e->ref] != ROLE_PROLOGUE)))
+            return inline_elems(c, t->rhs, fin, depth + 1);
     }
     fg_expr *n = ARENA_NEW(c->a, fg_expr);
     *n = *e;
     if (e->nargs > 0)
         n->args = ARENA_ARRAY(c->a, fg_expr *, e->nargs);
     for (int i = 0; i < e->nargs; i++) {
-        n->args[i] = inline_elems(c, e->args[i], depth + 1);
+        n->args[i] = inline_elems(c, e->args[i], fin, depth + 1);
         if (!n->args[i])
             return NULL;
     }
@@ -216,7 +221,7 @@ static int bind(rb *c)
     r->body = ARENA_ARRAY(c->a, fg_expr *, k->nvalues + 1);
     for (int i = 0; i < k->nvalues; i++) {
         const fg_ir_tensor *t = &p->tensors[k->values[i].tensor];
-        r->body[i] = inline_elems(c, t->body, 0);
+        r->body[i] = inline_elems(c, t->body, true, 0);
         if (!r->body[i])
             return rb_fail(c, t->loc, "its per-element statements nest too deeply, or inline "
                                       "to too many operations, for the row kernels");
@@ -224,7 +229,7 @@ static int bind(rb *c)
     r->out_value = ARENA_ARRAY(c->a, fg_expr *, r->nout_c + 1);
     for (int i = 0; i < r->nout_c; i++) {
         const fg_ir_tensor *t = &p->tensors[r->out_c[i]];
-        fg_expr *e = inline_elems(c, t->rhs, 0);
+        fg_expr *e = inline_elems(c, t->rhs, false, 0);
         if (!e)
             return rb_fail(c, t->loc, "its per-element statements nest too deeply, or inline "
                                       "to too many operations, for the row kernels");

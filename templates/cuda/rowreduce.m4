@@ -40,7 +40,7 @@ constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
 constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
 constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running values (the kept forms)
 // The kept forms take both levels per thread, then rebase the second to the
-// row's first with plan_merge (two levels: maxima or minima, then sums).
+// row's first with plan_level_rebase (two levels, the second corrected).
 constexpr bool plan_rows_rebase = fg_cuda_rows_rebase;
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
 constexpr int plan_nin1_a = plan_nin1 > 0 ? plan_nin1 : 1;
@@ -165,7 +165,8 @@ fg_cuda_rows_accumulate[[[]]]m4_dnl
 
 // a <- the merge of states a and b (threads, or the CTAs of a split row),
 // each side corrected to the merged values with the same corrections.
-__device__ __forceinline__ void plan_merge(plan_state& a, const plan_state& b) {
+__device__ __forceinline__ void plan_merge(plan_state& a, const plan_state& b, const plan_params& p) {
+  (void)p;
 fg_cuda_rows_merge[[[]]]m4_dnl
 }
 
@@ -207,6 +208,15 @@ template <int L>
 __device__ __forceinline__ void plan_level_init(plan_state& s) {
   (void)s;
 fg_cuda_rows_level_init[[[]]]m4_dnl
+}
+
+// With plan_rows_rebase: s holds the row's first level and this thread's
+// second, own the thread's state before the row merged the first level.
+// Each value of the second level corrected from own's first level to the
+// row's (the merge's correction of one side).
+__device__ __forceinline__ void plan_level_rebase(plan_state& s, const plan_state& own, const plan_params& p) {
+  (void)p;
+fg_cuda_rows_level_rebase[[[]]]m4_dnl
 }
 
 __device__ __forceinline__ void plan_finish(plan_fin& f, const plan_state& s, const plan_params& p, const plan_row& r) {

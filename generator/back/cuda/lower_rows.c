@@ -23,7 +23,7 @@ typedef fg_strbuf cb;
 typedef enum rsite {
     RS_ELEM,  /* per element of a chunk: x[k][e], c_, s.V, V_prev_ */
     RS_ROW,   /* row setup and epilogue: s.V, r.*, f.* */
-    RS_MERGE  /* the merge: TENSOR = a.V, PREV = o.V or b.V */
+    RS_MERGE  /* the merge: TENSOR = a.V, PREV = o.V or b.V; the rebase: s.V, own.V */
 } rsite;
 
 typedef struct rw {
@@ -35,7 +35,8 @@ typedef struct rw {
     int *in_c;                         /* per tensor: its index among in_c, or -1 */
     bool *running, *fin;
     rsite site;
-    const char *prev_obj; /* RS_MERGE: "o" or "b" */
+    const char *prev_obj; /* RS_MERGE: "o" or "b" ("own": the rebase) */
+    const char *cur_obj;  /* RS_MERGE: "a" ("s": the rebase) */
     bool used_c;
     int errors;
 } rw;
@@ -44,7 +45,7 @@ typedef struct rw {
 static const char *const reserved[] = {
     "any", "rows", "ncols", "ext", "vec", "in", "in_sc", "in_rs", "out", "out_dt", "out_sc",
     "out_rs", "rin", "rin_dt", "rin_rs", "rout", "rout_dt", "rout_rs", "in_off", "out_off",
-    "rin_off", "rout_off", "p", "r", "s", "f", "x", "y", "e", "n", "a", "b", "o", "c0",
+    "rin_off", "rout_off", "p", "r", "s", "f", "x", "y", "e", "n", "a", "b", "o", "own", "c0",
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
@@ -102,7 +103,7 @@ static void leaf(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
             else
                 break;
         } else if (w->running[e->ref]) {
-            const char *obj = w->site == RS_MERGE ? "a" : "s";
+            const char *obj = w->site == RS_MERGE ? w->cur_obj : "s";
             if (rule_masked_minmax(t))
                 strbuf_printf(b, "plan_safe(%s.%s)", obj, w->tf[e->ref]);
             else
@@ -337,13 +338,27 @@ static void step_defs(rw *w, fg_defs *defs)
     fg_def_code(defs, "cuda_rows_merge", strbuf_str(&merge));
 }
 
+/* Whether e reads tensor t's current value (not its value before the step). */
+static bool reads_current(const fg_expr *e, int t)
+{
+    if (!e)
+        return false;
+    if (e->kind == E_TENSOR && e->ref == t)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_current(e->args[i], t))
+            return true;
+    return false;
+}
+
 /* The kept forms (a row in registers) take the running values one level at
  * a time: a value's level is one more than the highest of the values its
  * body reads (0: it reads none).  Level by level, each thread adds its kept
  * chunks with the lower levels already final for the whole row, and the row
  * merges the level with the plain reducer: no correction is ever applied
  * there, and a value that only corrections read (the first power about the
- * running mean that keeps a variance's correction exact) is not computed. */
+ * running mean that keeps a variance's correction exact) is not computed,
+ * except for the rebase of two levels below. */
 static void level_defs(rw *w, fg_defs *defs)
 {
     const fg_kernel *k = w->k;
@@ -371,11 +386,46 @@ static void level_defs(rw *w, fg_defs *defs)
                     if (level[j] + 1 > level[i])
                         level[i] = level[j] + 1;
                 }
+    /* Two levels, each thread taking both over its own chunks before the
+     * row merges the first: its second level against its own first (a
+     * softmax's sums against the thread's own max, a variance about the
+     * thread's own mean), so that that work runs while other warps' loads
+     * are still arriving instead of after the first merge.  The row then
+     * merges the first level, and each thread rebases its second level to
+     * the row's first by the derived correction (plan_level_rebase: the
+     * merge's correction of one side, once a thread), after which the
+     * second level merges plainly (rows.cuh, rr_levels_kept).  This takes
+     * every value at level 0 or 1, each of level 1 with a correction, and
+     * computes the values those corrections read (a variance's first power
+     * about the running mean), which the levels one at a time leave out. */
+    bool rebase = nv > 0;
+    bool lv0 = false, lv1 = false;
+    for (int i = 0; i < nv && rebase; i++) {
+        const fg_correction *cr = k->values[i].corr;
+        if (level[i] == 0)
+            rebase = cr->kind == CORR_NONE, lv0 = true;
+        else
+            rebase = level[i] == 1 && cr->kind != CORR_NONE && cr->factor, lv1 = true;
+        /* its correction reads the first level as merged, the second as
+         * the thread had it: s holds exactly that when the rebase runs */
+        for (int j = 0; j < nv && rebase; j++)
+            if (level[j] == 1 && reads_current(cr->factor, k->values[j].tensor))
+                rebase = false;
+    }
+    rebase = rebase && lv0 && lv1;
+    if (rebase)
+        for (int pass = 0; pass < nv; pass++)
+            for (int i = 0; i < nv; i++)
+                for (int j = 0; j < nv && live[i]; j++)
+                    if (expr_reads(k->values[i].corr->factor, k->values[j].tensor))
+                        live[j] = true;
     int nlevels = 0;
     for (int i = 0; i < nv; i++)
         if (live[i] && level[i] + 1 > nlevels)
             nlevels = level[i] + 1;
-    cb acc = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0};
+    rebase = rebase && nlevels == 2;
+    cb acc = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0},
+       reb = {w->a, NULL, 0, 0};
     for (int l = 0; l < nlevels; l++) {
         strbuf_printf(&acc, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&shfl, "  if constexpr (L == %d) {\n", l);
@@ -393,6 +443,14 @@ static void level_defs(rw *w, fg_defs *defs)
                           combine(w->a, v->op, arena_printf(w->a, "s.%s", n),
                                   arena_printf(w->a, "__shfl_xor_sync(0xffffffffu, s.%s, o)", n)));
             strbuf_printf(&init, "    s.%s = %s;\n", n, identity(v->op));
+            if (rebase && l == 1) {
+                const fg_correction *cr = v->corr;
+                w->prev_obj = "own";
+                w->cur_obj = "s";
+                strbuf_printf(&reb, "  s.%s = s.%s %s (%s);\n", n, n,
+                              cr->kind == CORR_SCALE ? "*" : "+", text(w, RS_MERGE, cr->factor));
+                w->cur_obj = "a";
+            }
         }
         strbuf_puts(&acc, "  }\n");
         strbuf_puts(&shfl, "  }\n");
@@ -402,18 +460,8 @@ static void level_defs(rw *w, fg_defs *defs)
         if (!live[i])
             strbuf_printf(&acc, "  // %s: read by corrections only, not computed here\n",
                           w->tf[k->values[i].tensor]);
-    /* Two levels, the first of maxima or minima, the second of sums, every
-     * value live (the softmax family): each thread may take both levels over
-     * its own chunks, its sums against its own maxima, before the row merges
-     * the first level; the second is then rebased to the row's first level
-     * by the plan's merge (one correction a thread) and merged plainly.  The
-     * exponentials then run while other warps' loads are still arriving,
-     * instead of after the first merge (rows.cuh, rr_levels_kept). */
-    bool rebase = nlevels == 2;
-    for (int i = 0; i < nv && rebase; i++) {
-        const fg_kvalue *v = &k->values[i];
-        rebase = live[i] && (level[i] == 0 ? v->op == R_MAX || v->op == R_MIN : v->op == R_SUM);
-    }
+    if (!rebase)
+        strbuf_puts(&reb, "  (void)s;\n  (void)own;\n");
     /* A first level of one value, the max or min of an input as loaded
      * (softmax's Mx = max(c: X)): on 16-bit inputs the kept forms take it
      * from the packed pairs, one instruction for two elements and no
@@ -444,6 +492,7 @@ static void level_defs(rw *w, fg_defs *defs)
     fg_def_code(defs, "cuda_rows_level_accumulate", strbuf_str(&acc));
     fg_def_code(defs, "cuda_rows_level_shfl", strbuf_str(&shfl));
     fg_def_code(defs, "cuda_rows_level_init", strbuf_str(&init));
+    fg_def_code(defs, "cuda_rows_level_rebase", strbuf_str(&reb));
 }
 
 /* The position of axis ax among an input's indices or an output's axes. */
@@ -712,7 +761,7 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
                 nin1 += first;
             }
         }
-    rw w = {.a = a, .k = k, .p = p, .r = rr};
+    rw w = {.a = a, .k = k, .p = p, .r = rr, .cur_obj = "a"};
     w.tf = ARENA_ARRAY(a, const char *, p->ntensors + 1);
     w.af = ARENA_ARRAY(a, const char *, p->naxes + 1);
     w.df = ARENA_ARRAY(a, const char *, p->ndims + 1);

@@ -181,11 +181,11 @@ __device__ __forceinline__ void rr_store_chunk(const plan_params& p, const plan_
 // Merge the states of the G threads of a row (a warp, or a CTA of G threads
 // with sh holding G / 32 states); every thread ends with the row's state.
 template <int G>
-__device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh) {
+__device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh, const plan_params& p) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const plan_state t = plan_state_shfl(s, o);
-    plan_merge(s, t);
+    plan_merge(s, t, p);
   }
   if constexpr (G > 32) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -198,7 +198,7 @@ __device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh) {
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1) {
         const plan_state t = plan_state_shfl(s, o);
-        plan_merge(s, t);
+        plan_merge(s, t, p);
       }
       if (lane == 0) sh[0] = s;
     }
@@ -305,12 +305,13 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
 
 // The kept forms' first walk: level by level, thread t adds its kept chunks,
 // then the row merges the level.  After the last level, s holds the row's
-// values.  With plan_rows_rebase (a level of maxima, then one of sums), the
-// thread takes both levels over its own chunks first (its sums against its
-// own maxima, so that the exponentials start as soon as its loads arrive,
-// not after the row's first merge), the row merges the first level, and
-// the thread's sums are rebased to it by the plan's merge (its correction:
-// one per thread) before the second level's plain merge.
+// values.  With plan_rows_rebase (two levels, the second corrected), the
+// thread takes both levels over its own chunks first (a softmax's sums
+// against its own maxima, so that the exponentials start as soon as its
+// loads arrive, not after the row's first merge; a variance about its own
+// mean), the row merges the first level, and the thread's second level is
+// rebased to it by the derived correction (plan_level_rebase: one per
+// thread) before the second level's plain merge.
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
                                                int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
@@ -319,12 +320,9 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
     static_assert(!plan_rows_rebase || plan_nlevels == 2, "the rebase takes two levels");
     rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
     rr_level_add<T, G, K, 1>(p, r, cb, ce, t, s, xs);
-    plan_state own = s;
-    own.any = 1.f;  // plan_merge skips a side that has seen nothing
+    const plan_state own = s;
     rr_reduce_level<G, 0>(s, sh);
-    plan_level_init<1>(s);
-    s.any = 1.f;
-    plan_merge(s, own);  // the first level stays the row's; own's sums corrected to it
+    plan_level_rebase(s, own, p);  // the second level corrected to the row's first
     rr_reduce_level<G, 1>(s, sh);
   } else if constexpr (L < plan_nlevels) {
     rr_level_add<T, G, K, L>(p, r, cb, ce, t, s, xs);
@@ -451,7 +449,7 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 
   } else {
     __shared__ plan_state sh[NT / 32];
     rr_walk_rolling<T, NT>(p, r, 0, p.ncols, t, vec, s);
-    rr_reduce<NT>(s, sh);
+    rr_reduce<NT>(s, sh, p);
     plan_fin f;
     plan_finish(f, s, p, r);
     if (t == 0) plan_store_row(f, s, p, r);
@@ -470,13 +468,14 @@ struct rr_split {
 
 // The row's state from its S partials, merged by the NT threads of a CTA.
 template <int NT>
-__device__ __forceinline__ void rr_merge_parts(const rr_split& q, long long row, plan_state& s, plan_state* sh) {
+__device__ __forceinline__ void rr_merge_parts(const rr_split& q, long long row, plan_state& s, plan_state* sh,
+                                               const plan_params& p) {
   plan_state_init(s);
   for (int i = threadIdx.x; i < q.S; i += NT) {
     const plan_state b = plan_state_load(q.ws + ((size_t)row * q.S + i) * plan_nstate);
-    plan_merge(s, b);
+    plan_merge(s, b, p);
   }
-  rr_reduce<NT>(s, sh);
+  rr_reduce<NT>(s, sh, p);
 }
 
 // Split form, first kernel: CTA (part, row) walks its part and saves its
@@ -495,7 +494,7 @@ __global__ void __launch_bounds__(NT) rr_split_kernel(const __grid_constant__ pl
   plan_state s;
   plan_state_init(s);
   rr_walk_rolling<T, NT>(p, r, cb, ce, t, vec, s);
-  rr_reduce<NT>(s, sh);
+  rr_reduce<NT>(s, sh, p);
   if (t == 0) plan_state_save(q.ws + ((size_t)row * q.S + blockIdx.x) * plan_nstate, s);
   if (!q.counters) return;
   __syncthreads();
@@ -506,7 +505,7 @@ __global__ void __launch_bounds__(NT) rr_split_kernel(const __grid_constant__ pl
   }
   __syncthreads();
   if (s_ticket != (unsigned)(q.S - 1)) return;  // uniform
-  rr_merge_parts<NT>(q, row, s, sh);
+  rr_merge_parts<NT>(q, row, s, sh, p);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (t == 0) {
@@ -526,7 +525,7 @@ __global__ void __launch_bounds__(NT) rr_merge_kernel(const __grid_constant__ pl
   plan_row r;
   plan_row_setup(p, row, r);
   plan_state s;
-  rr_merge_parts<NT>(q, row, s, sh);
+  rr_merge_parts<NT>(q, row, s, sh, p);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (blockIdx.x == 0 && t == 0) plan_store_row(f, s, p, r);
