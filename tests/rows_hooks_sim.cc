@@ -84,9 +84,9 @@ static int sim_G = 32, sim_S = 1, sim_V = 8, sim_kept = 0;
 
 // Level L of the threads' states merged pairwise in a random order, by the
 // hook the kernels shuffle with (plan_level_shfl); every thread then holds
-// the row's values of that level, as after the kernels' butterfly, and its
-// own of the other levels (set to the reducers' identities and merged with
-// the row's: the identity merge copies the level, and only it).
+// the row's values of that level, as after the kernels' butterfly, and, as
+// after rr_reduce_level's copy of whole states from the shared slots, one
+// thread's values of the other levels, not its own.
 template <int L>
 static void merge_level(std::vector<plan_state>& th) {
   std::vector<plan_state> v = th;
@@ -98,12 +98,7 @@ static void merge_level(std::vector<plan_state>& th) {
     plan_level_shfl<L>(v[i], 1);
     v.erase(v.begin() + (long)j);
   }
-  for (auto& s : th) {
-    plan_level_init<L>(s);
-    sim_self = &s;
-    sim_partner = &v[0];
-    plan_level_shfl<L>(s, 1);
-  }
+  for (auto& s : th) s = v[0];
 }
 
 // Level L of the chunks dealt to G threads (plan_level_accumulate).

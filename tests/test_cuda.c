@@ -184,36 +184,35 @@ static void softmax_has_row_kernels(void **state)
     assert_def(d, "cuda_rows_nlevels", "2");
     assert_has(d, "  if constexpr (L == 1) {\n    // L = sum(c: E), plan line 12 (sum)");
     assert_has(d, "    s.L = s.L + __shfl_xor_sync(0xffffffffu, s.L, o);");
+    /* ... each thread's sum first against its own max, then rebased to the
+     * row's: own's sum (the level's merge leaves s's to another thread) */
+    assert_def(d, "cuda_rows_rebase", "true");
+    assert_def(d, "cuda_rows_level_rebase", "  s.L = own.L * (__expf(own.Mx - plan_safe(s.Mx)));\n");
     /* the host checks are the CPU entry's, under the CUDA entry's name */
     assert_has(d, "fg@&_check_tensor(&args->X, \"fg@&_softmax: X\", 2,");
 }
 
 /* The kept forms' levels: layer norm's mean first, its variance about the
- * mean next, each thread's about its own mean and then rebased to the
- * row's (Chan's combine, as derived: the first power about the running
- * mean, which only the correction reads, is computed for it).  With three
- * levels (tests/plans/varexp.fp) there is no rebase, and the first power
- * is not computed; a running body that reads a row statement over another
- * running value (Var = Var_sum / C) reads it as it stands in the walk, and
- * the merge's correction reads the dim from p.  Inputs that only the
- * outputs read come after those the running values read, whatever their
- * order in the plan (tests/plans/wsoftmax.fp). */
+ * row's mean next, no rebase (a first level of sums); the first power
+ * about the running mean, which only the variance's correction reads, is
+ * not computed there.  With three levels (tests/plans/varexp.fp), a
+ * running body that reads a row statement over another running value
+ * (Var = Var_sum / C) reads it as it stands in the walk, and the merge's
+ * correction reads the dim from p.  Inputs that only the outputs read come
+ * after those the running values read, whatever their order in the plan
+ * (tests/plans/wsoftmax.fp). */
 static void row_levels_and_second_walk_inputs(void **state)
 {
     fixture *f = *state;
     const char *d = rows_defs(f, "plans/layernorm.fp");
     assert_def(d, "cuda_rows_nlevels", "2");
-    assert_def(d, "cuda_rows_rebase", "true");
+    assert_def(d, "cuda_rows_rebase", "false");
     assert_def(d, "cuda_rows_nin", "3");
     assert_def(d, "cuda_rows_nin1", "1");
     assert_has(d, "  if constexpr (L == 0) {\n    // Mean_sum = sum(c: X) (inside Mean), plan line 15 (sum)");
-    assert_not_has(d, "read by corrections only");
+    assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
     assert_has(d, "      if (e < n) acc_ = acc_ + plan_sq(x@{0@}@{e@} - h0_);");
-    assert_has(d, "    s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync(0xffffffffu, s.Var_sum_pow1, o);");
-    assert_has(d, "  s.Var_sum = s.Var_sum + ((own.Var_sum_count > 0.0f ? own.Var_sum_count * "
-                  "plan_sq(plan_div0(own.Mean_sum, own.Var_sum_count) - plan_div0(s.Mean_sum, "
-                  "s.Var_sum_count)) + 2.0f * (own.Var_sum_pow1 * (plan_div0(own.Mean_sum, "
-                  "own.Var_sum_count) - plan_div0(s.Mean_sum, s.Var_sum_count))) : 0.0f));");
+    assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");
     d = rows_defs(f, "tests/plans/varexp.fp");
     assert_def(d, "cuda_rows_nlevels", "3");
     assert_def(d, "cuda_rows_rebase", "false");

@@ -210,10 +210,11 @@ __device__ __forceinline__ void plan_level_init(plan_state& s) {
 fg_cuda_rows_level_init[[[]]]m4_dnl
 }
 
-// With plan_rows_rebase: s holds the row's first level and this thread's
-// second, own the thread's state before the row merged the first level.
-// Each value of the second level corrected from own's first level to the
-// row's (the merge's correction of one side).
+// With plan_rows_rebase: s holds the row's first level (its second level is
+// not this thread's: the level's merge copies whole states), own the
+// thread's state before the row merged the first level.  Each value of the
+// second level is own's, corrected from own's first level to the row's (the
+// merge's correction of one side).
 __device__ __forceinline__ void plan_level_rebase(plan_state& s, const plan_state& own, const plan_params& p) {
   (void)p;
 fg_cuda_rows_level_rebase[[[]]]m4_dnl

@@ -386,24 +386,30 @@ static void level_defs(rw *w, fg_defs *defs)
                     if (level[j] + 1 > level[i])
                         level[i] = level[j] + 1;
                 }
-    /* Two levels, each thread taking both over its own chunks before the
-     * row merges the first: its second level against its own first (a
-     * softmax's sums against the thread's own max, a variance about the
-     * thread's own mean), so that that work runs while other warps' loads
-     * are still arriving instead of after the first merge.  The row then
+    /* Two levels, the first of maxima or minima: each thread takes both
+     * over its own chunks before the row merges the first, its second
+     * level against its own first (a softmax's sums against the thread's
+     * own max), so that the exponentials run while other warps' loads are
+     * still arriving instead of after the first merge.  The row then
      * merges the first level, and each thread rebases its second level to
      * the row's first by the derived correction (plan_level_rebase: the
      * merge's correction of one side, once a thread), after which the
      * second level merges plainly (rows.cuh, rr_levels_kept).  This takes
      * every value at level 0 or 1, each of level 1 with a correction, and
-     * computes the values those corrections read (a variance's first power
-     * about the running mean), which the levels one at a time leave out. */
+     * computes the values those corrections read.  A first level of sums
+     * (layer norm's mean, then the variance about it) would qualify as
+     * well, but its rebase measured slower on an H200 (3.09-3.13 TB/s
+     * against 3.29 on 32k bf16 rows, bench/NOTES.md): the first power it
+     * must carry costs more than the earlier start gains, with no
+     * exponentials to hide. */
     bool rebase = nv > 0;
     bool lv0 = false, lv1 = false;
     for (int i = 0; i < nv && rebase; i++) {
         const fg_correction *cr = k->values[i].corr;
         if (level[i] == 0)
-            rebase = cr->kind == CORR_NONE, lv0 = true;
+            rebase = cr->kind == CORR_NONE &&
+                     (k->values[i].op == R_MAX || k->values[i].op == R_MIN),
+            lv0 = true;
         else
             rebase = level[i] == 1 && cr->kind != CORR_NONE && cr->factor, lv1 = true;
         /* its correction reads the first level as merged, the second as
@@ -447,7 +453,7 @@ static void level_defs(rw *w, fg_defs *defs)
                 const fg_correction *cr = v->corr;
                 w->prev_obj = "own";
                 w->cur_obj = "s";
-                strbuf_printf(&reb, "  s.%s = s.%s %s (%s);\n", n, n,
+                strbuf_printf(&reb, "  s.%s = own.%s %s (%s);\n", n, n,
                               cr->kind == CORR_SCALE ? "*" : "+", text(w, RS_MERGE, cr->factor));
                 w->cur_obj = "a";
             }
