@@ -40,7 +40,8 @@ constexpr int plan_naxes = fg_cuda_rows_naxes; // row axes
 constexpr int plan_nstate = fg_cuda_rows_nstate; // floats of the running state
 constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running values (the kept forms)
 // The kept forms take both levels per thread, then rebase the second to the
-// row's first with plan_level_rebase (two levels, the second corrected).
+// row's first with plan_level_rebase (two levels, the first of maxima or
+// minima, the second corrected to it).
 constexpr bool plan_rows_rebase = fg_cuda_rows_rebase;
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
 constexpr int plan_nin1_a = plan_nin1 > 0 ? plan_nin1 : 1;

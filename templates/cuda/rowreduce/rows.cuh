@@ -305,13 +305,13 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
 
 // The kept forms' first walk: level by level, thread t adds its kept chunks,
 // then the row merges the level.  After the last level, s holds the row's
-// values.  With plan_rows_rebase (two levels, the second corrected), the
-// thread takes both levels over its own chunks first (a softmax's sums
-// against its own maxima, so that the exponentials start as soon as its
-// loads arrive, not after the row's first merge; a variance about its own
-// mean), the row merges the first level, and the thread's second level is
-// rebased to it by the derived correction (plan_level_rebase: one per
-// thread) before the second level's plain merge.
+// values.  With plan_rows_rebase (two levels, the first of maxima or
+// minima), the thread takes both levels over its own chunks first (a
+// softmax's sums against its own maxima, so that the exponentials start as
+// soon as its loads arrive, not after the row's first merge), the row
+// merges the first level, and the thread's second level is rebased to it by
+// the derived correction (plan_level_rebase: one per thread) before the
+// second level's plain merge.
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
                                                int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
