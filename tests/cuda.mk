@@ -32,8 +32,8 @@ FG_TEST_HAVE_CUDA = 0
 endif
 AM_TESTS_ENVIRONMENT += \
 	FG_HAVE_CUDA='$(FG_TEST_HAVE_CUDA)'; NVCC='$(NVCC)'; CUDA_ARCHS='$(CUDA_ARCHS)'; \
-	FG_CUDA_KERNEL_FILES='$(FG_CUDA_KERNEL_FILES)'; CXX='$(CXX)'; \
-	export FG_HAVE_CUDA NVCC CUDA_ARCHS FG_CUDA_KERNEL_FILES CXX;
+	FG_CUDA_KERNEL_FILES='$(FG_CUDA_KERNEL_FILES)'; CXX='$(CXX)'; CC='$(CC)'; \
+	export FG_HAVE_CUDA NVCC CUDA_ARCHS FG_CUDA_KERNEL_FILES CXX CC;
 
 # cuda-hooks.sh runs the generated mask hooks on the host, cuda-dispatch.sh
 # the generated configuration dispatch, rows-hooks.sh the row kernels' hooks

@@ -21,6 +21,15 @@
 #include "fusegen_internal.h"
 #include SIM_HEADER
 
+#ifdef SIM_REF_PLAN
+// A plan outside the registry (tests/plans): its CPU entry, generated with
+// it, is checked against the reference interpreter in double precision
+// before the hooks are checked against the entry.
+extern "C" {
+#include "cpu_reference.h"
+}
+#endif
+
 // The device dialect on the host.
 #define __device__
 #define __forceinline__ inline
@@ -206,6 +215,14 @@ int main() {
     printf("skipped: plan shape not known to this check\n");
     return 77;
   }
+#ifdef SIM_REF_PLAN
+  ref_plan* rp = ref_load(SIM_REF_PLAN);
+  if (!rp) {
+    printf("FAIL: the reference cannot load %s\n", SIM_REF_PLAN);
+    return 1;
+  }
+  double worst_ref = 0;
+#endif
   static const long long shapes[][2] = {{1, 1}, {3, 7}, {5, 33}, {2, 1000}, {1, 4097}};
   static const int gs[] = {1, 32, 256}, ss[] = {1, 3, 7}, vs[] = {4, 8};
   double worst = 0;
@@ -252,6 +269,54 @@ int main() {
             printf("FAIL: CPU entry: %s\n", fg_last_error());
             return 1;
           }
+#ifdef SIM_REF_PLAN
+          if (g == 1 && sp == 1 && v == 4 && !kept) {  // once per shape
+            double* rin[64] = {0};
+            double* rout[64] = {0};
+            long ldims[8];
+            for (int i = 0; i < info->ndims; i++) ldims[i] = (long)dims[i];
+            std::vector<std::vector<double>> dbuf;
+            dbuf.reserve(16);
+            auto tensor_of = [&](const char* name) {
+              const int t = ref_find_tensor(rp, name);
+              if (t < 0 || t >= 64) {
+                printf("FAIL: the reference has no tensor %s\n", name);
+                exit(1);
+              }
+              return t;
+            };
+            for (int i = 0; i < info->ninputs; i++) {
+              const int t = tensor_of(info->inputs[i].name);
+              const float* x = (const float*)in[i].data;
+              dbuf.emplace_back(x, x + ref_tensor_size(rp, t, ldims));
+              rin[t] = dbuf.back().data();
+            }
+            for (int j = 0; j < info->noutputs; j++) {
+              const int t = tensor_of(info->outputs[j].name);
+              dbuf.emplace_back(ref_tensor_size(rp, t, ldims), 0.0);
+              rout[t] = dbuf.back().data();
+            }
+            if (ref_run(rp, ldims, NULL, NULL, rin, rout) != 0) {
+              printf("FAIL: the reference refused rows %lld, cols %lld\n", sh[0], sh[1]);
+              return 1;
+            }
+            for (int j = 0; j < info->noutputs; j++) {
+              const double* r = rout[tensor_of(info->outputs[j].name)];
+              int64_t n = 1;
+              for (int k = 0; k < ref[j].rank; k++) n *= ref[j].shape[k];
+              for (int64_t q = 0; q < n; q++) {
+                const double a = ((float*)ref[j].data)[q], b = r[q];
+                const double err = (std::isinf(a) || std::isinf(b)) ? (a == b ? 0 : 1) : fabs(a - b) / fmax(1.0, fabs(b));
+                if (!(err < 1e-4)) {
+                  printf("FAIL: CPU entry %s[%lld] = %g, reference %.9g (rows %lld, cols %lld)\n",
+                         info->outputs[j].name, (long long)q, a, b, sh[0], sh[1]);
+                  return 1;
+                }
+                worst_ref = fmax(worst_ref, err);
+              }
+            }
+          }
+#endif
           sim_G = g;
           sim_S = sp;
           sim_V = v;
@@ -277,6 +342,10 @@ int main() {
           }
           cases++;
         }
+#ifdef SIM_REF_PLAN
+  printf("CPU entry against the reference: worst relative error %.2e; ", worst_ref);
+  ref_free(rp);
+#endif
   printf("%d cases, worst relative error %.2e\n", cases, worst);
   return 0;
 }

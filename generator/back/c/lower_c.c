@@ -64,6 +64,7 @@ typedef struct pctx {
     site site;
     uint32_t used; /* axes read */
     bool mask_full; /* masking wheres read full_ */
+    bool walk;      /* a running body: row statements as they stand in the walk */
 } pctx;
 
 static void pe(pctx *c, sb *b, const fg_expr *e, int prec);
@@ -197,6 +198,15 @@ static void leaf_c(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
             }
         } else if (L->is_running[e->ref]) {
             print_running_read(c, b, e->ref, false);
+        } else if (c->walk && L->fz->role[e->ref] == ROLE_EPILOGUE && t->rhs &&
+                   !has_axis(t, L->fused)) {
+            /* a row statement over running values (Var = Var_sum / C) read
+             * by a running body: its value as the running values stand,
+             * not the row's final one, which the epilogue computes after
+             * the walk */
+            sb_puts(b, "(");
+            code_expr(pr, b, t->rhs, 0);
+            sb_puts(b, ")");
         } else {
             char *idx = buf_index(c, t);
             if (rule_masked_minmax(t))
@@ -234,7 +244,7 @@ static void pe(pctx *c, sb *b, const fg_expr *e, int prec)
 
 char *lc_cexpr(lc *L, site s, const fg_expr *e, uint32_t *used)
 {
-    pctx c = {L, s, 0, L->mask_ok};
+    pctx c = {L, s, 0, L->mask_ok, false};
     sb b = {L->a, NULL, 0, 0};
     pe(&c, &b, e, 0);
     if (used)
@@ -295,6 +305,7 @@ static int lc_init(lc *L, fg_arena *a, const fg_kernel *k, fg_diag *d)
     L->TM = k->sched.tile_rows;
     L->TN = k->sched.tile_keys;
     L->mask_ok = k->mask_rows_keys;
+    L->mask_skip = k->mask_skip;
     L->entry = arena_printf(a, "fg_%s_cpu", p->name);
     L->tname = ARENA_ARRAY(a, const char *, p->ntensors + 1);
     L->aname = ARENA_ARRAY(a, const char *, p->naxes + 1);
@@ -412,7 +423,7 @@ static char *stmt_code(lc *L, int ti)
     const fg_ir_tensor *t = &p->tensors[ti];
     uint32_t used = 0;
     sb body = {L->a, NULL, 0, 0};
-    pctx c = {L, SITE_VALUE, 0, L->mask_ok};
+    pctx c = {L, SITE_VALUE, 0, L->mask_ok, false};
     const char *val;
     if (t->hoisted && t->hoisted_from >= 0 && t->hoisted_from < p->ntensors)
         sb_printf(&body, "/* %s: the %s inside %s, plan line %d */\n", t->name,
@@ -495,14 +506,14 @@ static char *running_code(lc *L, int ri, const bool *saved)
     const fg_running *r = &L->fz->running[ri];
     const fg_ir_tensor *t = &p->tensors[r->tensor];
     const char *nm = L->tname[r->tensor];
-    pctx c = {L, SITE_VALUE, 0, L->mask_ok};
+    pctx c = {L, SITE_VALUE, 0, L->mask_ok, false};
     char *idx = buf_index(&c, t);
     sb body = {L->a, NULL, 0, 0};
     sb_printf(&body, "/* %s */\n", correction_comment(L, r));
     if (saved[r->tensor])
         sb_printf(&body, "%s_prev_[%s] = %s[%s];\n", nm, idx, nm, idx);
     if (r->corr.kind != CORR_NONE && r->corr.factor) {
-        pctx cc = {L, SITE_CORR, 0, false};
+        pctx cc = {L, SITE_CORR, 0, false, false};
         sb f = {L->a, NULL, 0, 0};
         pe(&cc, &f, r->corr.factor, 0);
         c.used |= cc.used;
@@ -510,7 +521,7 @@ static char *running_code(lc *L, int ri, const bool *saved)
                   sb_str(&f));
     }
     sb v = {L->a, NULL, 0, 0};
-    pctx tc = {L, SITE_VALUE, 0, L->mask_ok};
+    pctx tc = {L, SITE_VALUE, 0, L->mask_ok, true};
     pe(&tc, &v, t->body, 0);
     sb_printf(&body, "float acc_ = %s;\n", identity_text(r->op));
     sb_printf(&body, "for (long j_ = 0; j_ < cols_; j_++) {\n");
@@ -531,7 +542,7 @@ static char *combine_code(lc *L, int ri)
     const fg_running *r = &L->fz->running[ri];
     const fg_ir_tensor *t = &p->tensors[r->tensor];
     const char *nm = L->tname[r->tensor];
-    pctx c = {L, SITE_COMBINE, 0, false};
+    pctx c = {L, SITE_COMBINE, 0, false, false};
     char *idx = buf_index(&c, t);
     sb body = {L->a, NULL, 0, 0};
     sb_printf(&body, "/* %s */\n", correction_comment(L, r));
@@ -635,12 +646,14 @@ static void c_mask_defs(lc *L, fg_defs *defs)
         fg_def_code(defs, "c_key_range", "");
         fg_def_str(defs, "c_mask_rows", "");
     }
-    /* Tile outputs must be written on every tile: no skipping then. */
+    /* Tile outputs must be written on every tile: no skipping then; nor
+     * where a running value sees the keys the mask hides (an unmasked sum
+     * beside a masked max). */
     bool tile_outputs = false;
     for (int i = 0; i < fz->ntile; i++)
         if (p->tensors[fz->tile[i]].is_output)
             tile_outputs = true;
-    fg_def_bool(defs, "c_skip", L->mask_ok && !tile_outputs);
+    fg_def_bool(defs, "c_skip", L->mask_skip && !tile_outputs);
 }
 
 /* The param vectors (param slope[h]): the caller's, or the default filled
@@ -808,7 +821,7 @@ static void c_epilogue_defs(lc *L, fg_defs *defs)
         const fg_ir_tensor *t = &p->tensors[ti];
         if (!t->is_output)
             continue;
-        pctx c = {L, SITE_VALUE, 0, false};
+        pctx c = {L, SITE_VALUE, 0, false, false};
         uint32_t used = 0;
         char *body = arena_printf(a, "/* %s: the final value (a max/min stays +-inf here) */\n"
                                      "st_(&args->%s, %s, %s[%s]);\n",

@@ -31,6 +31,7 @@ typedef struct lc {
     bool *is_running;
     int *run_index; /* per tensor: index in fz->running, or -1 */
     bool mask_ok;   /* the mask's axes are the row tile (or outer) axis and the fused axis */
+    bool mask_skip; /* ... and the tiles it hides add nothing to any running value */
     const char *entry; /* fg_NAME_cpu */
     bool device_data;  /* the checks of a GPU entry: tensors and lengths are device memory */
     int errors;
