@@ -223,6 +223,16 @@ static void row_levels_and_second_walk_inputs(void **state)
                   "    {\n      const float h0_ = s.Var_sum / p.C;");
     assert_not_has(d, "f.Var;");
     assert_has(d, "a.Z = o.Z * (__expf((o.Var_sum - a.Var_sum) / p.C))");
+    /* the element's position read inside a folded exponential is declared
+     * (tests/plans/rowbias.fp: exp(X + B + t * c - Mx)) */
+    d = rows_defs(f, "tests/plans/rowbias.fp");
+    assert_has(d, "      const long long c_ = c0 + e;\n      if (e < n) acc_ = acc_ + "
+                  "plan_exp_sub(x@{0@}@{e@} + h0_ + p.t * c_, h1_);");
+    assert_has(d, "        const long long c_ = c0 + e;\n        if (e < n) acc_ = acc_ + "
+                  "plan_exp_sub(x@{0@}@{e@} + h0_ + p.t * c_, h1_);");
+    /* a first level of minima is rebased as maxima are */
+    d = rows_defs(f, "tests/plans/minexp.fp");
+    assert_def(d, "cuda_rows_rebase", "true");
     d = rows_defs(f, "tests/plans/wsoftmax.fp");
     assert_def(d, "cuda_rows_nin", "2");
     assert_def(d, "cuda_rows_nin1", "1");

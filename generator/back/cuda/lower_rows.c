@@ -279,10 +279,12 @@ static void chunk_step(rw *w, int i, cb *out, const char *ind)
     const char *n = w->tf[v->tensor];
     cb hoisted = {w->a, NULL, 0, 0};
     int nh = 0;
+    /* from here: whether the element's position c_ is read (fold_exp
+     * prints the folded exponential's arguments, which may read it) */
+    w->used_c = false;
     const fg_expr *bi = fold_exp(w, hoist_per_chunk(w, w->r->body[i], &hoisted, &nh));
     if (nh)
         strbuf_puts(out, text_indented(w->a, strbuf_str(&hoisted), (int)strlen(ind)));
-    w->used_c = false;
     char *body = text(w, RS_ELEM, bi);
     strbuf_printf(out, "%sfloat acc_ = %s;\n#pragma unroll\n%sfor (int e = 0; e < V; e++) {\n", ind,
                   identity(v->op), ind);
