@@ -24,6 +24,7 @@ EXTRA_DIST += \
 	tests/plans/varexp.fp tests/golden/fused/varexp.txt \
 	tests/plans/minexp.fp tests/golden/fused/minexp.txt \
 	tests/plans/rowbias.fp tests/golden/fused/rowbias.txt \
+	tests/plans/twochains.fp tests/golden/fused/twochains.txt \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
@@ -48,6 +49,7 @@ EXTRA_DIST += \
 	tests/bad/fuse-tanh.fp tests/bad/fuse-tanh.err \
 	tests/bad/fuse-two-axes.fp tests/bad/fuse-two-axes.err \
 	tests/bad/fuse-power.fp tests/bad/fuse-power.err \
+	tests/bad/fuse-masked-ratio.fp tests/bad/fuse-masked-ratio.err \
 	$(NULL)
 
 # The kernel model (generator/middle/kernel.c): fusegen --dump=kernel of every plan
@@ -69,7 +71,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/kvsum.txt \
 	tests/golden/kernel/chains.txt tests/golden/kernel/wsoftmax.txt \
 	tests/golden/kernel/varexp.txt tests/golden/kernel/minexp.txt \
-	tests/golden/kernel/rowbias.txt \
+	tests/golden/kernel/rowbias.txt tests/golden/kernel/twochains.txt \
 	tests/golden/kernel/maxpow.txt \
 	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/shiftsum.txt \

@@ -86,6 +86,11 @@ fg_c_skip_if([[[m4_dnl
             const long t0_ = tlo_ + s_ * (thi_ - tlo_) / splits_;
             const long t1_ = tlo_ + (s_ + 1) * (thi_ - tlo_) / splits_;
 fg_c_running_init[[[]]]m4_dnl
+            /* whether a tile of this run has added to the state: the
+             * corrections apply from the next one on (before it, a max
+             * holds its identity, and a ratio of it would not be a number) */
+            int seen_ = 0;
+            (void)seen_;
             for (long t_ = t0_; t_ < t1_; t_++) {
                 const long n0_ = t_ * TN_;
                 const long cols_ = fg_c_keys - n0_ < TN_ ? fg_c_keys - n0_ : TN_;
@@ -99,9 +104,11 @@ fg_c_skip_if([[[m4_dnl
                 (void)full_;
 ]]])m4_dnl
 fg_c_tile_body[[[]]]m4_dnl
+                seen_ = 1;
             }
             if (splits_ > 1) {
 fg_c_save_partials[[[]]]m4_dnl
+                seen_part_[s_] = (unsigned char)seen_;
             }
         }
         if (splits_ > 1) {

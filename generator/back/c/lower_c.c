@@ -517,8 +517,8 @@ static char *running_code(lc *L, int ri, const bool *saved)
         sb f = {L->a, NULL, 0, 0};
         pe(&cc, &f, r->corr.factor, 0);
         c.used |= cc.used;
-        sb_printf(&body, "%s[%s] %s= %s;\n", nm, idx, r->corr.kind == CORR_SCALE ? "*" : "+",
-                  sb_str(&f));
+        sb_printf(&body, "if (seen_)\n    %s[%s] %s= %s;\n", nm, idx,
+                  r->corr.kind == CORR_SCALE ? "*" : "+", sb_str(&f));
     }
     sb v = {L->a, NULL, 0, 0};
     pctx tc = {L, SITE_VALUE, 0, L->mask_ok, true};
@@ -548,6 +548,7 @@ static char *combine_code(lc *L, int ri)
     sb_printf(&body, "/* %s */\n", correction_comment(L, r));
     sb_printf(&body, "float acc_ = %s;\n", identity_text(r->op));
     sb_printf(&body, "for (long s_ = 0; s_ < splits_; s_++) {\n");
+    sb_printf(&body, "    if (!seen_part_[s_])\n        continue; /* a run that added nothing */\n");
     char *part = arena_printf(L->a, "%s_part_[s_ * %s_n_ + %s]", nm, nm, idx);
     if (r->corr.kind != CORR_NONE && r->corr.factor) {
         sb f = {L->a, NULL, 0, 0};
@@ -715,6 +716,10 @@ static void c_buffer_defs(lc *L, fg_defs *defs, const char *pvfree, bool *saved)
     /* buffers */
     sb bufs = {a, NULL, 0, 0}, frees = {a, NULL, 0, 0}, nulls = {a, NULL, 0, 0};
     sb_puts(&frees, pvfree);
+    /* per split: whether its run added anything (the combine skips it if not) */
+    sb_puts(&bufs, "unsigned char *seen_part_ = malloc((size_t)splits_);\n");
+    sb_puts(&nulls, " || !seen_part_");
+    sb_puts(&frees, "free(seen_part_);\n");
     for (int i = 0; i < p->ntensors; i++) {
         const fg_ir_tensor *t = &p->tensors[i];
         if (t->kind != TENSOR_STMT || !L->needs_buf[i])
@@ -803,7 +808,7 @@ static void c_loop_defs(lc *L, fg_defs *defs, const bool *saved)
                   nm, nm, nm);
         sb_puts(&comb, combine_code(L, i));
     }
-    fg_def_code(defs, "c_save_partials", text_indented(a, sb_str(&save), 12));
+    fg_def_code(defs, "c_save_partials", text_indented(a, sb_str(&save), 16));
     fg_def_code(defs, "c_combine", text_indented(a, sb_str(&comb), 8));
 }
 

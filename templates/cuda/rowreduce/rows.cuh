@@ -322,7 +322,11 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
     rr_level_add<T, G, K, 1>(p, r, cb, ce, t, s, xs);
     const plan_state own = s;
     rr_reduce_level<G, 0>(s, sh);
-    plan_level_rebase(s, own, p);  // the second level corrected to the row's first
+    if (cb + (long long)t * rr_v<T>::V < ce)
+      plan_level_rebase(s, own, p);  // the second level corrected to the row's first
+    else
+      plan_level_init<1>(s);  // no element here: own's first level is the identity, which a
+                              // ratio correction (P_prev / P) cannot take
     rr_reduce_level<G, 1>(s, sh);
   } else if constexpr (L < plan_nlevels) {
     rr_level_add<T, G, K, L>(p, r, cb, ce, t, s, xs);
