@@ -25,6 +25,7 @@ EXTRA_DIST += \
 	tests/plans/minexp.fp tests/golden/fused/minexp.txt \
 	tests/plans/rowbias.fp tests/golden/fused/rowbias.txt \
 	tests/plans/twochains.fp tests/golden/fused/twochains.txt \
+	tests/plans/softmean.fp tests/golden/fused/softmean.txt \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
@@ -72,6 +73,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/chains.txt tests/golden/kernel/wsoftmax.txt \
 	tests/golden/kernel/varexp.txt tests/golden/kernel/minexp.txt \
 	tests/golden/kernel/rowbias.txt tests/golden/kernel/twochains.txt \
+	tests/golden/kernel/softmean.txt \
 	tests/golden/kernel/maxpow.txt \
 	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/shiftsum.txt \
