@@ -1124,7 +1124,7 @@ int derive_correction(fg_arena *a, const fg_plan *p, const fg_expr *body,
     if (!product_mixed(&g, &pr) && product_has_running(&g, &pr)) {
         fg_expr *factor = product_ratio(&g, &pr);
         fg_expr *run = product_expr(&g, &pr, PART_RUNNING, VAL_NEW);
-        int mk = masked_ratio(p, prod, factor);
+        int mk = op == R_SUM || nonneg(p, factor, 0) ? masked_ratio(p, prod, factor) : -1;
         if (mk >= 0) {
             diag_error(d, loc,
                        "cannot fuse '%s' over '%s': its body '%s' rescales by '%s', a ratio of "
