@@ -114,8 +114,10 @@ for fp in "$srcdir"/tests/plans/*.fp; do
     SIM_FLAGS="-I$srcdir/tests -DSIM_REF_PLAN=\"$fp\"" \
         sim "$name" "$cu" "$d/fusegen_plans_cuda.c" "$d" $objs "$refs" "$gen"
 done
-if test "$nt" -lt 5; then
-    echo "FAIL: $nt test plans with row kernels simulated, expected 5 or more"
+# maxpow, maxshift, shiftsum, masked_rowsum, varexp, wsoftmax, minexp,
+# rowbias, twochains, softmean: one that stops generating is noticed
+if test "$nt" -lt 10; then
+    echo "FAIL: $nt test plans with row kernels simulated, expected 10 or more"
     exit 1
 fi
 exit $fail
