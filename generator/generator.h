@@ -748,6 +748,11 @@ int interp_run(const fg_plan *p, const fg_interp_binding *b, fg_diag *d);
 bool rule_masked_div(const fg_plan *p, const fg_expr *div);
 /* A max or min reduction: reads as 0 where it saw only -inf (+inf). */
 bool rule_masked_minmax(const fg_ir_tensor *t);
+/* Of the running values in prod, a masked max or min (its body holds a
+ * where with an infinite branch) that factor reads other than inside an
+ * exponential: a ratio of it cannot rescale a sum (algebra.c refuses it);
+ * -1 if none. */
+int rule_masked_ratio(const fg_plan *p, uint64_t prod, const fg_expr *factor);
 
 /* ------------------------------------------------------------------ */
 /* kernel.c: the kernel model, the one thing backends read             */

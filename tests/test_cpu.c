@@ -38,18 +38,26 @@
 static uint64_t seed;
 static uint64_t rng_state;
 
-static uint64_t rng_next(void)
+/* splitmix64 over *state */
+static uint64_t splitmix(uint64_t *state)
 {
-    /* splitmix64 */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
+/* uniform in [lo, hi) from *state */
+static double uniform_from(uint64_t *state, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(splitmix(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint64_t rng_next(void) { return splitmix(&rng_state); }
+
 static double rng_uniform(double lo, double hi)
 {
-    return lo + (hi - lo) * (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+    return uniform_from(&rng_state, lo, hi);
 }
 
 typedef struct harness {
@@ -134,10 +142,7 @@ static int sensitivity(const ref_plan *p, const fg_plan_info *info, const long *
         for (size_t i = 0; i < in_n[k]; i++) {
             double v = ref_in[t][i];
             if (info->inputs[k].dtype != FG_I32) {
-                st += 0x9e3779b97f4a7c15ull;
-                uint64_t z = (st ^ (st >> 31)) * 0xbf58476d1ce4e5b9ull;
-                double u = (double)(z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
-                v *= 1.0 + u * 0x1p-23;
+                v *= 1.0 + uniform_from(&st, -1.0, 1.0) * 0x1p-23;
             }
             in2[t][i] = v;
         }

@@ -9,8 +9,12 @@
  *     params, axes, numbers) is 0 when the denominator is 0;
  *   - a max or min reduction that saw only -inf (+inf) reads as 0 where an
  *     elementwise statement uses it.
+ * And what the fused walk cannot do with such a max: rescale a sum by a
+ * ratio of it (rule_masked_ratio, which the algebra refuses).
  */
 #include "generator.h"
+
+#include <math.h>
 
 /* True when e reads no input and no elementwise statement except ones made
  * of reductions, and reads at least one reduction (*found). */
@@ -54,4 +58,66 @@ bool rule_masked_div(const fg_plan *p, const fg_expr *div)
 bool rule_masked_minmax(const fg_ir_tensor *t)
 {
     return t->kind == TENSOR_STMT && t->rhs && t->rhs->kind == E_REDUCE && t->rhs->op != R_SUM;
+}
+
+/* Whether e holds an infinity a where puts in place of a masked element
+ * (where(cond, x, -inf)), following the statements it reads. */
+static bool masked_to_inf(const fg_plan *p, const fg_expr *e, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH + 64)
+        return false;
+    if (e->kind == E_WHERE && e->nargs == 3)
+        for (int i = 1; i < 3; i++) {
+            const fg_expr *b = e->args[i];
+            if (b->kind == E_NEG && b->nargs == 1)
+                b = b->args[0];
+            if (b->kind == E_INF || (b->kind == E_NUM && isinf(b->num)))
+                return true;
+        }
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors) {
+        const fg_ir_tensor *t = &p->tensors[e->ref];
+        if (t->kind == TENSOR_STMT && t->rhs && t->cls != CLASS_REDUCTION &&
+            masked_to_inf(p, t->rhs, depth + 1))
+            return true;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (masked_to_inf(p, e->args[i], depth + 1))
+            return true;
+    return false;
+}
+
+/* Whether e reads tensor t (or its previous value) other than inside an
+ * exponential. */
+static bool reads_outside_exp(const fg_expr *e, int t, int depth)
+{
+    if (!e || depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (e->kind == E_CALL && (e->fn == F_EXP || e->fn == F_EXP2))
+        return false;
+    if ((e->kind == E_TENSOR || e->kind == E_PREV) && e->ref == t)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_outside_exp(e->args[i], t, depth + 1))
+            return true;
+    return false;
+}
+
+/* A scale factor that reads a masked running max or min other than inside
+ * an exponential (a ratio P_prev / P): while the mask has hidden every key
+ * so far, the max holds -inf, the terms added meanwhile are divided by it
+ * (lost), and the ratio that should rescale them is not a number.  exp of
+ * the difference takes -inf (it is 0).  The masked producer, or -1. */
+int rule_masked_ratio(const fg_plan *p, uint64_t prod, const fg_expr *factor)
+{
+    for (int k = 0; k < 64 && k < p->ntensors; k++) {
+        if (!(prod >> k & 1u))
+            continue;
+        const fg_ir_tensor *t = &p->tensors[k];
+        if (t->kind != TENSOR_STMT || t->cls != CLASS_REDUCTION ||
+            (t->op != R_MAX && t->op != R_MIN))
+            continue;
+        if (masked_to_inf(p, t->body, 0) && reads_outside_exp(factor, k, 0))
+            return k;
+    }
+    return -1;
 }
