@@ -472,6 +472,18 @@ static void level_defs(rw *w, fg_defs *defs)
                 for (int j = 0; j < nv && live[i]; j++)
                     if (expr_reads(k->values[i].corr->factor, k->values[j].tensor))
                         live[j] = true;
+    /* The shift form keeps every value of the second level and the lower
+     * powers their corrections read beside the kept chunks: a variance and
+     * its first power fit (layer norm), moments' four powers do not (the
+     * 512-thread form, held to 64 registers, spilled 596 bytes and ran at
+     * 348 GB/s against 631 on an H200, bench/NOTES.md) */
+    int nl1 = 0;
+    for (int i = 0; i < nv; i++)
+        nl1 += live[i] && level[i] == 1;
+    if (shift && nl1 > 2) {
+        shift = false;
+        memcpy(live, live0, sizeof *live * (size_t)(nv + 1));
+    }
     int nlevels = 0;
     for (int i = 0; i < nv; i++)
         if (live[i] && level[i] + 1 > nlevels)

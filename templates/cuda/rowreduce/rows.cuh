@@ -331,10 +331,12 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
 // mean far from the row's, against the spread: plan_level_cancelled, the
 // same in every thread), the row takes its second level again about its
 // own first, from the kept chunks, as the plain form does.
+// u0 is the row's first chunk as loaded (the shift form's: loaded before
+// the kept chunks, so that it is the first to arrive).
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
-                                               int t, bool vec, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
-                                               plan_state (*sh)[G / 32]) {
+                                               int t, const uint4 (&u0)[plan_nin1_a], plan_state& s,
+                                               const uint4 (&xs)[K][plan_nin1_a], plan_state (*sh)[G / 32]) {
   if constexpr (plan_rows_rebase && L == 0) {
     static_assert(!plan_rows_rebase || plan_nlevels == 2, "the rebase takes two levels");
     rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
@@ -355,7 +357,7 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
     const int n0 = ce - cb < V ? (int)(ce - cb) : V;
     if (n0 > 0) {
       float x[plan_nin_a][V];
-      rr_load_chunk<T, V, plan_nin1>(p, r, cb, ce, vec, x);
+      rr_unpack_all<T, V, plan_nin1>(u0, x);
       plan_level_accumulate<0, V>(pv, x, n0, cb, p, r);
       plan_level_scale(pv, (float)(ce - cb) / (float)n0);
     }
@@ -375,9 +377,21 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
   } else if constexpr (L < plan_nlevels) {
     rr_level_add<T, G, K, L>(p, r, cb, ce, t, s, xs);
     rr_reduce_level<G, L>(s, sh);
-    rr_levels_kept<T, G, K, L + 1>(p, r, cb, ce, t, vec, s, xs, sh);
+    rr_levels_kept<T, G, K, L + 1>(p, r, cb, ce, t, u0, s, xs, sh);
   } else {
-    (void)p, (void)r, (void)cb, (void)ce, (void)t, (void)vec, (void)s, (void)xs, (void)sh;
+    (void)p, (void)r, (void)cb, (void)ce, (void)t, (void)u0, (void)s, (void)xs, (void)sh;
+  }
+}
+
+// The shift form's provisional chunk, the row's first, as loaded by every
+// thread (the same 16 bytes), issued before the kept chunks' loads.
+template <typename T>
+__device__ __forceinline__ void rr_load_first(const plan_params& p, const plan_row& r, long long cb, long long ce,
+                                              bool vec, uint4 (&u0)[plan_nin1_a]) {
+  if constexpr (plan_rows_shift) {
+    if (cb < ce) rr_load_raw<T, rr_v<T>::V, 0, plan_nin1>(p, r, cb, ce, vec, u0);
+  } else {
+    (void)p, (void)r, (void)cb, (void)ce, (void)vec, (void)u0;
   }
 }
 
@@ -463,9 +477,10 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
   const bool vec = rr_row_vec<T>(p, r);
   plan_state s;
   plan_state_init(s);
-  uint4 xs[K][plan_nin1_a];
+  uint4 u0[plan_nin1_a], xs[K][plan_nin1_a];
+  rr_load_first<T>(p, r, 0, p.ncols, vec, u0);
   rr_load_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, xs);
-  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, s, xs, nullptr);
+  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, u0, s, xs, nullptr);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (lane == 0) plan_store_row(f, s, p, r);
@@ -487,9 +502,10 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 
   plan_state_init(s);
   if constexpr (KEEP) {
     __shared__ plan_state shl[plan_nlevels_a][NT / 32];
-    uint4 xs[K][plan_nin1_a];
+    uint4 u0[plan_nin1_a], xs[K][plan_nin1_a];
+    rr_load_first<T>(p, r, 0, p.ncols, vec, u0);
     rr_load_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, xs);
-    rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, s, xs, shl);
+    rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, u0, s, xs, shl);
     plan_fin f;
     plan_finish(f, s, p, r);
     if (t == 0) plan_store_row(f, s, p, r);
