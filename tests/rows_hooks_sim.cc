@@ -126,7 +126,9 @@ static void add_level(const plan_params& p, const plan_row& r, std::vector<plan_
       for (int e = 0; e < V; e++)
         x[k][e] = c0 + e < C ? static_cast<const float*>(p.in[k])[r.in_off[k] + (c0 + e) * p.in_sc[k]] : 0.f;
     const int t = (int)((c0 / V) % sim_G);
-    plan_level_accumulate<L, V>(th[(size_t)t], x, C - c0 < V ? (int)(C - c0) : V, c0, p, r);
+    plan_lc h;
+    plan_level_consts<L>(h, th[(size_t)t], p, r);
+    plan_level_accumulate<L, V>(th[(size_t)t], h, x, C - c0 < V ? (int)(C - c0) : V, c0, p, r);
   }
 }
 
@@ -161,7 +163,9 @@ static void levels(const plan_params& p, const plan_row& r, std::vector<plan_sta
       for (int k = 0; k < plan_nin; k++)
         for (int e = 0; e < V; e++)
           x[k][e] = e < n0 ? static_cast<const float*>(p.in[k])[r.in_off[k] + e * p.in_sc[k]] : 0.f;
-      plan_level_accumulate<0, V>(pv, x, n0, 0, p, r);
+      plan_lc h;
+      plan_level_consts<0>(h, pv, p, r);
+      plan_level_accumulate<0, V>(pv, h, x, n0, 0, p, r);
       plan_level_scale(pv, (float)p.ncols / (float)n0);
     }
     std::vector<plan_state> t2(th.size(), pv);

@@ -234,8 +234,12 @@ static void row_levels_and_second_walk_inputs(void **state)
     assert_def(d, "cuda_rows_level_rebase", "  (void)s;\n  (void)own;\n");
     assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
     assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");
+    /* ... the term's part that is the same at every element computed
+     * once a level, not once a chunk (plan_level_consts) */
+    assert_has(d, "  if constexpr (L == 2) {\n    h.v4_0 = s.Var_sum / p.C;\n  }");
     assert_has(d, "  if constexpr (L == 2) {\n    // Z = sum(c: exp(X - Var)), plan line 17 (sum)\n"
-                  "    {\n      const float h0_ = s.Var_sum / p.C;");
+                  "    {\n      float acc_ = 0.f;");
+    assert_has(d, "acc_ = acc_ + plan_exp_sub(x@{0@}@{e@}, h.v4_0);");
     assert_not_has(d, "f.Var;");
     assert_has(d, "a.Z = o.Z * (__expf((o.Var_sum - a.Var_sum) / p.C))");
     /* the element's position read inside a folded exponential is declared
@@ -244,7 +248,7 @@ static void row_levels_and_second_walk_inputs(void **state)
     assert_has(d, "      const long long c_ = c0 + e;\n      if (e < n) acc_ = acc_ + "
                   "plan_exp_sub(x@{0@}@{e@} + h0_ + p.t * c_, h1_);");
     assert_has(d, "        const long long c_ = c0 + e;\n        if (e < n) acc_ = acc_ + "
-                  "plan_exp_sub(x@{0@}@{e@} + h0_ + p.t * c_, h1_);");
+                  "plan_exp_sub(x@{0@}@{e@} + h.v1_0 + p.t * c_, h.v1_1);");
     /* a first level of minima is rebased as maxima are */
     d = rows_defs(f, "tests/plans/minexp.fp");
     assert_def(d, "cuda_rows_rebase", "true");

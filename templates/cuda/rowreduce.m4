@@ -177,14 +177,34 @@ __device__ __forceinline__ void plan_merge(plan_state& a, const plan_state& b, c
 fg_cuda_rows_merge[[[]]]m4_dnl
 }
 
+// The parts of the kept forms' terms that are the same at every element of
+// the row (a running mean S / N, with its reciprocal): computed once a level
+// by plan_level_consts from the lower levels, read by plan_level_accumulate
+// (computed once a chunk, the reciprocals cost 6 % of layer norm's bandwidth
+// on an H200: bench/NOTES.md).
+struct plan_lc {
+fg_cuda_rows_level_fields[[[]]]m4_dnl
+};
+
+template <int L>
+__device__ __forceinline__ void plan_level_consts(plan_lc& h, const plan_state& s, const plan_params& p,
+                                                  const plan_row& r) {
+  (void)h;
+  (void)s;
+  (void)p;
+  (void)r;
+fg_cuda_rows_level_consts[[[]]]m4_dnl
+}
+
 // The kept forms, where a thread has its part of the row in registers, take
 // the running values one level at a time (a value's level: one more than the
 // highest of the values it reads).  Level L of one chunk, the lower levels
-// being final for the row: no correction applies.
+// being final for the row (h: their constants): no correction applies.
 template <int L, int V>
-__device__ __forceinline__ void plan_level_accumulate(plan_state& s, const float (&x)[plan_nin_a][V], int n,
-                                                      long long c0, const plan_params& p, const plan_row& r) {
+__device__ __forceinline__ void plan_level_accumulate(plan_state& s, const plan_lc& h, const float (&x)[plan_nin_a][V],
+                                                      int n, long long c0, const plan_params& p, const plan_row& r) {
   (void)s;
+  (void)h;
   (void)x;
   (void)n;
   (void)c0;

@@ -38,6 +38,11 @@ typedef struct rw {
     const char *prev_obj; /* RS_MERGE: "o" or "b" ("own": the rebase) */
     const char *cur_obj;  /* RS_MERGE: "a" ("s": the rebase) */
     bool used_c;
+    /* chunk_step's hoisted parts: NULL, locals of the chunk (h0_, ...);
+     * else fields of plan_lc named by this prefix (v3_0, ...), computed
+     * once a level by plan_level_consts, declared in *hfields */
+    const char *hpfx;
+    fg_strbuf *hfields;
     int errors;
 } rw;
 
@@ -236,8 +241,15 @@ static bool per_chunk(rw *w, const fg_expr *e)
 static fg_expr *hoist_per_chunk(rw *w, const fg_expr *e, cb *decl, int *n)
 {
     if (e->nargs > 0 && e->kind != E_WHERE && per_chunk(w, e)) {
-        const char *name = arena_printf(w->a, "h%d_", (*n)++);
-        strbuf_printf(decl, "const float %s = %s;\n", name, text(w, RS_ELEM, e));
+        const char *name;
+        if (w->hpfx) {
+            strbuf_printf(w->hfields, "  float %s%d;\n", w->hpfx, *n);
+            name = arena_printf(w->a, "h.%s%d", w->hpfx, (*n)++);
+            strbuf_printf(decl, "%s = %s;\n", name, text(w, RS_ELEM, e));
+        } else {
+            name = arena_printf(w->a, "h%d_", (*n)++);
+            strbuf_printf(decl, "const float %s = %s;\n", name, text(w, RS_ELEM, e));
+        }
         fg_expr *r = expr_ref(w->a, E_KCONST, -1, name);
         r->type = T_FLOAT;
         return r;
@@ -272,8 +284,9 @@ static fg_expr *fold_exp(rw *w, const fg_expr *e)
 }
 
 /* Value i's contribution of one chunk (its parts that are the same at every
- * element computed first), added to s, each line indented by ind. */
-static void chunk_step(rw *w, int i, cb *out, const char *ind)
+ * element computed first, into *pre where pre is given: see rw.hpfx),
+ * added to s, each line indented by ind. */
+static void chunk_step(rw *w, int i, cb *out, cb *pre, const char *ind)
 {
     const fg_kvalue *v = &w->k->values[i];
     const char *n = w->tf[v->tensor];
@@ -284,7 +297,7 @@ static void chunk_step(rw *w, int i, cb *out, const char *ind)
     w->used_c = false;
     const fg_expr *bi = fold_exp(w, hoist_per_chunk(w, w->r->body[i], &hoisted, &nh));
     if (nh)
-        strbuf_puts(out, text_indented(w->a, strbuf_str(&hoisted), (int)strlen(ind)));
+        strbuf_puts(pre ? pre : out, text_indented(w->a, strbuf_str(&hoisted), pre ? 4 : (int)strlen(ind)));
     char *body = text(w, RS_ELEM, bi);
     /* the element's term first, then the sum: acc_ + (X - h) rounds the
      * centred term, (acc_ + X) - h the uncentred sum */
@@ -326,7 +339,7 @@ static void step_defs(rw *w, fg_defs *defs)
         if (corr)
             strbuf_printf(&acc, "    if (s.any != 0.f) s.%s %s= %s;\n", n, cop,
                           text(w, RS_ELEM, cr->factor));
-        chunk_step(w, i, &acc, "    ");
+        chunk_step(w, i, &acc, NULL, "    ");
         strbuf_puts(&acc, "  }\n");
         /* merge: each side corrected to the merged producers */
         const char *x = arena_printf(w->a, "o.%s", n), *y = arena_printf(w->a, "b.%s", n);
@@ -492,9 +505,10 @@ static void level_defs(rw *w, fg_defs *defs)
     shift = shift && nlevels == 2;
     cb acc = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0},
        reb = {w->a, NULL, 0, 0}, copy = {w->a, NULL, 0, 0}, scale = {w->a, NULL, 0, 0},
-       canc = {w->a, NULL, 0, 0};
+       canc = {w->a, NULL, 0, 0}, pre = {w->a, NULL, 0, 0}, fields = {w->a, NULL, 0, 0};
     for (int l = 0; l < nlevels; l++) {
         strbuf_printf(&acc, "  if constexpr (L == %d) {\n", l);
+        strbuf_printf(&pre, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&shfl, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&init, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&copy, "  if constexpr (L == %d) {\n", l);
@@ -505,7 +519,10 @@ static void level_defs(rw *w, fg_defs *defs)
             const char *n = w->tf[v->tensor];
             strbuf_printf(&acc, "    // %s (%s)\n    {\n",
                           comment_safe(w->a, stmt_line(w, v->tensor)), fg_reduce_names[v->op]);
-            chunk_step(w, i, &acc, "      ");
+            w->hpfx = arena_printf(w->a, "v%d_", i);
+            w->hfields = &fields;
+            chunk_step(w, i, &acc, &pre, "      ");
+            w->hpfx = NULL;
             strbuf_puts(&acc, "    }\n");
             strbuf_printf(&shfl, "    s.%s = %s;\n", n,
                           combine(w->a, v->op, arena_printf(w->a, "s.%s", n),
@@ -533,6 +550,7 @@ static void level_defs(rw *w, fg_defs *defs)
         strbuf_puts(&shfl, "  }\n");
         strbuf_puts(&init, "  }\n");
         strbuf_puts(&copy, "  }\n");
+        strbuf_puts(&pre, "  }\n");
     }
     if (canc.len)
         strbuf_puts(&canc, ";\n");
@@ -574,6 +592,8 @@ static void level_defs(rw *w, fg_defs *defs)
     fg_def_int(defs, "cuda_rows_nlevels", nlevels);
     fg_def_code(defs, "cuda_rows_rebase", rebase ? "true" : "false");
     fg_def_code(defs, "cuda_rows_level_accumulate", strbuf_str(&acc));
+    fg_def_code(defs, "cuda_rows_level_consts", strbuf_str(&pre));
+    fg_def_code(defs, "cuda_rows_level_fields", fields.len ? strbuf_str(&fields) : "  float none_;\n");
     fg_def_code(defs, "cuda_rows_level_shfl", strbuf_str(&shfl));
     fg_def_code(defs, "cuda_rows_level_init", strbuf_str(&init));
     fg_def_code(defs, "cuda_rows_level_rebase", strbuf_str(&reb));

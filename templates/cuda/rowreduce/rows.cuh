@@ -275,6 +275,8 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
                                              plan_state& s, const uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
   const bool whole = cb + ((long long)(K - 1) * G + t + 1) * V <= ce;
+  plan_lc h;
+  plan_level_consts<L>(h, s, p, r);
   if constexpr (L == 0 && plan_pair_input >= 0 && sizeof(T) == 2) {
     if (whole) {
       // the max or min of the packed pairs, unpacked once
@@ -297,7 +299,7 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
     for (int i = 0; i < K; i++) {
       float x[plan_nin_a][V];
       rr_unpack_all<T, V, plan_nin1>(xs[i], x);
-      plan_level_accumulate<L, V>(s, x, V, cb + ((long long)i * G + t) * V, p, r);
+      plan_level_accumulate<L, V>(s, h, x, V, cb + ((long long)i * G + t) * V, p, r);
     }
   } else {
 #pragma unroll
@@ -306,7 +308,7 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
       if (c0 < ce) {
         float x[plan_nin_a][V];
         rr_unpack_all<T, V, plan_nin1>(xs[i], x);
-        plan_level_accumulate<L, V>(s, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
+        plan_level_accumulate<L, V>(s, h, x, ce - c0 < V ? (int)(ce - c0) : V, c0, p, r);
       }
     }
   }
@@ -358,7 +360,9 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
     if (n0 > 0) {
       float x[plan_nin_a][V];
       rr_unpack_all<T, V, plan_nin1>(u0, x);
-      plan_level_accumulate<0, V>(pv, x, n0, cb, p, r);
+      plan_lc h;
+      plan_level_consts<0>(h, pv, p, r);
+      plan_level_accumulate<0, V>(pv, h, x, n0, cb, p, r);
       plan_level_scale(pv, (float)(ce - cb) / (float)n0);
     }
     plan_state t2 = pv;
