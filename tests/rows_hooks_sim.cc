@@ -96,8 +96,7 @@ static int sim_G = 32, sim_S = 1, sim_V = 8, sim_kept = 0;
 // the row's values of that level, as after the kernels' butterfly, and, as
 // after rr_reduce_level's copy of whole states from the shared slots, one
 // thread's values of the other levels, not its own.
-// Levels L .. L + N - 1 at once (the shift form's one merge of both).
-template <int L, int N = 1>
+template <int L>
 static void merge_level(std::vector<plan_state>& th) {
   std::vector<plan_state> v = th;
   while (v.size() > 1) {
@@ -106,15 +105,10 @@ static void merge_level(std::vector<plan_state>& th) {
     sim_self = &v[i];
     sim_partner = &v[j];
     plan_level_shfl<L>(v[i], 1);
-    if constexpr (N > 1) plan_level_shfl<L + 1>(v[i], 1);
     v.erase(v.begin() + (long)j);
   }
   for (auto& s : th) s = v[0];
 }
-
-// Rows the shift form took, and those of them that took the second level
-// again (plan_level_cancelled): both must occur for a shift plan.
-static long sim_shift_rows = 0, sim_shift_again = 0;
 
 // Level L of the chunks dealt to G threads (plan_level_accumulate).
 template <int V, int L>
@@ -150,39 +144,6 @@ static void levels(const plan_params& p, const plan_row& r, std::vector<plan_sta
         plan_level_init<1>(th[t]);  // a thread with no element, as in rows.cuh
     }
     merge_level<1>(th);
-  } else if constexpr (plan_rows_shift && L == 0) {
-    // as rr_levels_kept: the provisional first level from the row's first
-    // chunk, scaled to the row's count; each thread's second level about
-    // it, its first about nothing; both merged at once; the row's second
-    // level rebased to the row's first, or taken again where it cancelled
-    plan_state pv;
-    plan_state_init(pv);
-    const int n0 = p.ncols < V ? (int)p.ncols : V;
-    if (n0 > 0) {
-      float x[plan_nin_a][V];
-      for (int k = 0; k < plan_nin; k++)
-        for (int e = 0; e < V; e++)
-          x[k][e] = e < n0 ? static_cast<const float*>(p.in[k])[r.in_off[k] + e * p.in_sc[k]] : 0.f;
-      plan_lc h;
-      plan_level_consts<0>(h, pv, p, r);
-      plan_level_accumulate<0, V>(pv, h, x, n0, 0, p, r);
-      plan_level_scale(pv, (float)p.ncols / (float)n0);
-    }
-    std::vector<plan_state> t2(th.size(), pv);
-    add_level<V, 1>(p, r, t2);
-    add_level<V, 0>(p, r, th);
-    for (size_t t = 0; t < th.size(); t++) plan_level_copy<1>(th[t], t2[t]);
-    merge_level<0, 2>(th);
-    plan_state own = pv;
-    plan_level_copy<1>(own, th[0]);
-    for (auto& s : th) plan_level_rebase(s, own, p);
-    sim_shift_rows++;
-    if (plan_level_cancelled(th[0], own)) {
-      sim_shift_again++;
-      for (auto& s : th) plan_level_init<1>(s);
-      add_level<V, 1>(p, r, th);
-      merge_level<1>(th);
-    }
   } else if constexpr (L < plan_nlevels) {
     add_level<V, L>(p, r, th);
     merge_level<L>(th);
@@ -279,10 +240,7 @@ int main() {
     for (int g : gs)
       for (int sp : ss)
         for (int v : vs)
-          for (int kept = 0; kept < (sp == 1 ? 3 : 1); kept++) {
-          // kept 2: the kept form on rows that rise along the axis (a
-          // row's first chunk far from its mean, against its spread)
-          const bool rising = kept == 2;
+          for (int kept = 0; kept < (sp == 1 ? 2 : 1); kept++) {
           int64_t dims[8];
           for (int i = 0; i < info->ndims; i++) {
             if (info->dim_role[i] == FG_ROLE_ROWS)
@@ -305,10 +263,7 @@ int main() {
               n *= t.shape[k];
             }
             buf.emplace_back((size_t)n);
-            for (size_t q = 0; q < buf.back().size(); q++)
-              buf.back()[q] = !fill ? NAN
-                              : (float)((int64_t)(rnd() % 2001) - 1000) / (rising ? 1000.0f : 125.0f) +
-                                    (rising ? (float)(q % (size_t)sh[1]) / 64.0f : 0.f);
+            for (auto& x : buf.back()) x = fill ? (float)((int64_t)(rnd() % 2001) - 1000) / 125.0f : NAN;
             t.data = buf.back().data();
           };
           buf.reserve(16);
@@ -372,7 +327,7 @@ int main() {
           sim_G = g;
           sim_S = sp;
           sim_V = v;
-          sim_kept = kept != 0;
+          sim_kept = kept;
           if (sim_entry(in, got) != FG_OK) {
             printf("FAIL: the CUDA entry's checks refused the call: %s\n", fg_last_error());
             return 1;
@@ -386,7 +341,7 @@ int main() {
               if (!(err < 1e-4)) {
                 printf("FAIL: %s[%lld] = %g, CPU entry %g (rows %lld, cols %lld, G %d, S %d, V %d%s)\n",
                        info->outputs[j].name, (long long)q, a, b, sh[0], sh[1], g, sp, v,
-                       kept ? rising ? ", kept form by levels, rising rows" : ", kept form by levels" : "");
+                       kept ? ", kept form by levels" : "");
                 return 1;
               }
               worst = fmax(worst, err);
@@ -397,15 +352,6 @@ int main() {
 #ifdef SIM_REF_PLAN
   printf("CPU entry against the reference: worst relative error %.2e; ", worst_ref);
 #endif
-  printf("%d cases, worst relative error %.2e", cases, worst);
-  if (plan_rows_shift) {
-    printf("; shift form: %ld rows, %ld of them taken again\n", sim_shift_rows, sim_shift_again);
-    if (sim_shift_again == 0 || sim_shift_again == sim_shift_rows) {
-      printf("FAIL: the shift form's two ways were not both taken\n");
-      return 1;
-    }
-  } else {
-    printf("\n");
-  }
+  printf("%d cases, worst relative error %.2e\n", cases, worst);
   return 0;
 }

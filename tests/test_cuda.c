@@ -187,20 +187,15 @@ static void softmax_has_row_kernels(void **state)
     /* ... each thread's sum first against its own max, then rebased to the
      * row's: own's sum (the level's merge leaves s's to another thread) */
     assert_def(d, "cuda_rows_rebase", "true");
-    assert_def(d, "cuda_rows_shift", "false");
     assert_def(d, "cuda_rows_level_rebase", "  s.L = own.L * (__expf(own.Mx - plan_safe(s.Mx)));\n");
     /* the host checks are the CPU entry's, under the CUDA entry's name */
     assert_has(d, "fg@&_check_tensor(&args->X, \"fg@&_softmax: X\", 2,");
 }
 
 /* The kept forms' levels: layer norm's mean first, its variance about the
- * row's mean next, no rebase (a first level of sums) but the shift form:
- * the variance and the first power its correction reads, about a
- * provisional mean, merged with the mean at once, then rebased to the
- * row's mean by the derived correction, unless that cancelled most of
- * the variance; each element's term is rounded before the sum.  Not for
- * three levels (varexp), where the first power is not computed in the
- * kept forms.  With three levels (tests/plans/varexp.fp), a
+ * row's mean next, no rebase (a first level of sums); the first power
+ * about the running mean, which only the variance's correction reads, is
+ * not computed there.  With three levels (tests/plans/varexp.fp), a
  * running body that reads a row statement over another running value
  * (Var = Var_sum / C) reads it as it stands in the walk, and the merge's
  * correction reads the dim from p.  Inputs that only the outputs read come
@@ -215,22 +210,16 @@ static void row_levels_and_second_walk_inputs(void **state)
     assert_def(d, "cuda_rows_nin", "3");
     assert_def(d, "cuda_rows_nin1", "1");
     assert_has(d, "  if constexpr (L == 0) {\n    // Mean_sum = sum(c: X) (inside Mean), plan line 15 (sum)");
+    assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
     assert_has(d, "      if (e < n) acc_ = acc_ + plan_sq(x@{0@}@{e@} - h0_);");
-    assert_def(d, "cuda_rows_shift", "true");
+    /* each element's term rounded before the sum (the rolling form's first
+     * power about the running mean) */
     assert_has(d, "      if (e < n) acc_ = acc_ + (x@{0@}@{e@} - h0_);");
-    assert_has(d, "    s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync(0xffffffffu, s.Var_sum_pow1, o);");
-    assert_def(d, "cuda_rows_level_scale", "  s.Mean_sum *= k;\n  s.Var_sum_count *= k;\n");
-    assert_has(d, "  s.Var_sum = own.Var_sum + ((own.Var_sum_count > 0.0f ? own.Var_sum_count * "
-                  "plan_sq(plan_div0(own.Mean_sum, own.Var_sum_count) - plan_div0(s.Mean_sum, "
-                  "s.Var_sum_count)) + 2.0f * (own.Var_sum_pow1 * (plan_div0(own.Mean_sum, "
-                  "own.Var_sum_count) - plan_div0(s.Mean_sum, s.Var_sum_count))) : 0.0f));");
-    assert_def(d, "cuda_rows_level_cancelled", "  return (fabsf(own.Var_sum) > 4.f * fabsf(s.Var_sum));\n");
-    assert_has(d, "  if constexpr (L == 1) {\n    d.Var_sum_pow1 = s.Var_sum_pow1;\n    d.Var_sum = s.Var_sum;\n  }");
+    assert_has(d, "  if constexpr (L == 1) {\n    h.v3_0 = plan_div0(s.Mean_sum, s.Var_sum_count);\n  }");
+    assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");
     d = rows_defs(f, "tests/plans/varexp.fp");
     assert_def(d, "cuda_rows_nlevels", "3");
     assert_def(d, "cuda_rows_rebase", "false");
-    assert_def(d, "cuda_rows_shift", "false");
-    assert_def(d, "cuda_rows_level_cancelled", "  (void)s;\n  (void)own;\n  return false;\n");
     assert_def(d, "cuda_rows_level_rebase", "  (void)s;\n  (void)own;\n");
     assert_has(d, "  // Var_sum_pow1: read by corrections only, not computed here");
     assert_not_has(d, "s.Var_sum_pow1 = s.Var_sum_pow1 + __shfl_xor_sync");

@@ -43,12 +43,6 @@ constexpr int plan_nlevels = fg_cuda_rows_nlevels; // levels of the running valu
 // row's first with plan_level_rebase (two levels, the first of maxima or
 // minima, the second corrected to it).
 constexpr bool plan_rows_rebase = fg_cuda_rows_rebase;
-// The kept forms take the second level about a provisional first level (the
-// row's first chunk's, scaled to the row's count), merge both levels at
-// once and rebase the second with plan_level_rebase (two levels, the first
-// of sums, the second of power sums about them: plan_level_cancelled says
-// when the row takes its second level again about its own first).
-constexpr bool plan_rows_shift = fg_cuda_rows_shift;
 constexpr int plan_nin_a = plan_nin > 0 ? plan_nin : 1;
 constexpr int plan_nin1_a = plan_nin1 > 0 ? plan_nin1 : 1;
 constexpr int plan_nrin_a = plan_nrin > 0 ? plan_nrin : 1;
@@ -180,8 +174,8 @@ fg_cuda_rows_merge[[[]]]m4_dnl
 // The parts of the kept forms' terms that are the same at every element of
 // the row (a running mean S / N, with its reciprocal): computed once a level
 // by plan_level_consts from the lower levels, read by plan_level_accumulate
-// (computed once a chunk, the reciprocals cost 6 % of layer norm's bandwidth
-// on an H200: bench/NOTES.md).
+// (neither NVVM nor ptxas merges the correctly rounded reciprocals of a
+// per-chunk h0_ = S / N: one a chunk, 8 in the 512-thread form).
 struct plan_lc {
 fg_cuda_rows_level_fields[[[]]]m4_dnl
 };
@@ -241,32 +235,10 @@ fg_cuda_rows_level_init[[[]]]m4_dnl
 // not this thread's: the level's merge copies whole states), own the
 // thread's state before the row merged the first level.  Each value of the
 // second level is own's, corrected from own's first level to the row's (the
-// merge's correction of one side).  With plan_rows_shift: own holds the
-// provisional first level and the row's second level about it.
+// merge's correction of one side).
 __device__ __forceinline__ void plan_level_rebase(plan_state& s, const plan_state& own, const plan_params& p) {
   (void)p;
 fg_cuda_rows_level_rebase[[[]]]m4_dnl
-}
-
-// Level L of s copied into d.
-template <int L>
-__device__ __forceinline__ void plan_level_copy(plan_state& d, const plan_state& s) {
-  (void)d;
-  (void)s;
-fg_cuda_rows_level_copy[[[]]]m4_dnl
-}
-
-// With plan_rows_shift: the first level of s scaled by k (the provisional
-// first level, from the row's first chunk to the row's count).
-__device__ __forceinline__ void plan_level_scale(plan_state& s, float k) {
-fg_cuda_rows_level_scale[[[]]]m4_dnl
-}
-
-// With plan_rows_shift, after plan_level_rebase(s, own, p): whether a value
-// of the second level lost most of own's (provisional) value to the
-// correction, so that its rounding is no longer the exact form's.
-__device__ __forceinline__ bool plan_level_cancelled(const plan_state& s, const plan_state& own) {
-fg_cuda_rows_level_cancelled[[[]]]m4_dnl
 }
 
 __device__ __forceinline__ void plan_finish(plan_fin& f, const plan_state& s, const plan_params& p, const plan_row& r) {

@@ -438,80 +438,24 @@ static void level_defs(rw *w, fg_defs *defs)
                 rebase = false;
     }
     rebase = rebase && lv0 && lv1;
-    /* Two levels, the first of plain sums, each of the second a power sum
-     * about them (powsum.c: layer norm's variance about the running mean):
-     * the shift form.  Every thread takes the row's first chunk's first
-     * level (a broadcast load, the same for all), scaled to the row's
-     * count: a provisional first level, of the row's count and the
-     * chunk's mean.  Its second level, with the lower powers its
-     * corrections read, goes about that provisional level, its first
-     * level about nothing; both levels merge plainly in one barrier (all
-     * the threads' second levels are about the same first level), and
-     * the row's second level is rebased from the provisional first level
-     * to the row's by the derived correction (plan_level_rebase).  The
-     * correction's pointwise identity holds for any first level whose
-     * count is the number of terms, which the scale makes it: the count
-     * of a power sum is sum(1), over every element of the row.  Where a
-     * rebased value cancelled (plan_level_cancelled: the provisional mean
-     * far from the row's, against the spread), the row takes its second
-     * level again about its own first, the exact kept form
-     * (rows.cuh, rr_levels_kept). */
-    bool shift = !rebase && nv > 0;
-    lv0 = lv1 = false;
-    for (int i = 0; i < nv && shift; i++) {
-        const fg_kvalue *v = &k->values[i];
-        const fg_correction *cr = v->corr;
-        const fg_powsum *ps = p->tensors[v->tensor].powsum;
-        if (level[i] == 0)
-            shift = v->op == R_SUM && cr->kind == CORR_NONE, lv0 = true;
-        else
-            shift = level[i] == 1 && v->op == R_SUM && cr->kind == CORR_SHIFT && cr->factor && ps &&
-                    ps->k > 0,
-            lv1 = true;
-        /* a power sum's count: sum(1) over every element, at level 0 */
-        for (int j = 0; j < nv && shift && ps && ps->k > 0; j++)
-            if (k->values[j].tensor == ps->aux[0])
-                shift = level[j] == 0 && r->body[j]->kind == E_NUM && r->body[j]->num == 1.0;
-        for (int j = 0; j < nv && shift; j++)
-            if (level[j] == 1 && cr->factor && reads_current(cr->factor, k->values[j].tensor))
-                shift = false;
-    }
-    shift = shift && lv0 && lv1;
-    bool *live0 = ARENA_ARRAY(w->a, bool, nv + 1); /* what the plan reads */
-    memcpy(live0, live, sizeof *live * (size_t)(nv + 1));
-    if (rebase || shift)
+    if (rebase)
         for (int pass = 0; pass < nv; pass++)
             for (int i = 0; i < nv; i++)
                 for (int j = 0; j < nv && live[i]; j++)
                     if (expr_reads(k->values[i].corr->factor, k->values[j].tensor))
                         live[j] = true;
-    /* The shift form keeps every value of the second level and the lower
-     * powers their corrections read beside the kept chunks: a variance and
-     * its first power fit (layer norm), moments' four powers do not (the
-     * 512-thread form, held to 64 registers, spilled 596 bytes and ran at
-     * 348 GB/s against 631 on an H200, bench/NOTES.md) */
-    int nl1 = 0;
-    for (int i = 0; i < nv; i++)
-        nl1 += live[i] && level[i] == 1;
-    if (shift && nl1 > 2) {
-        shift = false;
-        memcpy(live, live0, sizeof *live * (size_t)(nv + 1));
-    }
     int nlevels = 0;
     for (int i = 0; i < nv; i++)
         if (live[i] && level[i] + 1 > nlevels)
             nlevels = level[i] + 1;
     rebase = rebase && nlevels == 2;
-    shift = shift && nlevels == 2;
     cb acc = {w->a, NULL, 0, 0}, shfl = {w->a, NULL, 0, 0}, init = {w->a, NULL, 0, 0},
-       reb = {w->a, NULL, 0, 0}, copy = {w->a, NULL, 0, 0}, scale = {w->a, NULL, 0, 0},
-       canc = {w->a, NULL, 0, 0}, pre = {w->a, NULL, 0, 0}, fields = {w->a, NULL, 0, 0};
+       reb = {w->a, NULL, 0, 0}, pre = {w->a, NULL, 0, 0}, fields = {w->a, NULL, 0, 0};
     for (int l = 0; l < nlevels; l++) {
         strbuf_printf(&acc, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&pre, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&shfl, "  if constexpr (L == %d) {\n", l);
         strbuf_printf(&init, "  if constexpr (L == %d) {\n", l);
-        strbuf_printf(&copy, "  if constexpr (L == %d) {\n", l);
         for (int i = 0; i < nv; i++) {
             if (!live[i] || level[i] != l)
                 continue;
@@ -528,41 +472,25 @@ static void level_defs(rw *w, fg_defs *defs)
                           combine(w->a, v->op, arena_printf(w->a, "s.%s", n),
                                   arena_printf(w->a, "__shfl_xor_sync(0xffffffffu, s.%s, o)", n)));
             strbuf_printf(&init, "    s.%s = %s;\n", n, identity(v->op));
-            strbuf_printf(&copy, "    d.%s = s.%s;\n", n, n);
-            if (shift && l == 0)
-                strbuf_printf(&scale, "  s.%s *= k;\n", n);
-            if ((rebase || shift) && l == 1) {
+            if (rebase && l == 1) {
                 const fg_correction *cr = v->corr;
                 w->prev_obj = "own";
                 w->cur_obj = "s";
                 strbuf_printf(&reb, "  s.%s = own.%s %s (%s);\n", n, n,
                               cr->kind == CORR_SCALE ? "*" : "+", text(w, RS_MERGE, cr->factor));
                 w->cur_obj = "a";
-                /* the values the plan reads (not the lower powers only
-                 * corrections read): lost bits where the correction took
-                 * away most of the provisional value */
-                if (shift && live0[i])
-                    strbuf_printf(&canc, "%s(fabsf(own.%s) > 4.f * fabsf(s.%s))",
-                                  canc.len ? " ||\n         " : "  return ", n, n);
             }
         }
         strbuf_puts(&acc, "  }\n");
         strbuf_puts(&shfl, "  }\n");
         strbuf_puts(&init, "  }\n");
-        strbuf_puts(&copy, "  }\n");
         strbuf_puts(&pre, "  }\n");
     }
-    if (canc.len)
-        strbuf_puts(&canc, ";\n");
-    else
-        strbuf_puts(&canc, "  (void)s;\n  (void)own;\n  return false;\n");
-    if (!shift)
-        strbuf_puts(&scale, "  (void)s;\n  (void)k;\n");
     for (int i = 0; i < nv; i++)
         if (!live[i])
             strbuf_printf(&acc, "  // %s: read by corrections only, not computed here\n",
                           w->tf[k->values[i].tensor]);
-    if (!rebase && !shift)
+    if (!rebase)
         strbuf_puts(&reb, "  (void)s;\n  (void)own;\n");
     /* A first level of one value, the max or min of an input as loaded
      * (softmax's Mx = max(c: X)): on 16-bit inputs the kept forms take it
@@ -597,10 +525,6 @@ static void level_defs(rw *w, fg_defs *defs)
     fg_def_code(defs, "cuda_rows_level_shfl", strbuf_str(&shfl));
     fg_def_code(defs, "cuda_rows_level_init", strbuf_str(&init));
     fg_def_code(defs, "cuda_rows_level_rebase", strbuf_str(&reb));
-    fg_def_code(defs, "cuda_rows_shift", shift ? "true" : "false");
-    fg_def_code(defs, "cuda_rows_level_copy", strbuf_str(&copy));
-    fg_def_code(defs, "cuda_rows_level_scale", strbuf_str(&scale));
-    fg_def_code(defs, "cuda_rows_level_cancelled", strbuf_str(&canc));
 }
 
 /* The position of axis ax among an input's indices or an output's axes. */

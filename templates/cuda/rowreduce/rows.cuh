@@ -226,30 +226,21 @@ __device__ __forceinline__ void rr_load_kept(const plan_params& p, const plan_ro
 // warp's by shuffles, then the warps' through sh[L] (a slot per warp and
 // level: one barrier a level).  Every thread ends with the row's values,
 // bit for bit the same (a butterfly of commutative merges).
-// With N = 2, levels L and L + 1 at once, through the slots of level L.
-template <int G, int L, int N = 1>
+template <int G, int L>
 __device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[G / 32]) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    plan_level_shfl<L>(s, o);
-    if constexpr (N > 1) plan_level_shfl<L + 1>(s, o);
-  }
+  for (int o = 16; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
   if constexpr (G > 32) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) sh[L][warp] = s;
     __syncthreads();
     // the lower levels are the row's in every slot, the higher ones empty
-    if (lane < G / 32) {
+    if (lane < G / 32)
       s = sh[L][lane];
-    } else {
+    else
       plan_level_init<L>(s);
-      if constexpr (N > 1) plan_level_init<L + 1>(s);
-    }
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      plan_level_shfl<L>(s, o);
-      if constexpr (N > 1) plan_level_shfl<L + 1>(s, o);
-    }
+    for (int o = 16; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
   } else {
     (void)sh;
   }
@@ -322,23 +313,11 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
 // soon as its loads arrive, not after the row's first merge), the row
 // merges the first level, and the thread's second level is rebased to it by
 // the derived correction (plan_level_rebase: one per thread) before the
-// second level's plain merge.  With plan_rows_shift (two levels, the
-// first of sums, the second of power sums about them: a layer norm's mean
-// and variance), every thread takes a provisional first level from the
-// row's first chunk (the same 16 bytes for all) scaled to the row's count,
-// its second level about it and its first about nothing; both levels merge
-// in one barrier, and the row's second level is rebased from the
-// provisional first level to the row's (plan_level_rebase, the same in
-// every thread).  Where that cancelled most of a value (the first chunk's
-// mean far from the row's, against the spread: plan_level_cancelled, the
-// same in every thread), the row takes its second level again about its
-// own first, from the kept chunks, as the plain form does.
-// u0 is the row's first chunk as loaded (the shift form's: loaded before
-// the kept chunks, so that it is the first to arrive).
+// second level's plain merge.
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
-                                               int t, const uint4 (&u0)[plan_nin1_a], plan_state& s,
-                                               const uint4 (&xs)[K][plan_nin1_a], plan_state (*sh)[G / 32]) {
+                                               int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
+                                               plan_state (*sh)[G / 32]) {
   if constexpr (plan_rows_rebase && L == 0) {
     static_assert(!plan_rows_rebase || plan_nlevels == 2, "the rebase takes two levels");
     rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
@@ -351,51 +330,12 @@ __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_
       plan_level_init<1>(s);  // no element here: own's first level is the identity, which a
                               // ratio correction (P_prev / P) cannot take
     rr_reduce_level<G, 1>(s, sh);
-  } else if constexpr (plan_rows_shift && L == 0) {
-    static_assert(!plan_rows_shift || plan_nlevels == 2, "the shift form takes two levels");
-    constexpr int V = rr_v<T>::V;
-    plan_state pv;
-    plan_state_init(pv);
-    const int n0 = ce - cb < V ? (int)(ce - cb) : V;
-    if (n0 > 0) {
-      float x[plan_nin_a][V];
-      rr_unpack_all<T, V, plan_nin1>(u0, x);
-      plan_lc h;
-      plan_level_consts<0>(h, pv, p, r);
-      plan_level_accumulate<0, V>(pv, h, x, n0, cb, p, r);
-      plan_level_scale(pv, (float)(ce - cb) / (float)n0);
-    }
-    plan_state t2 = pv;
-    rr_level_add<T, G, K, 1>(p, r, cb, ce, t, t2, xs);
-    rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
-    plan_level_copy<1>(s, t2);
-    rr_reduce_level<G, 0, 2>(s, sh);
-    plan_state own = pv;
-    plan_level_copy<1>(own, s);
-    plan_level_rebase(s, own, p);
-    if (plan_level_cancelled(s, own)) {
-      plan_level_init<1>(s);
-      rr_level_add<T, G, K, 1>(p, r, cb, ce, t, s, xs);
-      rr_reduce_level<G, 1>(s, sh);  // level 1's slots: free, level 0's were used
-    }
   } else if constexpr (L < plan_nlevels) {
     rr_level_add<T, G, K, L>(p, r, cb, ce, t, s, xs);
     rr_reduce_level<G, L>(s, sh);
-    rr_levels_kept<T, G, K, L + 1>(p, r, cb, ce, t, u0, s, xs, sh);
+    rr_levels_kept<T, G, K, L + 1>(p, r, cb, ce, t, s, xs, sh);
   } else {
-    (void)p, (void)r, (void)cb, (void)ce, (void)t, (void)u0, (void)s, (void)xs, (void)sh;
-  }
-}
-
-// The shift form's provisional chunk, the row's first, as loaded by every
-// thread (the same 16 bytes), issued before the kept chunks' loads.
-template <typename T>
-__device__ __forceinline__ void rr_load_first(const plan_params& p, const plan_row& r, long long cb, long long ce,
-                                              bool vec, uint4 (&u0)[plan_nin1_a]) {
-  if constexpr (plan_rows_shift) {
-    if (cb < ce) rr_load_raw<T, rr_v<T>::V, 0, plan_nin1>(p, r, cb, ce, vec, u0);
-  } else {
-    (void)p, (void)r, (void)cb, (void)ce, (void)vec, (void)u0;
+    (void)p, (void)r, (void)cb, (void)ce, (void)t, (void)s, (void)xs, (void)sh;
   }
 }
 
@@ -481,10 +421,9 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
   const bool vec = rr_row_vec<T>(p, r);
   plan_state s;
   plan_state_init(s);
-  uint4 u0[plan_nin1_a], xs[K][plan_nin1_a];
-  rr_load_first<T>(p, r, 0, p.ncols, vec, u0);
+  uint4 xs[K][plan_nin1_a];
   rr_load_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, xs);
-  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, u0, s, xs, nullptr);
+  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (lane == 0) plan_store_row(f, s, p, r);
@@ -506,10 +445,9 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 
   plan_state_init(s);
   if constexpr (KEEP) {
     __shared__ plan_state shl[plan_nlevels_a][NT / 32];
-    uint4 u0[plan_nin1_a], xs[K][plan_nin1_a];
-    rr_load_first<T>(p, r, 0, p.ncols, vec, u0);
+    uint4 xs[K][plan_nin1_a];
     rr_load_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, xs);
-    rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, u0, s, xs, shl);
+    rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, s, xs, shl);
     plan_fin f;
     plan_finish(f, s, p, r);
     if (t == 0) plan_store_row(f, s, p, r);
