@@ -272,6 +272,68 @@ static fg_status gqa_decode_hip_(const fg_tensor *inputs, const fg_tensor *outpu
     return fg_gqa_decode_hip(&a_, (struct ihipStream_t *)stream);
 }
 
+static fg_status layernorm_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_layernorm_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "layernorm: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.G = inputs[1];
+    a_.B = inputs[2];
+    a_.Mean = outputs[0];
+    a_.Rstd = outputs[1];
+    a_.Y = outputs[2];
+    if (params && has_params && has_params[0]) {
+        a_.eps = (float)params[0];
+        a_.has_eps = 1;
+    }
+    a_.splits = splits;
+    return fg_layernorm_hip(&a_, (struct ihipStream_t *)stream);
+}
+
+static fg_status logsoftmax_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_logsoftmax_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "logsoftmax: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Y = outputs[0];
+    a_.splits = splits;
+    return fg_logsoftmax_hip(&a_, (struct ihipStream_t *)stream);
+}
+
+static fg_status logsumexp_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_logsumexp_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "logsumexp: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.LSE = outputs[0];
+    a_.splits = splits;
+    return fg_logsumexp_hip(&a_, (struct ihipStream_t *)stream);
+}
+
 static fg_status maxlogit_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -296,6 +358,26 @@ static fg_status maxlogit_hip_(const fg_tensor *inputs, const fg_tensor *outputs
     }
     a_.splits = splits;
     return fg_maxlogit_hip(&a_, (struct ihipStream_t *)stream);
+}
+
+static fg_status moments_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_moments_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "moments: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Mean = outputs[0];
+    a_.Var = outputs[1];
+    a_.Kurt = outputs[2];
+    a_.splits = splits;
+    return fg_moments_hip(&a_, (struct ihipStream_t *)stream);
 }
 
 static fg_status prefixlm_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
@@ -351,6 +433,29 @@ static fg_status relbias_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
     }
     a_.splits = splits;
     return fg_relbias_hip(&a_, (struct ihipStream_t *)stream);
+}
+
+static fg_status rmsnorm_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_rmsnorm_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "rmsnorm: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Rstd = outputs[0];
+    a_.Y = outputs[1];
+    if (params && has_params && has_params[0]) {
+        a_.eps = (float)params[0];
+        a_.has_eps = 1;
+    }
+    a_.splits = splits;
+    return fg_rmsnorm_hip(&a_, (struct ihipStream_t *)stream);
 }
 
 static fg_status rowmax_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
@@ -506,6 +611,24 @@ static fg_status softcap_decode_hip_(const fg_tensor *inputs, const fg_tensor *o
     return fg_softcap_decode_hip(&a_, (struct ihipStream_t *)stream);
 }
 
+static fg_status softmax_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_softmax_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "softmax: inputs or outputs is NULL");
+    a_.X = inputs[0];
+    a_.Y = outputs[0];
+    a_.splits = splits;
+    return fg_softmax_hip(&a_, (struct ihipStream_t *)stream);
+}
+
 static fg_status window_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -554,14 +677,20 @@ const fg_plan_hip_entry fg_plan_hip_list[] = {
     {"global", global_hip_},
     {"gqa", gqa_hip_},
     {"gqa_decode", gqa_decode_hip_},
+    {"layernorm", layernorm_hip_},
+    {"logsoftmax", logsoftmax_hip_},
+    {"logsumexp", logsumexp_hip_},
     {"maxlogit", maxlogit_hip_},
+    {"moments", moments_hip_},
     {"prefixlm", prefixlm_hip_},
     {"relbias", relbias_hip_},
+    {"rmsnorm", rmsnorm_hip_},
     {"rowmax", rowmax_hip_},
     {"sigmoid", sigmoid_hip_},
     {"sinkwindow", sinkwindow_hip_},
     {"softcap", softcap_hip_},
     {"softcap_decode", softcap_decode_hip_},
+    {"softmax", softmax_hip_},
     {"window", window_hip_},
     {NULL, NULL},
 };

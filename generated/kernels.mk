@@ -73,14 +73,20 @@ FG_HIP_KERNEL_FILES = \
 	generated/global_hip.hip \
 	generated/gqa_hip.hip \
 	generated/gqa_decode_hip.hip \
+	generated/layernorm_hip.hip \
+	generated/logsoftmax_hip.hip \
+	generated/logsumexp_hip.hip \
 	generated/maxlogit_hip.hip \
+	generated/moments_hip.hip \
 	generated/prefixlm_hip.hip \
 	generated/relbias_hip.hip \
+	generated/rmsnorm_hip.hip \
 	generated/rowmax_hip.hip \
 	generated/sigmoid_hip.hip \
 	generated/sinkwindow_hip.hip \
 	generated/softcap_hip.hip \
 	generated/softcap_decode_hip.hip \
+	generated/softmax_hip.hip \
 	generated/window_hip.hip \
 	generated/fusegen_plans_hip.c \
 	$(NULL)

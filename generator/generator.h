@@ -1085,16 +1085,20 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char
 int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
                        fg_dialect_id dialect, int wave, fg_diag *d);
 
-/* back/hip/lower_hip.c: the HIP backend (templates/hip/), attention on CDNA */
+/* back/hip/lower_hip.c: the HIP backend (templates/hip/): attention and the row kernels on CDNA */
 int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why);
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
               fg_diag *d);
 int lower_hip_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,
                              fg_diag *d);
 
-/* back/cuda/lower_rows.c: the CUDA backend's rowreduce family (templates/cuda/rowreduce.m4) */
+/* back/cuda/lower_rows.c: the rowreduce family of the CUDA backend
+ * (templates/cuda/rowreduce.m4) and of the HIP backend (hip/rowreduce.m4),
+ * one lowering in two dialects */
 int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
                     fg_diag *d);
+int lower_hip_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                   fg_diag *d);
 /* back/c/lower_c.c: the CPU entry's argument checks for another entry point
  * (named `entry`), the C names of the args fields (per tensor), and of the
  * locals the checks bind every dim and scalar param to. */

@@ -22,5 +22,5 @@ output Y: bf16, Mean: f32, Rstd: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 128
-  target cuda, c
+  target cuda, hip, c
 }

@@ -17,5 +17,5 @@ schedule {
   reduce c: split
   tile r = 4, c = 256
   splits = 4
-  target cuda, c
+  target cuda, hip, c
 }

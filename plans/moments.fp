@@ -19,5 +19,5 @@ output Mean: f32, Var: f32, Kurt: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 128
-  target cuda, c
+  target cuda, hip, c
 }

@@ -19,5 +19,5 @@ output Y: f32, Rstd: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 128
-  target cuda, c
+  target cuda, hip, c
 }

@@ -17,5 +17,5 @@ output Y: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 256
-  target cuda, c
+  target cuda, hip, c
 }

@@ -35,10 +35,11 @@ dist_templates_cuda_DATA = \
 	templates/cuda/rowreduce.m4 \
 	$(NULL)
 
-# The hand-written skeleton of the row-reduction family.
+# What the row-reduction skeleton (gpu/rows.hpp) and its hooks take from CUDA.
 templates_cuda_rowreducedir = $(templatesdir)/cuda/rowreduce
 dist_templates_cuda_rowreduce_DATA = \
-	templates/cuda/rowreduce/rows.cuh \
+	templates/cuda/rowreduce/math.cuh \
+	templates/cuda/rowreduce/target.cuh \
 	$(NULL)
 
 # The hand-written skeletons of the sm_80 attention family and their launchers.
@@ -58,17 +59,28 @@ dist_templates_cuda_sm90_DATA = \
 	templates/cuda/sm90/wgmma.m4 \
 	$(NULL)
 
-# What the CUDA and HIP attention templates share: the plan hooks and the
-# entry point's argument checks.
+# What the CUDA and HIP templates share: the attention hooks and the entry
+# point's argument checks; the row-reduction hooks and skeleton.
 templates_gpudir = $(templatesdir)/gpu
 dist_templates_gpu_DATA = \
 	templates/gpu/hooks.m4 \
+	templates/gpu/rows.hpp \
+	templates/gpu/rows_hooks.m4 \
 	templates/gpu/validate.m4 \
 	$(NULL)
 
 templates_hipdir = $(templatesdir)/hip
 dist_templates_hip_DATA = \
 	templates/hip/attention.m4 \
+	templates/hip/plan_math.hpp \
+	templates/hip/rowreduce.m4 \
+	$(NULL)
+
+# What the row-reduction skeleton and its hooks take from HIP.
+templates_hip_rowreducedir = $(templatesdir)/hip/rowreduce
+dist_templates_hip_rowreduce_DATA = \
+	templates/hip/rowreduce/math.hpp \
+	templates/hip/rowreduce/target.hpp \
 	$(NULL)
 
 # The hand-written skeleton of the CDNA attention family (wave64, MFMA).
@@ -95,4 +107,5 @@ FG_TEMPLATES = \
 	$(dist_templates_gpu_DATA) \
 	$(dist_templates_hip_DATA) \
 	$(dist_templates_hip_cdna_DATA) \
+	$(dist_templates_hip_rowreduce_DATA) \
 	$(NULL)

@@ -17,13 +17,15 @@ tests_gpu_check_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUD
 endif
 EXTRA_DIST += tests/gpu_check.c tests/gpu-sanitize.sh tests/gpu-sm80.sh
 
-# The HIP kernels against the CPU entries on an AMD GPU (77 without one).
+# The HIP kernels of every plan against the CPU entries on an AMD GPU (77
+# without one): gpu_check.c built on HIP's runtime API (GC_HIP).
 if HAVE_HIP
 check_PROGRAMS += tests/gpu_hip_check
 GPU_CHECKS += tests/gpu_hip_check
-tests_gpu_hip_check_SOURCES = tests/gpu_hip_check.c
-tests_gpu_hip_check_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
-tests_gpu_hip_check_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(HIP_CPPFLAGS) $(AM_CPPFLAGS)
+tests_gpu_hip_check_SOURCES = tests/gpu_check.c
+tests_gpu_hip_check_CFLAGS = $(FG_WARN_CFLAGS) -pthread $(AM_CFLAGS)
+tests_gpu_hip_check_CPPFLAGS = -DGC_HIP -I$(srcdir)/runtime -I$(srcdir)/generated $(HIP_CPPFLAGS) \
+	$(AM_CPPFLAGS)
+tests_gpu_hip_check_LDFLAGS = -pthread
 tests_gpu_hip_check_LDADD = libfusegen_hip.a libfusegen_cpu.a $(HIP_LDFLAGS) $(HIP_LIBS) -lm
 endif
-EXTRA_DIST += tests/gpu_hip_check.c

@@ -1,6 +1,9 @@
 /* gpu_check.c - the CUDA kernels of every plan in fg_plan_cuda_list against
  * the CPU entry of the same plan (`make check-gpu`; plain C11 and the CUDA
- * runtime API, no CMocka: the GPU machines have none).
+ * runtime API, no CMocka: the GPU machines have none).  Built with GC_HIP
+ * (tests/gpu_hip_check), the same checks of the HIP kernels of every plan
+ * in fg_plan_hip_list through HIP's runtime API, on an AMD GPU (the head
+ * dims of the sm_90a family aside).
  *
  * Per case: fresh random inputs (normal, rounded to bf16 or fp16; one seed
  * from the time or --seed, printed, each case drawing from it and its
@@ -74,7 +77,47 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef GC_HIP
+/* HIP's runtime API under the CUDA names this file uses (the calls and
+ * their meanings are the same; the graph's instantiation takes its flags
+ * through hipGraphInstantiateWithFlags). */
+#include <hip/hip_runtime_api.h>
+#define GC_API "HIP"
+#define gc_plan_list fg_plan_hip_list
+typedef hipError_t cudaError_t;
+typedef hipStream_t cudaStream_t;
+typedef hipGraph_t cudaGraph_t;
+typedef hipGraphExec_t cudaGraphExec_t;
+typedef hipDeviceProp_t gc_device_prop;
+#define cudaSuccess hipSuccess
+#define cudaDeviceSynchronize hipDeviceSynchronize
+#define cudaFree hipFree
+#define cudaGetDeviceCount hipGetDeviceCount
+#define cudaGetDeviceProperties hipGetDeviceProperties
+#define cudaGetErrorString hipGetErrorString
+#define cudaGetLastError hipGetLastError
+#define cudaGraphDestroy hipGraphDestroy
+#define cudaGraphExecDestroy hipGraphExecDestroy
+#define cudaGraphInstantiate hipGraphInstantiateWithFlags
+#define cudaGraphLaunch hipGraphLaunch
+#define cudaMalloc hipMalloc
+#define cudaMemcpy hipMemcpy
+#define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define cudaMemcpyHostToDevice hipMemcpyHostToDevice
+#define cudaMemset hipMemset
+#define cudaStreamBeginCapture hipStreamBeginCapture
+#define cudaStreamCaptureModeGlobal hipStreamCaptureModeGlobal
+#define cudaStreamCreateWithFlags hipStreamCreateWithFlags
+#define cudaStreamDestroy hipStreamDestroy
+#define cudaStreamEndCapture hipStreamEndCapture
+#define cudaStreamNonBlocking hipStreamNonBlocking
+#define cudaStreamSynchronize hipStreamSynchronize
+#else
 #include <cuda_runtime_api.h>
+#define GC_API "CUDA"
+#define gc_plan_list fg_plan_cuda_list
+typedef struct cudaDeviceProp gc_device_prop;
+#endif
 
 #include "fusegen_registry.h"
 
@@ -601,7 +644,7 @@ static void run_gpu(gc_case *c)
     if (e == cudaSuccess)
         e = cudaGetLastError();
     if (e != cudaSuccess) {
-        case_fail(c, "CUDA error after the launch: %s", cudaGetErrorString(e));
+        case_fail(c, GC_API " error after the launch: %s", cudaGetErrorString(e));
         goto out;
     }
     for (int j = 0; j < info->noutputs; j++) {
@@ -646,7 +689,7 @@ static void check_case(gc_case *c)
     fg_status st = info->cpu(c->ref_in, c->ref_out, c->params, c->has, NULL, c->ragged ? lv : NULL, 0);
     if (c->refused) {
         if (st != c->refused) {
-            case_fail(c, "the CUDA entry refused (%s: %s), the CPU entry returned %s",
+            case_fail(c, "the " GC_API " entry refused (%s: %s), the CPU entry returned %s",
                       fg_strerror(c->refused), c->why, fg_strerror(st));
             return;
         }
@@ -934,7 +977,7 @@ static void bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
                 snprintf(c.why, sizeof c.why, "returned %s, expected %s (%s)", fg_strerror(st),
                          fg_strerror(kinds[k].want), fg_last_error());
             } else if (e != cudaSuccess) {
-                snprintf(c.why, sizeof c.why, "CUDA error: %s", cudaGetErrorString(e));
+                snprintf(c.why, sizeof c.why, GC_API " error: %s", cudaGetErrorString(e));
             } else {
                 c.state = C_DONE;
                 snprintf(c.why, sizeof c.why, "%s: %s", fg_strerror(st), fg_last_error());
@@ -1188,7 +1231,7 @@ static void row_bad_args(const fg_plan_info *info, fg_plan_cuda_fn fn)
                 snprintf(c.why, sizeof c.why, "returned %s, expected %s (%s)", fg_strerror(st),
                          fg_strerror(kinds[k].want), fg_last_error());
             else if (e != cudaSuccess)
-                snprintf(c.why, sizeof c.why, "CUDA error: %s", cudaGetErrorString(e));
+                snprintf(c.why, sizeof c.why, GC_API " error: %s", cudaGetErrorString(e));
             else {
                 c.state = C_DONE;
                 snprintf(c.why, sizeof c.why, "%s: %s", fg_strerror(st), fg_last_error());
@@ -1260,8 +1303,11 @@ int main(int argc, char **argv)
                e != cudaSuccess ? cudaGetErrorString(e) : "no device");
         return 77;
     }
-    struct cudaDeviceProp prop;
+    gc_device_prop prop;
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+#ifdef GC_HIP
+        printf("device: %s (%s)\n", prop.name, prop.gcnArchName);
+#else
         const char *fam = getenv("FUSEGEN_CUDA_FAMILY");
 #ifdef FG_CUDA_SM90A
         hopper = prop.major == 9 && prop.minor == 0 && !(fam && !strcmp(fam, "sm80"));
@@ -1270,18 +1316,19 @@ int main(int argc, char **argv)
 #endif
         printf("device: %s (sm_%d%d)%s\n", prop.name, prop.major, prop.minor,
                hopper ? "; the rolling plans must take the sm_90a family" : "");
+#endif
     }
     printf("seed: %llu (rerun with --seed %llu)\n", (unsigned long long)seed,
            (unsigned long long)seed);
     init_normals();
 
     int nplans = 0;
-    for (int i = 0; fg_plan_cuda_list[i].name; i++) {
-        const fg_plan_info *info = find_plan(fg_plan_cuda_list[i].name);
-        fg_plan_cuda_fn fn = fg_plan_cuda_list[i].fn;
+    for (int i = 0; gc_plan_list[i].name; i++) {
+        const fg_plan_info *info = find_plan(gc_plan_list[i].name);
+        fg_plan_cuda_fn fn = gc_plan_list[i].fn;
         if (!info || !fn) {
-            printf("FAIL: %s: a CUDA entry without a plan in fg_plan_list\n",
-                   fg_plan_cuda_list[i].name);
+            printf("FAIL: %s: a " GC_API " entry without a plan in fg_plan_list\n",
+                   gc_plan_list[i].name);
             nfail++;
             continue;
         }
@@ -1304,7 +1351,7 @@ int main(int argc, char **argv)
     if (nbatch)
         flush_batch();
     if (nplans == 0) {
-        printf("FAIL: fg_plan_cuda_list holds no plan\n");
+        printf("FAIL: the " GC_API " entry list holds no plan\n");
         nfail++;
     }
     printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);

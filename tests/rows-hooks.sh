@@ -1,6 +1,7 @@
 #!/bin/sh
 # rows-hooks.sh - the plan hooks and the host entry of every generated
-# row-kernel source (templates/cuda/rowreduce.m4), run on the host against
+# row-kernel source, CUDA's (templates/cuda/rowreduce.m4) and HIP's
+# (templates/hip/rowreduce.m4, the same hooks in the HIP dialect), run on the host against
 # the plan's CPU entry (tests/rows_hooks_sim.cc): the generated running
 # steps, corrections, merges and epilogues of the family, with the skeleton's
 # walk emulated.  The same for the test-only plans with row kernels
@@ -25,45 +26,49 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0
 fail=0
 
-# sim NAME CU PLANS_CUDA_C DIR LIBS...: builds tests/rows_hooks_sim.cc
-# against the hooks of CU and the entry of NAME in PLANS_CUDA_C (under DIR,
-# beside the plan's header), linked with LIBS (the CPU entry and the
-# registry that names it), and runs it.
+# sim NAME CU PLANS_C DIR LIBS...: builds tests/rows_hooks_sim.cc against
+# the hooks of CU (a _cuda.cu or, with SIM_HIP in SIM_FLAGS, a _hip.hip
+# source) and the entry of NAME in PLANS_C (fusegen_plans_cuda.c or
+# fusegen_plans_hip.c, under DIR beside the plan's header), linked with LIBS
+# (the CPU entry and the registry that names it), and runs it.
 sim() {
     name=$1 cu=$2 plans=$3 dir=$4
     shift 4
+    case $cu in *_hip.hip) be=hip ;; *) be=cuda ;; esac
     {
         sed -n '/^#define FG_NS /,/PLAN HOOKS END/p' "$cu"
         echo "}  // namespace FG_NS"
     } > "$tmp/hooks.h"
     {
         sed -n '/^extern "C" fg_status fg_/,$p' "$cu"
-        awk -v f="static fg_status ${name}_cuda_(" 'index($0, f) == 1 { on = 1 }
+        awk -v f="static fg_status ${name}_${be}_(" 'index($0, f) == 1 { on = 1 }
                                                    on { print } on && /^}/ { exit }' "$plans"
         echo "static fg_status sim_entry(const fg_tensor* i, const fg_tensor* o) {"
-        echo "  return ${name}_cuda_(i, o, NULL, NULL, NULL, NULL, 0, NULL);"
+        echo "  return ${name}_${be}_(i, o, NULL, NULL, NULL, NULL, 0, NULL);"
         echo "}"
     } > "$tmp/hooks_entry.h"
     if ! grep -q 'PLAN HOOKS END' "$tmp/hooks.h" || ! grep -q sim_entry "$tmp/hooks_entry.h" ||
-       ! grep -q "${name}_cuda_" "$tmp/hooks_entry.h"; then
-        echo "FAIL: $name: hooks or entry not found"
+       ! grep -q "${name}_${be}_" "$tmp/hooks_entry.h"; then
+        echo "FAIL: $name ($be): hooks or entry not found"
         fail=1
         return
     fi
+    hip=
+    test "$be" = hip && hip=-DSIM_HIP
     n=$((n + 1))
     # the archive was built with the sanitizers when configure enabled them
     # shellcheck disable=SC2086 # SIM_FLAGS: words
-    if ! $cxx -std=c++17 -O1 ${FG_SANITIZE_CFLAGS:-} ${SIM_FLAGS:-} -I"$tmp" -I"$dir" -I"$srcdir/runtime" \
+    if ! $cxx -std=c++17 -O1 ${FG_SANITIZE_CFLAGS:-} ${SIM_FLAGS:-} $hip -I"$tmp" -I"$dir" -I"$srcdir/runtime" \
             -DSIM_HEADER="\"fusegen_$name.h\"" -DSIM_PLAN="\"$name\"" \
             -o "$tmp/sim" "$srcdir/tests/rows_hooks_sim.cc" "$@" -lm; then
-        echo "FAIL: $name: the hooks do not compile on the host"
+        echo "FAIL: $name ($be): the hooks do not compile on the host"
         fail=1
         return
     fi
     if "$tmp/sim" > "$tmp/out"; then
-        echo "$name: $(cat "$tmp/out")"
+        echo "$name ($be): $(cat "$tmp/out")"
     else
-        echo "FAIL: $name: $(cat "$tmp/out")"
+        echo "FAIL: $name ($be): $(cat "$tmp/out")"
         fail=1
     fi
 }
@@ -73,6 +78,14 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
     grep -q rr_dispatch "$cu" || continue # attention: tests/cuda-hooks.sh
     name=$(basename "$cu" _cuda.cu)
     sim "$name" "$cu" "$srcdir/generated/fusegen_plans_cuda.c" "$srcdir/generated" "$lib"
+    # the plan's HIP source: every row plan of the registry targets hip too
+    hipsrc=$srcdir/generated/${name}_hip.hip
+    if test -f "$hipsrc"; then
+        sim "$name" "$hipsrc" "$srcdir/generated/fusegen_plans_hip.c" "$srcdir/generated" "$lib"
+    else
+        echo "FAIL: $name: no generated/${name}_hip.hip"
+        fail=1
+    fi
 done
 if test "$n" -eq 0; then
     echo "FAIL: no generated row-kernel source"
@@ -113,9 +126,18 @@ for fp in "$srcdir"/tests/plans/*.fp; do
     # shellcheck disable=SC2086 # objs: one word per object
     SIM_FLAGS="-I$srcdir/tests -DSIM_REF_PLAN=\"$fp\"" \
         sim "$name" "$cu" "$d/fusegen_plans_cuda.c" "$d" $objs "$refs" "$gen"
+    if test -f "$d/${name}_hip.hip"; then
+        # shellcheck disable=SC2086 # objs: one word per object
+        SIM_FLAGS="-I$srcdir/tests -DSIM_REF_PLAN=\"$fp\"" \
+            sim "$name" "$d/${name}_hip.hip" "$d/fusegen_plans_hip.c" "$d" $objs "$refs" "$gen"
+    else
+        echo "FAIL: $name: no ${name}_hip.hip (the test plans with row kernels target hip)"
+        fail=1
+    fi
 done
 # maxpow, maxshift, shiftsum, masked_rowsum, varexp, wsoftmax, minexp,
-# rowbias, twochains, softmean: one that stops generating is noticed
+# rowbias, twochains, softmean, each for CUDA and HIP: one that stops
+# generating is noticed
 if test "$nt" -lt 10; then
     echo "FAIL: $nt test plans with row kernels simulated, expected 10 or more"
     exit 1

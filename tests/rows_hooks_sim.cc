@@ -1,5 +1,6 @@
 // rows_hooks_sim.cc - the plan hooks of one generated row-kernel source
-// (templates/cuda/rowreduce.m4: plan_row_setup, plan_accumulate, plan_merge,
+// (templates/gpu/rows_hooks.m4 in cuda/rowreduce.m4, or with SIM_HIP in
+// hip/rowreduce.m4: plan_row_setup, plan_accumulate, plan_merge,
 // plan_level_accumulate, plan_level_shfl,
 // plan_finish, plan_store_row, plan_elementwise) and its host entry, run on
 // the host: the entry's own checks and parameter setting, then the walk of
@@ -30,13 +31,25 @@ extern "C" {
 }
 #endif
 
-// The device dialect on the host.
+// The device dialect on the host: CUDA's, or with SIM_HIP, HIP's (the
+// hooks of a _hip.hip source; HIP's math functions are compiler builtins
+// and hip/rowreduce/math.hpp's, which compile on the host as they stand).
 #define __device__
 #define __forceinline__ inline
+#ifdef SIM_HIP
+typedef struct ihipStream_t* hipStream_t;
+typedef hipStream_t sim_stream;
+typedef int hipError_t;
+enum { hipSuccess = 0 };
+static hipError_t hipGetDevice(int* d) { *d = 0; return hipSuccess; }
+static hipError_t hipGetLastError() { return hipSuccess; }
+static const char* hipGetErrorString(hipError_t) { return "no error"; }
+#else
 #define __expf expf
 #define __logf logf
 #define __log2f log2f
 typedef struct CUstream_st* cudaStream_t;
+typedef cudaStream_t sim_stream;
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 static cudaError_t cudaGetDevice(int* d) { *d = 0; return cudaSuccess; }
@@ -44,9 +57,10 @@ static cudaError_t cudaGetLastError() { return cudaSuccess; }
 static const char* cudaGetErrorString(cudaError_t) { return "no error"; }
 static float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static float __frcp_rn(float x) { return 1.0f / x; }
+static float __ldcg(const float* p) { return *p; }
+#endif
 using std::isinf;
 using std::isfinite;
-static float __ldcg(const float* p) { return *p; }
 // A lane's shuffle reads the same field of its partner's state: the hooks
 // shuffle fields of a plan_state (s.X), so the field's offset in the state
 // that sim_self points at finds it in sim_partner.
@@ -56,6 +70,7 @@ static float sim_shfl(const float* v) {
   return *reinterpret_cast<const float*>(static_cast<const char*>(sim_partner) + off);
 }
 #define __shfl_xor_sync(mask, v, o) sim_shfl(&(v))
+#define __shfl_xor(v, o) sim_shfl(&(v))
 
 #include "hooks.h"
 
@@ -197,7 +212,7 @@ static void walk(plan_params& p) {
   }
 }
 
-fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, cudaStream_t, int, const char*) {
+fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, sim_stream, int, const char*) {
   (void)splits;
   if (dt != FG_F32) return FG_ERR_DTYPE;
   p.pass2 = 0;
@@ -233,7 +248,7 @@ int main() {
   double worst_ref = 0;
 #endif
   static const long long shapes[][2] = {{1, 1}, {3, 7}, {5, 33}, {2, 1000}, {1, 4097}};
-  static const int gs[] = {1, 32, 256}, ss[] = {1, 3, 7}, vs[] = {4, 8};
+  static const int gs[] = {1, 32, 64, 256}, ss[] = {1, 3, 7}, vs[] = {4, 8};
   double worst = 0;
   int cases = 0;
   for (const auto& sh : shapes)

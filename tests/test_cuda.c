@@ -192,6 +192,34 @@ static void softmax_has_row_kernels(void **state)
     assert_has(d, "fg@&_check_tensor(&args->X, \"fg@&_softmax: X\", 2,");
 }
 
+/* The HIP backend prints the same row hooks in the HIP dialect: the
+ * wavefront's __shfl_xor, builtins for max and min, the HIP reciprocal, the
+ * saved partials read plainly (after the merge's acquire fence), the entry
+ * named fg_softmax_hip; and no CUDA word. */
+static void softmax_row_hooks_in_the_hip_dialect(void **state)
+{
+    fixture *f = *state;
+    fg_kernel *k = fused_file(f, "plans/softmax.fp");
+    assert_non_null(k);
+    fg_defs *defs = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_hip(f->arena, k, defs, &tmpl, &f->diag), 0);
+    assert_string_equal(tmpl, "hip/rowreduce.m4");
+    assert_int_equal(f->diag.errors, 0);
+    const char *d = defs_text(defs);
+    assert_has(d, "if (e < n) acc_ = __builtin_fmaxf(acc_, x@{0@}@{e@});");
+    assert_has(d, "    s.L = s.L + __shfl_xor(s.L, o);");
+    assert_has(d, "  t.any = __shfl_xor(s.any, o);");
+    assert_has(d, "  s.any = w@{2@};");
+    assert_has(d, "f.r0_ = plan_rcp_rn(s.L);");
+    assert_has(d, "a.Mx = __builtin_fmaxf(o.Mx, b.Mx);");
+    assert_has(d, "fg@&_check_tensor(&args->X, \"fg@&_softmax_hip: X\", 2,");
+    assert_not_has(d, "__shfl_xor_sync");
+    assert_not_has(d, "__frcp_rn");
+    assert_not_has(d, "__ldcg");
+    assert_not_has(d, "__expf");
+}
+
 /* The kept forms' levels: layer norm's mean first, its variance about the
  * row's mean next, no rebase (a first level of sums); the first power
  * about the running mean, which only the variance's correction reads, is
@@ -858,6 +886,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_bundled_attention_plan_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(softmax_has_row_kernels, setup, teardown),
+        cmocka_unit_test_setup_teardown(softmax_row_hooks_in_the_hip_dialect, setup, teardown),
         cmocka_unit_test_setup_teardown(row_levels_and_second_walk_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(row_outputs_and_params, setup, teardown),
         cmocka_unit_test_setup_teardown(several_values_per_row, setup, teardown),

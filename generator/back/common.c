@@ -353,7 +353,12 @@ static char *args_fields(fg_arena *a, const fg_kernel *km)
                   dm->name, p->dims[ow->dim].name, dm->name, ow->name, ow->name, dm->name,
                   dm->name);
     }
-    if (ks->form == FORM_SPLIT)
+    if (km->family == FAMILY_ROWREDUCE)
+        sb_printf(&f, "    int splits; /* parts of each row along %s: 0 = by shape (the GPU kernels "
+                      "split rows that are few and long; the CPU entry walks them whole), else 1 "
+                      "or more */\n",
+                  p->axes[ks->reduced_axis].name);
+    else if (ks->form == FORM_SPLIT)
         sb_printf(&f, "    int splits; /* splits of %s: 0 = %s, else 1 or more */\n",
                   p->axes[ks->reduced_axis].name,
                   ks->splits ? arena_printf(a, "the plan's %d", ks->splits)
@@ -389,6 +394,7 @@ int lower_common(fg_arena *a, const fg_kernel *km, fg_defs *defs, fg_diag *d)
     fg_def_str(defs, "plan_file", plan_file(a, p));
     fg_def_str(defs, "plan_hash", p->hash);
     fg_def_bool(defs, "split", ks->form == FORM_SPLIT);
+    fg_def_bool(defs, "rowreduce", km->family == FAMILY_ROWREDUCE);
     char *guard = arena_printf(a, "FUSEGEN_%s_H", p->name);
     for (char *q = guard; *q; q++)
         if (*q >= 'a' && *q <= 'z')

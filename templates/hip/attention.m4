@@ -23,12 +23,7 @@ fg_cuda_config_summary[[[]]]m4_dnl
 #define FG_NS fg_cuda_ns
 m4_include([[[hip/cdna/common.hpp]]])m4_dnl
 // Device versions of the plan's functions the hooks call (builtins only).
-__device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + fa_ex2(-x * 1.44269504f)); }
-__device__ __forceinline__ float plan_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
-__device__ __forceinline__ float plan_pow(float x, float y) { return fa_ex2(y * __builtin_log2f(x)); }
-__device__ __forceinline__ int plan_iabs(int x) { return x < 0 ? -x : x; }
-__device__ __forceinline__ int plan_imin(int x, int y) { return x < y ? x : y; }
-__device__ __forceinline__ int plan_imax(int x, int y) { return x > y ? x : y; }
+m4_include([[[hip/plan_math.hpp]]])m4_dnl
 m4_include([[[gpu/hooks.m4]]])m4_dnl
 m4_include([[[hip/cdna/rolling.hpp]]])m4_dnl
 fg_cuda_split_if([[[m4_include([[[hip/cdna/split.hpp]]])]]])m4_dnl

@@ -17,5 +17,5 @@ output Mx: f32, Sm: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 64
-  target cuda, c
+  target cuda, hip, c
 }

@@ -17,5 +17,5 @@ schedule {
   reduce c: split
   tile r = 4, c = 64
   splits = 3
-  target cuda, c
+  target cuda, hip, c
 }

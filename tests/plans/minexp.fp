@@ -17,5 +17,5 @@ output Mn: f32, L: f32, Y: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 128
-  target cuda, c
+  target cuda, hip, c
 }

@@ -20,5 +20,5 @@ output E1: f32, K: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 128
-  target cuda, c
+  target cuda, hip, c
 }

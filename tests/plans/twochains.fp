@@ -23,5 +23,5 @@ output LSE: f32, P: f32, Q: f32, Z: f32
 schedule {
   reduce c: rolling
   tile r = 4, c = 128
-  target cuda, c
+  target cuda, hip, c
 }

@@ -1,5 +1,8 @@
-/* lower_rows.c - the CUDA backend's rowreduce family: the kernel model as
- * the hooks of the row kernels (templates/cuda/rowreduce/rows.cuh).
+/* lower_rows.c - the rowreduce family of the GPU backends: the kernel model
+ * as the hooks of the row kernels (templates/gpu/rows_hooks.m4 around the
+ * skeleton templates/gpu/rows.hpp), printed for CUDA (cuda/rowreduce.m4)
+ * or for HIP (hip/rowreduce.m4): the same text in the backend's dialect
+ * (print.c) and with its few device words (rows_target below).
  *
  * The skeleton walks each row along the fused axis in chunks of V elements
  * (one 16-byte load per input), keeps the running state in registers, merges
@@ -26,8 +29,28 @@ typedef enum rsite {
     RS_MERGE  /* the merge: TENSOR = a.V, PREV = o.V or b.V; the rebase: s.V, own.V */
 } rsite;
 
+/* What differs between the backends in the printed hooks: the template,
+ * the dialect of the math functions, and three device words. */
+typedef struct rows_target {
+    const char *tmpl;       /* the plan's main template */
+    fg_dialect_id dialect;
+    const char *shfl;       /* lane (this lane xor o)'s copy of the float %s */
+    const char *load_w;     /* float %d of a partial state saved at w by another CTA */
+    const char *rcp;        /* the correctly rounded reciprocal (a function) */
+    const char *entry;      /* the entry point, %s: the plan's name */
+} rows_target;
+
+static const rows_target rows_cuda = {"cuda/rowreduce.m4", DIALECT_CUDA,
+                                      "__shfl_xor_sync(0xffffffffu, %s, o)", "__ldcg(w + %d)",
+                                      "__frcp_rn", "fg_%s"};
+/* HIP: the headers' __shfl_xor (ds_bpermute over the wavefront), plain
+ * loads after the merge's acquire fence, hip/rowreduce/math.hpp's rcp. */
+static const rows_target rows_hip = {"hip/rowreduce.m4", DIALECT_HIP, "__shfl_xor(%s, o)",
+                                     "w[%d]", "plan_rcp_rn", "fg_%s_hip"};
+
 typedef struct rw {
     fg_arena *a;
+    const rows_target *tg;
     const fg_kernel *k;
     const fg_plan *p;
     const fg_krows *r;
@@ -68,11 +91,11 @@ static const char *field(fg_arena *a, const char *name)
     return bad ? arena_printf(a, "%s_v", name) : name;
 }
 
-/* The CUDA dialect with the masked-row division (docs/plan-language.md)
- * and squares as products. */
-static fg_dialect rows_dialect(void)
+/* The backend's dialect with the masked-row division
+ * (docs/plan-language.md) and squares as products. */
+static fg_dialect rows_dialect(const rw *w)
 {
-    fg_dialect dl = fg_dialects[DIALECT_CUDA];
+    fg_dialect dl = fg_dialects[w->tg->dialect];
     dl.div0 = "plan_div0";
     dl.square = "plan_sq";
     return dl;
@@ -137,7 +160,7 @@ static void leaf(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
 
 static char *text(rw *w, rsite site, const fg_expr *e)
 {
-    fg_dialect dl = rows_dialect();
+    fg_dialect dl = rows_dialect(w);
     w->site = site;
     fg_printer pr = {.a = w->a, .p = w->p, .dl = &dl, .leaf = leaf, .ctx = w, .masked_div = true};
     char *s = code_expr_text(&pr, e);
@@ -166,11 +189,12 @@ static const char *identity(fg_reduce_op op)
     return op == R_SUM ? "0.f" : op == R_MAX ? "-INFINITY" : "INFINITY";
 }
 
-static char *combine(fg_arena *a, fg_reduce_op op, const char *x, const char *y)
+static char *combine(rw *w, fg_reduce_op op, const char *x, const char *y)
 {
     if (op == R_SUM)
-        return arena_printf(a, "%s + %s", x, y);
-    return arena_printf(a, "%s(%s, %s)", op == R_MAX ? "fmaxf" : "fminf", x, y);
+        return arena_printf(w->a, "%s + %s", x, y);
+    const fg_dialect *dl = &fg_dialects[w->tg->dialect];
+    return arena_printf(w->a, "%s(%s, %s)", dl->fn[op == R_MAX ? F_MAX : F_MIN], x, y);
 }
 
 /* ------------------------------------------------------------------ */
@@ -187,12 +211,14 @@ static void state_defs(rw *w, fg_defs *defs)
         strbuf_printf(&fields, "  float %s; // %s\n", n,
                       comment_safe(w->a, stmt_line(w, k->values[i].tensor)));
         strbuf_printf(&init, "  s.%s = %s;\n", n, identity(k->values[i].op));
-        strbuf_printf(&shfl, "  t.%s = __shfl_xor_sync(0xffffffffu, s.%s, o);\n", n, n);
+        strbuf_printf(&shfl, "  t.%s = %s;\n", n,
+                      arena_printf(w->a, w->tg->shfl, arena_printf(w->a, "s.%s", n)));
         strbuf_printf(&save, "  w[%d] = s.%s;\n", i, n);
-        strbuf_printf(&load, "  s.%s = __ldcg(w + %d);\n", n, i);
+        strbuf_printf(&load, "  s.%s = %s;\n", n, arena_printf(w->a, w->tg->load_w, i));
     }
+    strbuf_printf(&shfl, "  t.any = %s;\n", arena_printf(w->a, w->tg->shfl, "s.any"));
     strbuf_printf(&save, "  w[%d] = s.any;\n", k->nvalues);
-    strbuf_printf(&load, "  s.any = __ldcg(w + %d);\n", k->nvalues);
+    strbuf_printf(&load, "  s.any = %s;\n", arena_printf(w->a, w->tg->load_w, k->nvalues));
     fg_def_code(defs, "cuda_rows_state_fields", strbuf_str(&fields));
     fg_def_code(defs, "cuda_rows_state_init", strbuf_str(&init));
     fg_def_code(defs, "cuda_rows_state_shfl", strbuf_str(&shfl));
@@ -308,8 +334,8 @@ static void chunk_step(rw *w, int i, cb *out, cb *pre, const char *ind)
     if (w->used_c)
         strbuf_printf(out, "%s  const long long c_ = c0 + e;\n", ind);
     strbuf_printf(out, "%s  if (e < n) acc_ = %s;\n%s}\n%ss.%s = %s;\n", ind,
-                  combine(w->a, v->op, "acc_", body), ind, ind, n,
-                  combine(w->a, v->op, arena_printf(w->a, "s.%s", n), "acc_"));
+                  combine(w, v->op, "acc_", body), ind, ind, n,
+                  combine(w, v->op, arena_printf(w->a, "s.%s", n), "acc_"));
 }
 
 /* One chunk's step and the merge of two states, producers first. */
@@ -349,7 +375,7 @@ static void step_defs(rw *w, fg_defs *defs)
             w->prev_obj = "b";
             y = arena_printf(w->a, "b.%s %s (%s)", n, cop, text(w, RS_MERGE, cr->factor));
         }
-        strbuf_printf(&merge, "  a.%s = %s;  // %s\n", n, combine(w->a, v->op, x, y),
+        strbuf_printf(&merge, "  a.%s = %s;  // %s\n", n, combine(w, v->op, x, y),
                       corr ? "each side corrected to the merged values" : fg_reduce_names[v->op]);
     }
     strbuf_puts(&acc, "  s.any = 1.f;\n");
@@ -469,8 +495,8 @@ static void level_defs(rw *w, fg_defs *defs)
             w->hpfx = NULL;
             strbuf_puts(&acc, "    }\n");
             strbuf_printf(&shfl, "    s.%s = %s;\n", n,
-                          combine(w->a, v->op, arena_printf(w->a, "s.%s", n),
-                                  arena_printf(w->a, "__shfl_xor_sync(0xffffffffu, s.%s, o)", n)));
+                          combine(w, v->op, arena_printf(w->a, "s.%s", n),
+                                  arena_printf(w->a, w->tg->shfl, arena_printf(w->a, "s.%s", n))));
             strbuf_printf(&init, "    s.%s = %s;\n", n, identity(v->op));
             if (rebase && l == 1) {
                 const fg_correction *cr = v->corr;
@@ -515,7 +541,7 @@ static void level_defs(rw *w, fg_defs *defs)
                 pair_in >= 0 && k->values[pair_v].op == R_MIN ? "false" : "true");
     fg_def_code(defs, "cuda_rows_pair_set",
                 pn ? arena_printf(w->a, "  s.%s = %s;\n", pn,
-                                  combine(w->a, k->values[pair_v].op, arena_printf(w->a, "s.%s", pn), "m"))
+                                  combine(w, k->values[pair_v].op, arena_printf(w->a, "s.%s", pn), "m"))
                    : "  (void)s;\n  (void)m;\n");
     fg_def_int(defs, "cuda_rows_nlevels", nlevels);
     fg_def_code(defs, "cuda_rows_rebase", rebase ? "true" : "false");
@@ -605,7 +631,7 @@ static fg_expr *hoist_rcp(rw *w, const fg_expr *e, cb *fields, cb *fin, int *n)
         const char *name = arena_printf(w->a, "r%d_", (*n)++);
         const char *y = text(w, RS_ROW, e->args[1]);
         strbuf_printf(fields, "  float %s; // 1 / (%s)\n", name, comment_safe(w->a, y));
-        strbuf_printf(fin, "  f.%s = __frcp_rn(%s);\n", name, y);
+        strbuf_printf(fin, "  f.%s = %s(%s);\n", name, w->tg->rcp, y);
         fg_expr *x = fold_exp(w, hoist_rcp(w, e->args[0], fields, fin, n));
         fg_expr *r = expr_ref(w->a, E_KCONST, -1,
                               arena_printf(w->a, "plan_div0_r(%s, %s, f.%s)",
@@ -768,13 +794,13 @@ static char *chain(rw *w)
     return strbuf_str(&b);
 }
 
-int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
-                    fg_diag *d)
+static int lower_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                      const rows_target *tg, fg_diag *d)
 {
     const fg_plan *p = k->plan;
     if (!k->rows_ok) {
-        diag_error(d, k->rows_why_loc, "plan '%s' does not fit the CUDA row kernels: %s", p->name,
-                   k->rows_why);
+        diag_error(d, k->rows_why_loc, "plan '%s' does not fit the %s row kernels: %s", p->name,
+                   tg->dialect == DIALECT_HIP ? "HIP" : "CUDA", k->rows_why);
         return -1;
     }
     /* The inputs along the axis that a running value reads come first (the
@@ -793,7 +819,7 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
                 nin1 += first;
             }
         }
-    rw w = {.a = a, .k = k, .p = p, .r = rr, .cur_obj = "a"};
+    rw w = {.a = a, .tg = tg, .k = k, .p = p, .r = rr, .cur_obj = "a"};
     w.tf = ARENA_ARRAY(a, const char *, p->ntensors + 1);
     w.af = ARENA_ARRAY(a, const char *, p->naxes + 1);
     w.df = ARENA_ARRAY(a, const char *, p->ndims + 1);
@@ -817,7 +843,7 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
         w.running[k->values[i].tensor] = true;
     for (int i = 0; i < k->rows.nfin; i++)
         w.fin[k->rows.fin[i]] = true;
-    *template_rel = "cuda/rowreduce.m4";
+    *template_rel = tg->tmpl;
     const fg_krows *r = rr;
     fg_def_str(defs, "cuda_rows_ns", arena_printf(a, "rows_%s", p->name));
     fg_def_int(defs, "cuda_rows_nin", r->nin_c);
@@ -834,11 +860,23 @@ int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *
     level_defs(&w, defs);
     row_defs(&w, defs);
     epilogue_defs(&w, defs);
-    if (host_defs(&w, defs, arena_printf(a, "fg_%s", p->name), d) < 0)
+    if (host_defs(&w, defs, arena_printf(a, tg->entry, p->name), d) < 0)
         return -1;
     if (w.errors) {
         diag_internal(d, p->name_loc, "lower_rows: an expression the row kernels cannot read");
         return -1;
     }
     return 0;
+}
+
+int lower_cuda_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                    fg_diag *d)
+{
+    return lower_rows(a, k, defs, template_rel, &rows_cuda, d);
+}
+
+int lower_hip_rows(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
+                   fg_diag *d)
+{
+    return lower_rows(a, k, defs, template_rel, &rows_hip, d);
 }

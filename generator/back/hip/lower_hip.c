@@ -1,5 +1,6 @@
 /* lower_hip.c - the HIP backend: the kernel model as the hooks of the CDNA
- * attention skeletons (templates/hip/cdna/: wave64, MFMA).
+ * attention skeletons (templates/hip/cdna/: wave64, MFMA), and the row
+ * kernels (lower_rows.c in the HIP dialect: templates/hip/rowreduce.m4).
  *
  * The hooks are the CUDA backend's (gpu_attention_defs in lower_cuda.c):
  * the same score in the exp2 domain, mask, tile classes, corrections and
@@ -11,8 +12,9 @@
  */
 #include "generator.h"
 
-/* The CUDA backend's plans, less those of several independent chains: the
- * CDNA skeletons' epilogues write O from one chain. */
+/* The CUDA backend's plans (attention and row kernels), less those of
+ * several independent chains: the CDNA skeletons' epilogues write O from
+ * one chain. */
 int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why)
 {
     if (lower_cuda_supported(k, loc, why) < 0)
@@ -33,6 +35,8 @@ int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templ
     const fg_plan *p = k->plan;
     fg_loc loc;
     const char *why;
+    if (k->family == FAMILY_ROWREDUCE)
+        return lower_hip_rows(a, k, defs, template_rel, d);
     if (!k->attn_ok) {
         diag_error(d, k->attn_why_loc, "plan '%s' does not fit the HIP attention kernel: %s",
                    p->name, k->attn_why);

@@ -1,10 +1,15 @@
 // ---------------------------------------------------------------------------
-// rowreduce/rows.cuh - the hand-written skeleton of the row-reduction family:
+// gpu/rows.hpp - the hand-written skeleton of the row-reduction family:
 // chains of running reductions without contractions (softmax, log-sum-exp,
-// normalisation statistics).  Plain CUDA for sm_80 and later.  The plan
-// hooks above say what a row computes; this file says how rows are walked:
+// normalisation statistics), one source for CUDA (sm_80 and later:
+// cuda/rowreduce.m4) and HIP (CDNA, wave64: hip/rowreduce.m4).  The plan
+// hooks above say what a row computes; this file says how rows are walked;
+// the target layer before it (cuda/rowreduce/target.cuh,
+// hip/rowreduce/target.hpp) gives the warp's width RR_WARP (32, or a
+// wavefront's 64), the element types, the kernels' attributes and the host
+// services.  "Warp" and "CTA" below are a wavefront and a workgroup on HIP.
 //
-//   warp form   one row per warp (4 rows per CTA), rows up to 32 * RR_CACHE
+//   warp form   one row per warp (4 rows per CTA), rows up to RR_WARP * RR_CACHE
 //               elements, kept in registers between the two walks (the kept
 //               forms add the running values one level at a time, each level
 //               final for the row before the next: no corrections);
@@ -29,8 +34,7 @@
 // Input elements a thread keeps in registers between the two walks of a row
 // (as loaded: 16 registers for 32 bf16 or fp16 elements, 32 for f32).
 constexpr int RR_CACHE = 32;
-// Chunks in flight per thread in the rolling walk.
-constexpr int RR_UNROLL = 4;
+// Chunks in flight per thread in the rolling walk: RR_UNROLL, the target's.
 
 template <typename T>
 struct rr_v {
@@ -43,24 +47,20 @@ struct rr_v {
   static constexpr int KW = 8 / plan_nin1_a > 0 ? 8 / plan_nin1_a : 1;
 };
 
-__device__ __forceinline__ float rr_to_float(float x) { return x; }
-__device__ __forceinline__ float rr_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ __forceinline__ float rr_to_float(__half x) { return __half2float(x); }
-
 __device__ __forceinline__ int rr_dsize(int dt) { return dt == FG_F32 ? 4 : 2; }
 
 // One element of a tensor whose dtype is known at run time only.
 __device__ __forceinline__ float rr_load1(const void* base, int dt, long long off) {
-  if (dt == FG_BF16) return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[off]);
-  if (dt == FG_FP16) return __half2float(static_cast<const __half*>(base)[off]);
+  if (dt == FG_BF16) return rr_to_float(static_cast<const rr_bf16*>(base)[off]);
+  if (dt == FG_FP16) return rr_to_float(static_cast<const rr_fp16*>(base)[off]);
   return static_cast<const float*>(base)[off];
 }
 
 __device__ __forceinline__ void rr_store1(void* base, int dt, long long off, float v) {
   if (dt == FG_BF16)
-    static_cast<__nv_bfloat16*>(base)[off] = __float2bfloat16_rn(v);
+    static_cast<rr_bf16*>(base)[off] = rr_to_bf16(v);
   else if (dt == FG_FP16)
-    static_cast<__half*>(base)[off] = __float2half_rn(v);
+    static_cast<rr_fp16*>(base)[off] = rr_to_fp16(v);
   else
     static_cast<float*>(base)[off] = v;
 }
@@ -73,15 +73,6 @@ __device__ __forceinline__ void rr_unpack(const uint4& u, float (&x)[V]) {
   const T* t = reinterpret_cast<const T*>(&u);
 #pragma unroll
   for (int e = 0; e < V; e++) x[e] = rr_to_float(t[e]);
-}
-
-__device__ __forceinline__ unsigned rr_pack2(int dt, float a, float b) {
-  if (dt == FG_BF16) {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<const unsigned*>(&h);
-  }
-  const __half2 h = __floats2half2_rn(a, b);
-  return *reinterpret_cast<const unsigned*>(&h);
 }
 
 // V elements at base + off (16-byte aligned for f32; V * 2 bytes for 16-bit).
@@ -128,7 +119,7 @@ __device__ __forceinline__ void rr_load_raw(const plan_params& p, const plan_row
   if (vec && c0 + V <= c1) {
 #pragma unroll
     for (int k = K0; k < K1; k++)
-      u[k] = __ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0));
+      u[k] = rr_ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0));
     return;
   }
 #pragma unroll
@@ -179,30 +170,30 @@ __device__ __forceinline__ void rr_store_chunk(const plan_params& p, const plan_
 }
 
 // Merge the states of the G threads of a row (a warp, or a CTA of G threads
-// with sh holding G / 32 states); every thread ends with the row's state.
+// with sh holding G / RR_WARP states); every thread ends with the row's state.
 template <int G>
 __device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh, const plan_params& p) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
+  for (int o = RR_WARP / 2; o > 0; o >>= 1) {
     const plan_state t = plan_state_shfl(s, o);
     plan_merge(s, t, p);
   }
-  if constexpr (G > 32) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    __syncthreads();  // sh is free: an earlier reduction has read it
+  if constexpr (G > RR_WARP) {
+    const int lane = rr_tid() % RR_WARP, warp = rr_tid() / RR_WARP;
+    rr_sync();  // sh is free: an earlier reduction has read it
     if (lane == 0) sh[warp] = s;
-    __syncthreads();
+    rr_sync();
     if (warp == 0) {
       plan_state_init(s);
-      if (lane < G / 32) s = sh[lane];
+      if (lane < G / RR_WARP) s = sh[lane];
 #pragma unroll
-      for (int o = 16; o > 0; o >>= 1) {
+      for (int o = RR_WARP / 2; o > 0; o >>= 1) {
         const plan_state t = plan_state_shfl(s, o);
         plan_merge(s, t, p);
       }
       if (lane == 0) sh[0] = s;
     }
-    __syncthreads();
+    rr_sync();
     s = sh[0];
   } else {
     (void)sh;
@@ -227,35 +218,23 @@ __device__ __forceinline__ void rr_load_kept(const plan_params& p, const plan_ro
 // level: one barrier a level).  Every thread ends with the row's values,
 // bit for bit the same (a butterfly of commutative merges).
 template <int G, int L>
-__device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[G / 32]) {
+__device__ __forceinline__ void rr_reduce_level(plan_state& s, plan_state (*sh)[G / RR_WARP]) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
-  if constexpr (G > 32) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = RR_WARP / 2; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
+  if constexpr (G > RR_WARP) {
+    const int lane = rr_tid() % RR_WARP, warp = rr_tid() / RR_WARP;
     if (lane == 0) sh[L][warp] = s;
-    __syncthreads();
+    rr_sync();
     // the lower levels are the row's in every slot, the higher ones empty
-    if (lane < G / 32)
+    if (lane < G / RR_WARP)
       s = sh[L][lane];
     else
       plan_level_init<L>(s);
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
+    for (int o = RR_WARP / 2; o > 0; o >>= 1) plan_level_shfl<L>(s, o);
   } else {
     (void)sh;
   }
-}
-
-// Pairs of 16-bit elements, for a first level that is one max or min of an
-// input as loaded (plan_pair_input): one instruction for two elements, as
-// fmaxf and fminf treat NaN (the other operand).
-__device__ __forceinline__ __nv_bfloat162 rr_pair_fill(__nv_bfloat16, float v) { return __floats2bfloat162_rn(v, v); }
-__device__ __forceinline__ __half2 rr_pair_fill(__half, float v) { return __floats2half2_rn(v, v); }
-__device__ __forceinline__ __nv_bfloat162 rr_pair_mm(__nv_bfloat162 a, __nv_bfloat162 b) {
-  return plan_pair_max ? __hmax2(a, b) : __hmin2(a, b);
-}
-__device__ __forceinline__ __half2 rr_pair_mm(__half2 a, __half2 b) {
-  return plan_pair_max ? __hmax2(a, b) : __hmin2(a, b);
 }
 
 // Level L of the running values over thread t's kept chunks, added into s
@@ -268,9 +247,10 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
   const bool whole = cb + ((long long)(K - 1) * G + t + 1) * V <= ce;
   plan_lc h;
   plan_level_consts<L>(h, s, p, r);
-  if constexpr (L == 0 && plan_pair_input >= 0 && sizeof(T) == 2) {
+  if constexpr (L == 0 && rr_pairs && plan_pair_input >= 0 && sizeof(T) == 2) {
     if (whole) {
-      // the max or min of the packed pairs, unpacked once
+      // the max or min of the packed pairs (the target's rr_pair_*),
+      // unpacked once
       auto m2 = rr_pair_fill(T(), plan_pair_max ? -INFINITY : INFINITY);
 #pragma unroll
       for (int i = 0; i < K; i++) {
@@ -317,7 +297,7 @@ __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_ro
 template <typename T, int G, int K, int L = 0>
 __device__ __forceinline__ void rr_levels_kept(const plan_params& p, const plan_row& r, long long cb, long long ce,
                                                int t, plan_state& s, const uint4 (&xs)[K][plan_nin1_a],
-                                               plan_state (*sh)[G / 32]) {
+                                               plan_state (*sh)[G / RR_WARP]) {
   if constexpr (plan_rows_rebase && L == 0) {
     static_assert(!plan_rows_rebase || plan_nlevels == 2, "the rebase takes two levels");
     rr_level_add<T, G, K, 0>(p, r, cb, ce, t, s, xs);
@@ -411,23 +391,23 @@ __device__ __forceinline__ void rr_write_rolling(const plan_params& p, const pla
 
 // Warp form: one row per warp, NW warps per CTA.
 template <typename T, int NW>
-__global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant__ plan_params p) {
+__global__ void RR_BOUNDS(NW * RR_WARP) rr_warp_kernel(const RR_GRID_CONST plan_params p) {
   constexpr int K = rr_v<T>::K;
-  const long long row = (long long)blockIdx.x * NW + (threadIdx.x >> 5);
+  const long long row = (long long)rr_bid_x() * NW + (rr_tid() / RR_WARP);
   if (row >= p.rows) return;  // the whole warp
-  const int lane = threadIdx.x & 31;
+  const int lane = rr_tid() % RR_WARP;
   plan_row r;
   plan_row_setup(p, row, r);
   const bool vec = rr_row_vec<T>(p, r);
   plan_state s;
   plan_state_init(s);
   uint4 xs[K][plan_nin1_a];
-  rr_load_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, xs);
-  rr_levels_kept<T, 32, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
+  rr_load_kept<T, RR_WARP, K>(p, r, 0, p.ncols, lane, vec, xs);
+  rr_levels_kept<T, RR_WARP, K>(p, r, 0, p.ncols, lane, s, xs, nullptr);
   plan_fin f;
   plan_finish(f, s, p, r);
   if (lane == 0) plan_store_row(f, s, p, r);
-  if (plan_nout > 0 && p.pass2) rr_write_kept<T, 32, K>(p, r, 0, p.ncols, lane, vec, f, s, xs);
+  if (plan_nout > 0 && p.pass2) rr_write_kept<T, RR_WARP, K>(p, r, 0, p.ncols, lane, vec, f, s, xs);
 }
 
 // CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
@@ -435,16 +415,16 @@ __global__ void __launch_bounds__(NW * 32) rr_warp_kernel(const __grid_constant_
 // The kept forms of 512 threads (8 chunks each) are held to 64 registers, two
 // CTAs per SM; those of 128 threads too, eight CTAs per SM.
 template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
-__global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 ? 8 : 1) rr_cta_kernel(const __grid_constant__ plan_params p) {
-  const long long row = blockIdx.x;
-  const int t = threadIdx.x;
+__global__ void RR_BOUNDS_MIN(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 ? 8 : 1) rr_cta_kernel(const RR_GRID_CONST plan_params p) {
+  const long long row = rr_bid_x();
+  const int t = rr_tid();
   plan_row r;
   plan_row_setup(p, row, r);
   const bool vec = rr_row_vec<T>(p, r);
   plan_state s;
   plan_state_init(s);
   if constexpr (KEEP) {
-    __shared__ plan_state shl[plan_nlevels_a][NT / 32];
+    __shared__ plan_state shl[plan_nlevels_a][NT / RR_WARP];
     uint4 xs[K][plan_nin1_a];
     rr_load_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, xs);
     rr_levels_kept<T, NT, K>(p, r, 0, p.ncols, t, s, xs, shl);
@@ -453,7 +433,7 @@ __global__ void __launch_bounds__(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 
     if (t == 0) plan_store_row(f, s, p, r);
     if (plan_nout > 0 && p.pass2) rr_write_kept<T, NT, K>(p, r, 0, p.ncols, t, vec, f, s, xs);
   } else {
-    __shared__ plan_state sh[NT / 32];
+    __shared__ plan_state sh[NT / RR_WARP];
     rr_walk_rolling<T, NT>(p, r, 0, p.ncols, t, vec, s);
     rr_reduce<NT>(s, sh, p);
     plan_fin f;
@@ -477,7 +457,7 @@ template <int NT>
 __device__ __forceinline__ void rr_merge_parts(const rr_split& q, long long row, plan_state& s, plan_state* sh,
                                                const plan_params& p) {
   plan_state_init(s);
-  for (int i = threadIdx.x; i < q.S; i += NT) {
+  for (int i = rr_tid(); i < q.S; i += NT) {
     const plan_state b = plan_state_load(q.ws + ((size_t)row * q.S + i) * plan_nstate);
     plan_merge(s, b, p);
   }
@@ -487,12 +467,12 @@ __device__ __forceinline__ void rr_merge_parts(const rr_split& q, long long row,
 // Split form, first kernel: CTA (part, row) walks its part and saves its
 // state.  With tickets (and no second walk), the last CTA of a row merges.
 template <typename T, int NT>
-__global__ void __launch_bounds__(NT) rr_split_kernel(const __grid_constant__ plan_params p, const rr_split q) {
-  __shared__ plan_state sh[NT / 32];
+__global__ void RR_BOUNDS(NT) rr_split_kernel(const RR_GRID_CONST plan_params p, const rr_split q) {
+  __shared__ plan_state sh[NT / RR_WARP];
   __shared__ unsigned s_ticket;
-  const long long row = blockIdx.y;
-  const int t = threadIdx.x;
-  const long long cb = (long long)blockIdx.x * q.part;
+  const long long row = rr_bid_y();
+  const int t = rr_tid();
+  const long long cb = (long long)rr_bid_x() * q.part;
   const long long ce = cb + q.part < p.ncols ? cb + q.part : p.ncols;
   plan_row r;
   plan_row_setup(p, row, r);
@@ -501,15 +481,11 @@ __global__ void __launch_bounds__(NT) rr_split_kernel(const __grid_constant__ pl
   plan_state_init(s);
   rr_walk_rolling<T, NT>(p, r, cb, ce, t, vec, s);
   rr_reduce<NT>(s, sh, p);
-  if (t == 0) plan_state_save(q.ws + ((size_t)row * q.S + blockIdx.x) * plan_nstate, s);
+  if (t == 0) plan_state_save(q.ws + ((size_t)row * q.S + rr_bid_x()) * plan_nstate, s);
   if (!q.counters) return;
-  __syncthreads();
-  if (t == 0) {
-    __threadfence();  // release: this CTA's partial before its ticket
-    s_ticket = atomicAdd(q.counters + row, 1u);
-    __threadfence();  // acquire: the other CTAs' partials after their tickets
-  }
-  __syncthreads();
+  rr_sync();
+  if (t == 0) s_ticket = rr_ticket(q.counters + row);
+  rr_sync();
   if (s_ticket != (unsigned)(q.S - 1)) return;  // uniform
   rr_merge_parts<NT>(q, row, s, sh, p);
   plan_fin f;
@@ -524,19 +500,19 @@ __global__ void __launch_bounds__(NT) rr_split_kernel(const __grid_constant__ pl
 // first stores the row's outputs, each writes its part of the outputs along
 // the axis.
 template <typename T, int NT>
-__global__ void __launch_bounds__(NT) rr_merge_kernel(const __grid_constant__ plan_params p, const rr_split q) {
-  __shared__ plan_state sh[NT / 32];
-  const long long row = blockIdx.y;
-  const int t = threadIdx.x;
+__global__ void RR_BOUNDS(NT) rr_merge_kernel(const RR_GRID_CONST plan_params p, const rr_split q) {
+  __shared__ plan_state sh[NT / RR_WARP];
+  const long long row = rr_bid_y();
+  const int t = rr_tid();
   plan_row r;
   plan_row_setup(p, row, r);
   plan_state s;
   rr_merge_parts<NT>(q, row, s, sh, p);
   plan_fin f;
   plan_finish(f, s, p, r);
-  if (blockIdx.x == 0 && t == 0) plan_store_row(f, s, p, r);
+  if (rr_bid_x() == 0 && t == 0) plan_store_row(f, s, p, r);
   if (plan_nout > 0 && p.pass2) {
-    const long long cb = (long long)blockIdx.x * q.part;
+    const long long cb = (long long)rr_bid_x() * q.part;
     const long long ce = cb + q.part < p.ncols ? cb + q.part : p.ncols;
     rr_write_rolling<T, NT>(p, r, cb, ce, t, rr_row_vec<T>(p, r), f, s);
   }
@@ -557,62 +533,54 @@ static int rr_auto_splits(long long rows, long long ncols, int sms) {
   return s < 1 ? 1 : (int)s;
 }
 
-static fg_status rr_launched(const char* entry) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
-  return FG_OK;
-}
-
 template <typename T>
-static fg_status rr_launch_split(const plan_params& p, int S, cudaStream_t st, int dev, const char* entry) {
+static fg_status rr_launch_split(const plan_params& p, int S, rr_stream st, int dev, const char* entry) {
   constexpr int V = rr_v<T>::V, NT = 512;
   rr_split q;
   q.part = ((p.ncols + S - 1) / S + V - 1) / V * V;  // whole chunks: parts start 16-byte aligned
   q.S = (int)((p.ncols + q.part - 1) / q.part);
   q.counters = nullptr;
   const size_t bytes = (size_t)p.rows * (size_t)q.S * plan_nstate * sizeof(float);
-  cudaMemPool_t pool;
-  fg_status s = fg_cuda_pool(dev, &pool, entry);
-  if (s != FG_OK) return s;
   void* ws = nullptr;
-  if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
-    const cudaError_t e = cudaGetLastError();
-    return fg_set_error(FG_ERR_NOMEM, "%s: no device memory for %zu bytes of partial states: %s", entry, bytes,
-                        cudaGetErrorString(e));
-  }
+  fg_status s = rr_alloc(dev, st, bytes, &ws, entry);
+  if (s != FG_OK) return s;
   q.ws = static_cast<float*>(ws);
   // no second walk: the last CTA of each row merges, where the stream has
-  // tickets (none while it is captured into a graph: the merge kernel)
+  // tickets (none on CUDA while it is captured into a graph: the merge kernel)
   const bool walk2 = plan_nout > 0 && p.pass2;
-  if (!walk2) q.counters = fg_cuda_tickets(dev, st, (size_t)p.rows, entry);
-  rr_split_kernel<T, NT><<<dim3((unsigned)q.S, (unsigned)p.rows), NT, 0, st>>>(p, q);
-  s = rr_launched(entry);
+  void* own = nullptr;
+  if (!walk2) s = rr_tickets(dev, st, (size_t)p.rows, entry, &q.counters, &own);
+  if (s == FG_OK) {
+    rr_split_kernel<T, NT><<<dim3((unsigned)q.S, (unsigned)p.rows), NT, 0, st>>>(p, q);
+    s = rr_launched(entry);
+  }
   if (s == FG_OK && !q.counters) {
     rr_merge_kernel<T, NT><<<dim3(walk2 ? (unsigned)q.S : 1u, (unsigned)p.rows), NT, 0, st>>>(p, q);
     s = rr_launched(entry);
   }
-  (void)cudaFreeAsync(ws, st);
+  rr_free(st, own);
+  rr_free(st, ws);
   return s;
 }
 
 template <typename T>
-static fg_status rr_launch(const plan_params& p, int splits, cudaStream_t st, int dev, const char* entry) {
+static fg_status rr_launch(const plan_params& p, int splits, rr_stream st, int dev, const char* entry) {
   constexpr int V = rr_v<T>::V, K = rr_v<T>::K, KW = rr_v<T>::KW;
   if (p.rows > INT_MAX)
     return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %lld rows are beyond the kernels' grid", entry, p.rows);
   int S = splits;
   if (S == 0) {
     int sms = 0;
-    const fg_status s = fg_cuda_sm_count(dev, &sms, entry);
+    const fg_status s = rr_sm_count(dev, &sms, entry);
     if (s != FG_OK) return s;
     S = rr_auto_splits(p.rows, p.ncols, sms);
   }
   const long long chunks = (p.ncols + V - 1) / V;
   if (S > chunks) S = (int)chunks;  // at least one chunk per part
   if (S > 1 && p.rows <= 65535) return rr_launch_split<T>(p, S, st, dev, entry);
-  if (p.ncols <= 32LL * V * K) {
+  if (p.ncols <= (long long)RR_WARP * V * K) {
     constexpr int NW = 4;
-    rr_warp_kernel<T, NW><<<(unsigned)((p.rows + NW - 1) / NW), NW * 32, 0, st>>>(p);
+    rr_warp_kernel<T, NW><<<(unsigned)((p.rows + NW - 1) / NW), NW * RR_WARP, 0, st>>>(p);
   } else if (p.ncols <= 128LL * V * K) {
     rr_cta_kernel<T, 128, true><<<(unsigned)p.rows, 128, 0, st>>>(p);
   } else if (p.ncols <= 256LL * V * K) {
@@ -628,7 +596,7 @@ static fg_status rr_launch(const plan_params& p, int splits, cudaStream_t st, in
 }
 
 // The entry's dispatch: the inputs' dtype, unit strides, the second walk.
-static fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, cudaStream_t st, int dev, const char* entry) {
+static fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, rr_stream st, int dev, const char* entry) {
   p.vec = 1;
   for (int k = 0; k < plan_nin; k++)
     if (p.in_sc[k] != 1) p.vec = 0;
@@ -639,8 +607,8 @@ static fg_status rr_dispatch(plan_params& p, fg_dtype dt, int splits, cudaStream
       if (p.out_sc[k] != 1) p.vec = 0;
     }
   switch (dt) {
-  case FG_BF16: return rr_launch<__nv_bfloat16>(p, splits, st, dev, entry);
-  case FG_FP16: return rr_launch<__half>(p, splits, st, dev, entry);
+  case FG_BF16: return rr_launch<rr_bf16>(p, splits, st, dev, entry);
+  case FG_FP16: return rr_launch<rr_fp16>(p, splits, st, dev, entry);
   default: return rr_launch<float>(p, splits, st, dev, entry);
   }
 }
