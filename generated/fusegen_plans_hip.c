@@ -138,6 +138,36 @@ static fg_status causal_decode_hip_(const fg_tensor *inputs, const fg_tensor *ou
     return fg_causal_decode_hip(&a_, (struct ihipStream_t *)stream);
 }
 
+static fg_status diffattn_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
+    const double *params, const int *has_params, const float *const *param_vectors,
+    const int32_t *const *lens, int splits, void *stream)
+{
+    fg_diffattn_args a_;
+    memset(&a_, 0, sizeof a_);
+    (void)params;
+    (void)has_params;
+    (void)param_vectors;
+    (void)lens;
+    if (!inputs || !outputs)
+        return fg_set_error(FG_ERR_NULL, "diffattn: inputs or outputs is NULL");
+    a_.Q1 = inputs[0];
+    a_.K1 = inputs[1];
+    a_.Q2 = inputs[2];
+    a_.K2 = inputs[3];
+    a_.V = inputs[4];
+    a_.O = outputs[0];
+    if (params && has_params && has_params[0]) {
+        a_.scale = (float)params[0];
+        a_.has_scale = 1;
+    }
+    if (params && has_params && has_params[1]) {
+        a_.lam = (float)params[1];
+        a_.has_lam = 1;
+    }
+    a_.splits = splits;
+    return fg_diffattn_hip(&a_, (struct ihipStream_t *)stream);
+}
+
 static fg_status docmask_hip_(const fg_tensor *inputs, const fg_tensor *outputs,
     const double *params, const int *has_params, const float *const *param_vectors,
     const int32_t *const *lens, int splits, void *stream)
@@ -672,6 +702,7 @@ const fg_plan_hip_entry fg_plan_hip_list[] = {
     {"base2", base2_hip_},
     {"causal", causal_hip_},
     {"causal_decode", causal_decode_hip_},
+    {"diffattn", diffattn_hip_},
     {"docmask", docmask_hip_},
     {"fa1", fa1_hip_},
     {"global", global_hip_},

@@ -68,6 +68,7 @@ FG_HIP_KERNEL_FILES = \
 	generated/base2_hip.hip \
 	generated/causal_hip.hip \
 	generated/causal_decode_hip.hip \
+	generated/diffattn_hip.hip \
 	generated/docmask_hip.hip \
 	generated/fa1_hip.hip \
 	generated/global_hip.hip \

@@ -33,5 +33,5 @@ output O: bf16
 schedule {
   reduce n: rolling
   tile m = 128, n = 64
-  target cuda, c
+  target cuda, hip, c
 }

@@ -63,6 +63,7 @@ dist_templates_cuda_sm90_DATA = \
 # point's argument checks; the row-reduction hooks and skeleton.
 templates_gpudir = $(templatesdir)/gpu
 dist_templates_gpu_DATA = \
+	templates/gpu/chains.m4 \
 	templates/gpu/hooks.m4 \
 	templates/gpu/rows.hpp \
 	templates/gpu/rows_hooks.m4 \

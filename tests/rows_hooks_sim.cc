@@ -142,7 +142,7 @@ static void add_level(const plan_params& p, const plan_row& r, std::vector<plan_
 }
 
 // The kept forms: the running values level by level, each level merged
-// before the next; with plan_rows_rebase, as rows.cuh's rr_levels_kept:
+// before the next; with plan_rows_rebase, as gpu/rows.hpp's rr_levels_kept:
 // both levels per thread, the first merged, each thread's second rebased
 // to it (plan_level_rebase), then merged.
 template <int V, int L = 0>
@@ -156,7 +156,7 @@ static void levels(const plan_params& p, const plan_row& r, std::vector<plan_sta
       if ((long long)t * V < p.ncols)
         plan_level_rebase(th[t], own[t], p);
       else
-        plan_level_init<1>(th[t]);  // a thread with no element, as in rows.cuh
+        plan_level_init<1>(th[t]);  // a thread with no element, as in gpu/rows.hpp
     }
     merge_level<1>(th);
   } else if constexpr (L < plan_nlevels) {

@@ -690,6 +690,17 @@ static void independent_chains_take_one_pass_each(void **state)
     assert_null(strstr(defs, "if (args->K.dtype != dt)"));
     /* a row without keys gets 0 from each chain's division */
     assert_def(defs, "cuda_out_scale", "(l == 0.f) ? 0.f : 1.0f / l");
+    /* the HIP backend takes the plan too, one pass per chain, with the
+     * same chain tensors under fg_chains_hip's name */
+    fg_defs *hd = defs_create(f->arena);
+    const char *tmpl = NULL;
+    assert_int_equal(lower_hip(f->arena, k, hd, &tmpl, &f->diag), 0);
+    assert_string_equal(tmpl, "hip/attention.m4");
+    assert_int_equal(f->diag.errors, 0);
+    const char *h = defs_text(hd);
+    assert_def(h, "cuda_nchains", "3");
+    assert_has(h, "cq@{3@} = {&args->Q1, &args->Q2, &args->Q3};");
+    assert_has(h, "\"fg@&_chains_hip: Q3 is %s, the dtype of Q1 (%s)\"");
 }
 
 static void fa1_form_is_refused_at_its_statement(void **state)

@@ -52,22 +52,7 @@ m4_include([[[cuda/sm90/rolling.cuh]]])m4_dnl
 // ---------------------------------------------------------------- host side
 m4_include([[[cuda/prelude.m4]]])m4_dnl
 m4_include([[[cuda/sm80/launch.m4]]])m4_dnl
-fg_cuda_chains_if([[[m4_dnl
-
-// The plan's independent chains, one pass of the kernels each: chain c runs
-// with its Q, K and V, and its epilogue adds its term to O (plan_chain_out).
-static fg_status plan_run(const fg_args_type* args, const fg_tensor& o, const plan_rowvals& rowvals, const int32_t* kv_len,
-                          plan_params p, int D, int splits, cudaStream_t st, int dev) {
-fg_cuda_chain_tensors[[[]]]m4_dnl
-  for (int c = 0; c < plan_nchains; ++c) {
-    p.chain = c;
-    p.chain_cf = p.chain_cfs_[c];
-    const fg_status s = plan_dispatch(*cq[c], *ck[c], *cv[c], o, rowvals, kv_len, p, D, splits, st, dev);
-    if (s != FG_OK) return s;
-  }
-  return FG_OK;
-}
-]]])m4_dnl
+m4_include([[[gpu/chains.m4]]])m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees

@@ -28,6 +28,8 @@ fg_cuda_chain_checks[[[]]]m4_dnl
   const fg_tensor& tq = args->fg_cuda_Q;
   const fg_tensor& tk = args->fg_cuda_K;
   const fg_tensor& tv = args->fg_cuda_V;
+fg_cuda_chains_if([[[  (void)tv;  // several chains: each pass takes its chain's V (plan_run)
+]]])m4_dnl
   const fg_tensor& to = args->fg_cuda_O;
   // dims from the shapes: fg_cuda_Q[fg_cuda_dim_B, fg_cuda_dim_H, fg_cuda_dim_M, fg_cuda_dim_D], fg_cuda_K[fg_cuda_dim_B, fg_cuda_dim_Hkv, fg_cuda_dim_N, fg_cuda_dim_D]
   const int64_t B = tq.shape[0], Hq = tq.shape[1], M = tq.shape[2], D = tq.shape[3];

@@ -31,6 +31,7 @@ fg_cuda_split_if([[[m4_include([[[hip/cdna/split.hpp]]])]]])m4_dnl
 // ---------------------------------------------------------------- host side
 m4_include([[[cuda/prelude.m4]]])m4_dnl
 m4_include([[[hip/cdna/launch.m4]]])m4_dnl
+m4_include([[[gpu/chains.m4]]])m4_dnl
 }  // namespace FG_NS
 
 // Epilogue of the kernels: fg_cuda_epilogue_origin; a row that sees
@@ -53,10 +54,10 @@ fg_cuda_vector_copies[[[]]]m4_dnl
   constexpr int nvecs = (int)(sizeof vecs / sizeof vecs[0]);
   void* vbuf[nvecs] = {};
   st = fg_hip_params_to_device(dev, stream, vecs, nvecs, (size_t)Hq, vbuf, "fg_cuda_entry");
-  if (st == FG_OK) st = plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev);
+  if (st == FG_OK) st = fg_cuda_chains_if([[[plan_run(args, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev)]]], [[[plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev)]]]);
   for (int k = 0; k < nvecs; k++) fg_hip_free(stream, vbuf[k]);
   return st;
 ]]], [[[m4_dnl
-  return plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev);
+  return fg_cuda_chains_if([[[plan_run(args, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev)]]], [[[plan_dispatch(tq, tk, tv, to, rowvals, fg_cuda_kv_len, p, (int)D, splits, stream, dev)]]]);
 ]]])m4_dnl
 }

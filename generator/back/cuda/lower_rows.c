@@ -439,7 +439,7 @@ static void level_defs(rw *w, fg_defs *defs)
      * merges the first level, and each thread rebases its second level to
      * the row's first by the derived correction (plan_level_rebase: the
      * merge's correction of one side, once a thread), after which the
-     * second level merges plainly (rows.cuh, rr_levels_kept).  This takes
+     * second level merges plainly (gpu/rows.hpp, rr_levels_kept).  This takes
      * every value at level 0 or 1, each of level 1 with a correction, and
      * computes the values those corrections read.  A first level of sums
      * (layer norm's mean, then the variance about it) would qualify as
@@ -521,7 +521,7 @@ static void level_defs(rw *w, fg_defs *defs)
     /* A first level of one value, the max or min of an input as loaded
      * (softmax's Mx = max(c: X)): on 16-bit inputs the kept forms take it
      * from the packed pairs, one instruction for two elements and no
-     * unpacking (rows.cuh, rr_level_add). */
+     * unpacking (gpu/rows.hpp, rr_level_add). */
     int pair_in = -1, pair_v = -1, nl0 = 0;
     for (int i = 0; i < nv; i++)
         if (live[i] && level[i] == 0) {

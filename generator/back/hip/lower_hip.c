@@ -12,21 +12,11 @@
  */
 #include "generator.h"
 
-/* The CUDA backend's plans (attention and row kernels), less those of
- * several independent chains: the CDNA skeletons' epilogues write O from
- * one chain. */
+/* The CUDA backend's plans: attention (several independent chains too, one
+ * pass each: gpu/chains.m4) and the row kernels. */
 int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why)
 {
-    if (lower_cuda_supported(k, loc, why) < 0)
-        return -1;
-    if (k->family != FAMILY_ATTENTION || k->attn.nchains <= 1)
-        return 0;
-    if (loc)
-        *loc = k->plan->sched.present ? k->plan->sched.loc : k->plan->name_loc;
-    if (why)
-        *why = "the plan has independent chains: the CDNA attention kernels write O from one "
-               "chain (the CUDA ones run one pass per chain)";
-    return -1;
+    return lower_cuda_supported(k, loc, why);
 }
 
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,

@@ -101,6 +101,7 @@ struct ck_bf16 {
     op r = {(short)from_float(a), (short)from_float(b), (short)from_float(c), (short)from_float(d)};
     return r;
   }
+  static __device__ __forceinline__ float to_float(uint16_t u) { return __builtin_bit_cast(float, (uint32_t)u << 16); }
   static __device__ __forceinline__ ck_f16 mfma(ck_f16 c, op a, op b) {
     return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
   }
@@ -117,6 +118,7 @@ struct ck_fp16 {
     op r = {(_Float16)a, (_Float16)b, (_Float16)c, (_Float16)d};
     return r;
   }
+  static __device__ __forceinline__ float to_float(uint16_t u) { return (float)__builtin_bit_cast(_Float16, u); }
   static __device__ __forceinline__ ck_f16 mfma(ck_f16 c, op a, op b) {
     return __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
   }
@@ -138,6 +140,13 @@ __device__ __forceinline__ typename T::op ck_zero_op() {
 template <typename T>
 __device__ __forceinline__ void ck_store4(uint16_t* p, float a, float b, float c, float d) {
   *reinterpret_cast<typename T::op*>(p) = T::pack(a, b, c, d);
+}
+// The 4 elements at p (8 bytes, as ck_store4 writes them) as floats.
+template <typename T>
+__device__ __forceinline__ void ck_load4(const uint16_t* p, float (&x)[4]) {
+  const ck_u2 w = *reinterpret_cast<const ck_u2*>(p);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) x[e] = T::to_float((uint16_t)(w[e / 2] >> (16 * (e & 1))));
 }
 
 template <bool B>

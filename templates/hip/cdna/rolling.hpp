@@ -19,9 +19,9 @@ struct fa_args {
   plan_params p;
 };
 
-// The epilogue writes O from one softmax chain: plans of several independent
-// chains (plan_chain_out) are refused by the HIP backend (lower_hip.c).
-static_assert(plan_nchains == 1, "the CDNA kernels run one chain");
+// Independent chains (plan_nchains > 1): the entry runs the kernel once per
+// chain (plan_run, gpu/chains.m4), and the epilogue stores each element as
+// the chain's term plus what the previous passes left in O (plan_chain_out).
 
 // Tile configuration (the parameters of the sm_80 family's fa_cfg, so that one
 // table of variants serves both).
@@ -212,9 +212,17 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
 #pragma unroll
     for (int db = 0; db < NDB; ++db)
 #pragma unroll
-      for (int g = 0; g < 4; ++g)
-        ck_store4<T>(og + db * 32 + ck_acc_row(lane, 4 * g, 32), o[db][4 * g] * inv, o[db][4 * g + 1] * inv,
-                     o[db][4 * g + 2] * inv, o[db][4 * g + 3] * inv);
+      for (int g = 0; g < 4; ++g) {
+        uint16_t* at = og + db * 32 + ck_acc_row(lane, 4 * g, 32);
+        float y[4] = {o[db][4 * g] * inv, o[db][4 * g + 1] * inv, o[db][4 * g + 2] * inv, o[db][4 * g + 3] * inv};
+        if constexpr (plan_nchains > 1) {
+          float x[4] = {0.f, 0.f, 0.f, 0.f};
+          if (plan_chain_adds(p)) ck_load4<T>(at, x);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) y[e] = plan_chain_out(y[e], x[e], p);
+        }
+        ck_store4<T>(at, y[0], y[1], y[2], y[3]);
+      }
     if (plan_rowvals_any(a.rowvals) && lane < 32)
       plan_rowvals_store(a.rowvals, mrow, l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
   }
