@@ -38,7 +38,7 @@ namespace FG_NS {
 // names the HIP dialect prints (generator/back/print.c): compiler builtins
 // and v_exp_f32 only, no device-library call (gfx942 is built with
 // -nogpulib where the toolchain has no device library for it).  Included by
-// hip/attention.m4 and hip/rowreduce.m4; compiled on the host too by
+// hip/attention.m4 and hip/rowreduce/math.hpp; compiled on the host too by
 // tests/rows_hooks_sim.cc (then without the AMDGPU instructions).  Same
 // conventions as the skeletons (templates/README.md).
 
@@ -58,17 +58,33 @@ __device__ __forceinline__ float plan_ex2(float x) {
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + plan_ex2(-x * 1.4426950408889634f)); }
 __device__ __forceinline__ float plan_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
 // x ^ y as powf: an integer exponent up to 16 (the plan's constants: the
-// branch folds) by products, so that a negative x keeps its sign and the
-// result its accuracy; others as 2^(y log2 x) (NaN for x < 0, as powf).
+// branch folds) by products, so that the result keeps its accuracy (a
+// negative one by the reciprocal's products where the product overflows);
+// others as 2^(y log2 |x|), negative for a negative x (-0 too) and an odd
+// integer y, NaN for a finite negative x and a y that is not an integer; x ^ 0 and
+// 1 ^ y are 1, and (-1) ^ (+-inf) is 1, as for powf.
 __device__ __forceinline__ float plan_pow(float x, float y) {
-  if (y == __builtin_truncf(y) && __builtin_fabsf(y) <= 16.f) {
-    int n = (int)__builtin_fabsf(y);
+  const float ay = __builtin_fabsf(y), ax = __builtin_fabsf(x);
+  if (y == 0.f || x == 1.f || (ax == 1.f && __builtin_isinf(y))) return 1.f;
+  const bool yint = y == __builtin_truncf(y);  // false for NaN; true for +-inf
+  if (yint && ay <= 16.f) {
     float r = 1.f, b = x;
-    for (; n; n >>= 1, b *= b)
+    for (int n = (int)ay; n; n >>= 1, b *= b)
       if (n & 1) r *= b;
-    return y < 0.f ? 1.f / r : r;
+    if (y > 0.f) return r;
+    if (!__builtin_isinf(r)) return 1.f / r;
+    r = 1.f;  // |x| ^ |y| overflows: the reciprocal's products (subnormal results)
+    b = 1.f / x;
+    for (int n = (int)ay; n; n >>= 1, b *= b)
+      if (n & 1) r *= b;
+    return r;
   }
-  return plan_ex2(y * __builtin_log2f(x));
+  const float r = plan_ex2(y * __builtin_log2f(ax));
+  if (!__builtin_signbit(x)) return r;
+  if (!yint) return __builtin_isinf(x) || x == 0.f ? r : __builtin_nanf("");
+  // an odd integer below 2^24 (every float from 2^24 on is even)
+  const bool odd = ay < 16777216.f && 0.5f * y != __builtin_truncf(0.5f * y);
+  return odd ? -r : r;
 }
 __device__ __forceinline__ int plan_iabs(int x) { return x < 0 ? -x : x; }
 __device__ __forceinline__ int plan_imin(int x, int y) { return x < y ? x : y; }
@@ -549,7 +565,7 @@ struct rr_v {
   static constexpr int K = RR_CACHE / (V * plan_nin1_a) > 0 ? RR_CACHE / (V * plan_nin1_a) : 1;
   // ... in the 512-thread CTA form: 8 chunks of 16 bytes (32 registers), so
   // that two CTAs share an SM where one CTA of 1024 threads would hold it
-  // alone (measured: bench/NOTES.md, 2026-11-24)
+  // alone (measured on CUDA: bench/NOTES.md, 2026-11-24)
   static constexpr int KW = 8 / plan_nin1_a > 0 ? 8 / plan_nin1_a : 1;
 };
 
@@ -918,8 +934,9 @@ __global__ void RR_BOUNDS(NW * RR_WARP) rr_warp_kernel(const RR_GRID_CONST plan_
 
 // CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
 // (ncols <= NT * V * K), else the rolling walk.
-// The kept forms of 512 threads (8 chunks each) are held to 64 registers, two
-// CTAs per SM; those of 128 threads too, eight CTAs per SM.
+// On CUDA, the kept forms of 512 threads (8 chunks each) are held to 64
+// registers, two CTAs per SM; those of 128 threads too, eight CTAs per SM
+// (HIP's RR_BOUNDS_MIN takes no minimum: the compiler's own choice there).
 template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
 __global__ void RR_BOUNDS_MIN(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 ? 8 : 1) rr_cta_kernel(const RR_GRID_CONST plan_params p) {
   const long long row = rr_bid_x();

@@ -480,7 +480,7 @@ struct rr_v {
   static constexpr int K = RR_CACHE / (V * plan_nin1_a) > 0 ? RR_CACHE / (V * plan_nin1_a) : 1;
   // ... in the 512-thread CTA form: 8 chunks of 16 bytes (32 registers), so
   // that two CTAs share an SM where one CTA of 1024 threads would hold it
-  // alone (measured: bench/NOTES.md, 2026-11-24)
+  // alone (measured on CUDA: bench/NOTES.md, 2026-11-24)
   static constexpr int KW = 8 / plan_nin1_a > 0 ? 8 / plan_nin1_a : 1;
 };
 
@@ -849,8 +849,9 @@ __global__ void RR_BOUNDS(NW * RR_WARP) rr_warp_kernel(const RR_GRID_CONST plan_
 
 // CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
 // (ncols <= NT * V * K), else the rolling walk.
-// The kept forms of 512 threads (8 chunks each) are held to 64 registers, two
-// CTAs per SM; those of 128 threads too, eight CTAs per SM.
+// On CUDA, the kept forms of 512 threads (8 chunks each) are held to 64
+// registers, two CTAs per SM; those of 128 threads too, eight CTAs per SM
+// (HIP's RR_BOUNDS_MIN takes no minimum: the compiler's own choice there).
 template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
 __global__ void RR_BOUNDS_MIN(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 ? 8 : 1) rr_cta_kernel(const RR_GRID_CONST plan_params p) {
   const long long row = rr_bid_x();

@@ -263,7 +263,7 @@ __device__ __forceinline__ void ck_load_kv(uint16_t* sk, uint16_t* svt, const ui
 // names the HIP dialect prints (generator/back/print.c): compiler builtins
 // and v_exp_f32 only, no device-library call (gfx942 is built with
 // -nogpulib where the toolchain has no device library for it).  Included by
-// hip/attention.m4 and hip/rowreduce.m4; compiled on the host too by
+// hip/attention.m4 and hip/rowreduce/math.hpp; compiled on the host too by
 // tests/rows_hooks_sim.cc (then without the AMDGPU instructions).  Same
 // conventions as the skeletons (templates/README.md).
 
@@ -283,17 +283,33 @@ __device__ __forceinline__ float plan_ex2(float x) {
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + plan_ex2(-x * 1.4426950408889634f)); }
 __device__ __forceinline__ float plan_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
 // x ^ y as powf: an integer exponent up to 16 (the plan's constants: the
-// branch folds) by products, so that a negative x keeps its sign and the
-// result its accuracy; others as 2^(y log2 x) (NaN for x < 0, as powf).
+// branch folds) by products, so that the result keeps its accuracy (a
+// negative one by the reciprocal's products where the product overflows);
+// others as 2^(y log2 |x|), negative for a negative x (-0 too) and an odd
+// integer y, NaN for a finite negative x and a y that is not an integer; x ^ 0 and
+// 1 ^ y are 1, and (-1) ^ (+-inf) is 1, as for powf.
 __device__ __forceinline__ float plan_pow(float x, float y) {
-  if (y == __builtin_truncf(y) && __builtin_fabsf(y) <= 16.f) {
-    int n = (int)__builtin_fabsf(y);
+  const float ay = __builtin_fabsf(y), ax = __builtin_fabsf(x);
+  if (y == 0.f || x == 1.f || (ax == 1.f && __builtin_isinf(y))) return 1.f;
+  const bool yint = y == __builtin_truncf(y);  // false for NaN; true for +-inf
+  if (yint && ay <= 16.f) {
     float r = 1.f, b = x;
-    for (; n; n >>= 1, b *= b)
+    for (int n = (int)ay; n; n >>= 1, b *= b)
       if (n & 1) r *= b;
-    return y < 0.f ? 1.f / r : r;
+    if (y > 0.f) return r;
+    if (!__builtin_isinf(r)) return 1.f / r;
+    r = 1.f;  // |x| ^ |y| overflows: the reciprocal's products (subnormal results)
+    b = 1.f / x;
+    for (int n = (int)ay; n; n >>= 1, b *= b)
+      if (n & 1) r *= b;
+    return r;
   }
-  return plan_ex2(y * __builtin_log2f(x));
+  const float r = plan_ex2(y * __builtin_log2f(ax));
+  if (!__builtin_signbit(x)) return r;
+  if (!yint) return __builtin_isinf(x) || x == 0.f ? r : __builtin_nanf("");
+  // an odd integer below 2^24 (every float from 2^24 on is even)
+  const bool odd = ay < 16777216.f && 0.5f * y != __builtin_truncf(0.5f * y);
+  return odd ? -r : r;
 }
 __device__ __forceinline__ int plan_iabs(int x) { return x < 0 ? -x : x; }
 __device__ __forceinline__ int plan_imin(int x, int y) { return x < y ? x : y; }

@@ -26,7 +26,8 @@
  *     rows 1, 3, 16 x key rows 131, 1000, 4097, head dims 128 and 64;
  *   every plan inside a CUDA graph (captured on a stream of its own,
  *     replayed; split plans there take the separate combine kernel, not the
- *     folded one);
+ *     folded one; on HIP, whose launchers allocate and clear the tickets in
+ *     stream order, the graph holds those steps and the folded combine);
  *   batch 2 (but the lengths' 5), bf16 and fp16 for all of them;
  *   plans with O and two values per row or more: two cases in three pass
  *     one of the values with NULL data (not computed; not compared), in
@@ -1069,7 +1070,7 @@ static void split_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int small)
         add_graph_case(info, fn, FG_BF16, 128, 1, 1000, has_g ? 4 : 1, 7, ragged);
         return;
     }
-    /* inside CUDA graphs: the separate combine kernel */
+    /* inside graphs: on CUDA the separate combine kernel */
     for (int t = 0; t < 2; t++)
         for (int k = 0; k < 3; k++)
             add_graph_case(info, fn, t ? FG_FP16 : FG_BF16, k == 2 ? 64 : 128, ms[k], 4097,

@@ -10,6 +10,22 @@ tests_test_cdna_layout_CFLAGS = $(FG_TEST_CFLAGS)
 tests_test_cdna_layout_CPPFLAGS = -I$(srcdir)/templates/hip/cdna $(AM_CPPFLAGS)
 tests_test_cdna_layout_LDADD = $(FG_TEST_LIBS) -lm
 
+# The HIP dialect's plan_pow (templates/hip/plan_math.hpp) on the host against
+# powf; built by a rule as tests/cxx_api is (configure has no AC_PROG_CXX).
+check_SCRIPTS += tests/hip_plan_math
+TESTS += tests/hip_plan_math
+CLEANFILES += tests/hip_plan_math
+EXTRA_DIST += tests/hip_plan_math.cc
+tests/hip_plan_math: $(srcdir)/tests/hip_plan_math.cc $(srcdir)/templates/hip/plan_math.hpp
+	$(AM_V_GEN)$(MKDIR_P) tests && \
+	if $(CXX) --version >/dev/null 2>&1; then \
+	  $(CXX) -std=c++17 -Wall -Wextra -Werror -I$(srcdir)/templates/hip \
+	    $(CPPFLAGS) $(CXXFLAGS) $(LDFLAGS) -o $@ $(srcdir)/tests/hip_plan_math.cc -lm; \
+	else \
+	  { echo '#!/bin/sh'; echo 'echo "no C++ compiler ($(CXX)): skipped"'; \
+	    echo 'exit 77'; } > $@-t && chmod +x $@-t && mv -f $@-t $@; \
+	fi
+
 if HAVE_HIP
 FG_TEST_HAVE_HIP = 1
 else
