@@ -56,6 +56,8 @@ __device__ __forceinline__ float plan_ex2(float x) {
 #endif
 }
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + plan_ex2(-x * 1.4426950408889634f)); }
+// tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
+__device__ __forceinline__ float fa_tanh(float x) { return 1.0f - 2.0f / (plan_ex2(x * 2.8853900817779268f) + 1.0f); }
 __device__ __forceinline__ float plan_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
 // x ^ y as powf: an integer exponent up to 16 (the plan's constants: the
 // branch folds) by products, so that the result keeps its accuracy (a
@@ -89,8 +91,6 @@ __device__ __forceinline__ float plan_pow(float x, float y) {
 __device__ __forceinline__ int plan_iabs(int x) { return x < 0 ? -x : x; }
 __device__ __forceinline__ int plan_imin(int x, int y) { return x < y ? x : y; }
 __device__ __forceinline__ int plan_imax(int x, int y) { return x > y ? x : y; }
-// tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
-__device__ __forceinline__ float fa_tanh(float x) { return 1.0f - 2.0f / (plan_ex2(x * 2.8853900817779268f) + 1.0f); }
 // A max or min that has seen no finite value reads as 0; a division by a
 // reduction that is exactly 0 gives 0 (the masked-row rules).
 __device__ __forceinline__ float plan_safe(float x) { return __builtin_isinf(x) ? 0.f : x; }

@@ -165,10 +165,6 @@ __device__ __forceinline__ float fa_ex2(float x) {
   return y;
 #endif
 }
-// tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
-__device__ __forceinline__ float fa_tanh(float x) {
-  return 1.0f - 2.0f / (fa_ex2(x * 2.8853900817779268f) + 1.0f);
-}
 
 // The element types: 16-bit storage, MFMA operands of 4 elements, fp32 out.
 struct ck_bf16 {
@@ -281,6 +277,8 @@ __device__ __forceinline__ float plan_ex2(float x) {
 #endif
 }
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + plan_ex2(-x * 1.4426950408889634f)); }
+// tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
+__device__ __forceinline__ float fa_tanh(float x) { return 1.0f - 2.0f / (plan_ex2(x * 2.8853900817779268f) + 1.0f); }
 __device__ __forceinline__ float plan_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
 // x ^ y as powf: an integer exponent up to 16 (the plan's constants: the
 // branch folds) by products, so that the result keeps its accuracy (a

@@ -1086,7 +1086,6 @@ int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const cha
                        fg_dialect_id dialect, int wave, fg_diag *d);
 
 /* back/hip/lower_hip.c: the HIP backend (templates/hip/): attention and the row kernels on CDNA */
-int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why);
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
               fg_diag *d);
 int lower_hip_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char **list_line,

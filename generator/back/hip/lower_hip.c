@@ -8,32 +8,21 @@
  * without a device library, gfx942 under Debian's clang, links) and with
  * plan_key_range walked by the 64 lanes of a wavefront.  What is HIP's own:
  * the template, the rows of the table of variants for the "cdna" family
- * (variants.c, printed by gpu_config_defs) and the registry entry.
+ * (variants.c, printed by gpu_config_defs) and the registry entry.  It
+ * serves the CUDA backend's plans (lower_cuda_supported): attention, several
+ * independent chains too (one pass each: gpu/chains.m4), and the row kernels.
  */
 #include "generator.h"
-
-/* The CUDA backend's plans: attention (several independent chains too, one
- * pass each: gpu/chains.m4) and the row kernels. */
-int lower_hip_supported(const fg_kernel *k, fg_loc *loc, const char **why)
-{
-    return lower_cuda_supported(k, loc, why);
-}
 
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
               fg_diag *d)
 {
     const fg_plan *p = k->plan;
-    fg_loc loc;
-    const char *why;
     if (k->family == FAMILY_ROWREDUCE)
         return lower_hip_rows(a, k, defs, template_rel, d);
     if (!k->attn_ok) {
         diag_error(d, k->attn_why_loc, "plan '%s' does not fit the HIP attention kernel: %s",
                    p->name, k->attn_why);
-        return -1;
-    }
-    if (lower_hip_supported(k, &loc, &why) < 0) {
-        diag_error(d, loc, "plan '%s' does not fit the HIP attention kernel: %s", p->name, why);
         return -1;
     }
     *template_rel = "hip/attention.m4";

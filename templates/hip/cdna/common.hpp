@@ -84,10 +84,6 @@ __device__ __forceinline__ float fa_ex2(float x) {
   return y;
 #endif
 }
-// tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
-__device__ __forceinline__ float fa_tanh(float x) {
-  return 1.0f - 2.0f / (fa_ex2(x * 2.8853900817779268f) + 1.0f);
-}
 
 // The element types: 16-bit storage, MFMA operands of 4 elements, fp32 out.
 struct ck_bf16 {

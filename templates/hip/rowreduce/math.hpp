@@ -8,8 +8,6 @@
 // (templates/README.md).
 
 m4_include([[[hip/plan_math.hpp]]])m4_dnl
-// tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
-__device__ __forceinline__ float fa_tanh(float x) { return 1.0f - 2.0f / (plan_ex2(x * 2.8853900817779268f) + 1.0f); }
 // A max or min that has seen no finite value reads as 0; a division by a
 // reduction that is exactly 0 gives 0 (the masked-row rules).
 __device__ __forceinline__ float plan_safe(float x) { return __builtin_isinf(x) ? 0.f : x; }
