@@ -24,6 +24,8 @@
 #     4. bench       bench/fusegen-bench over bench/cases.tsv
 #     bench-untuned  (only when named) the same with the default rules only
 #                    (FUSEGEN_WISDOM_DEVICE names no tuned device)
+#     ncu            (only when named) Nsight Compute on one launch of the
+#                    cases in NCU_ONLY (default causal-pf-8k), into ncu.txt
 #     bench80        (only when named in STEPS) the same with
 #                    FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family on Hopper
 #     5. peers       .carry/peers.py: SDPA FlashAttention-2 and cuDNN on every
@@ -223,6 +225,30 @@ if has_step bench; then
     step bench $?
   else
     step bench "not built"
+  fi
+fi
+
+# Nsight Compute on one launch of each case in NCU_ONLY (only when named):
+# the attention kernel's pipe utilisation, issue and stall counters
+# (--clock-control none: the card's clocks are left as they are), into
+# ncu.txt, with the per-pipe lines gathered at its end.
+if has_step ncu; then
+  if test $built = 1 && command -v ncu > /dev/null 2>&1; then
+    : > "$OUT/ncu.txt"
+    for c in `echo "${NCU_ONLY:-causal-pf-8k}" | tr ',' ' '`; do
+      echo "== ncu: $c" >> "$OUT/ncu.txt"
+      timeout `left 120` ncu --clock-control none -k "regex:${NCU_KERNEL:-fh_attn_fwd|fa_attn}" \
+        --launch-skip 3 --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+        --section InstructionStats --section WarpStateStats --section SchedulerStats \
+        --metrics sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active \
+        "$BUILD/bench/fusegen-bench" --cases "$SRC/bench/cases.tsv" --only "$c" --reps 20 \
+        >> "$OUT/ncu.txt" 2>&1
+      rc=$?
+    done
+    grep -E '^== ncu|pipe_|issue_active|Duration|Compute \(SM\) Throughput' "$OUT/ncu.txt" | tee -a "$SUMMARY"
+    step ncu $rc
+  else
+    step ncu "not built or no ncu"
   fi
 fi
 
