@@ -126,3 +126,10 @@ __device__ __forceinline__ uint64_t fh_desc(uint32_t addr, uint32_t lbo, uint32_
   return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
          (1ull << 62);
 }
+// The descriptor of the same tile BYTES further on (a multiple of 16): the
+// address field is the low 14 bits of the low word, and a tile stays inside
+// shared memory, so the add never carries out of the field.  One add of the
+// low word instead of the descriptor computed again from the address.
+__device__ __forceinline__ uint64_t fh_desc_add(uint64_t d, uint32_t bytes) {
+  return (d & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)d + (bytes >> 4));
+}

@@ -105,7 +105,12 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   auto k_empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
   auto v_empty = [&](int s) { return bars + 8u * (1 + 3 * STAGES + s); };
 
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wg = warp >> 2;
+  // the warpgroup through a broadcast from lane 0, so that the compiler
+  // knows it is the same in every lane of a warp: what derives from it
+  // (the consumer's Q rows, the operands' descriptors) then lives in
+  // uniform registers, with no conversion from vector registers per product
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   int mblk, h, b;
   fa_cta_coords(&mblk, &h, &b);
   const int hkv = h / (a.Hq / a.Hkv);
@@ -120,8 +125,12 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   nbeg = max(nbeg, 0);
   nend = min(nend, N);
   if constexpr (plan_nspans > 0) plan_span_narrow<C::NT>(m0, m1, h, p, &nbeg, &nend);  // the whole CTA
-  const int t_lo = nbeg / BN;
-  const int t_hi = nend > nbeg ? (nend + BN - 1) / BN : t_lo;
+  // The key range is the same in every lane (plan_key_range merges its
+  // lanes, plan_span_narrow the CTA's); taken from lane 0, the compiler
+  // knows so, and the ring's slots and their descriptors stay in uniform
+  // registers.
+  const int t_lo = __shfl_sync(0xffffffffu, nbeg / BN, 0);
+  const int t_hi = __shfl_sync(0xffffffffu, nend > nbeg ? (nend + BN - 1) / BN : nbeg / BN, 0);
 
   if (tid == 0) {
     fh_bar_init(q_full, 1);
@@ -257,19 +266,22 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       if constexpr (C::PP) fh_named_arrive(their_turn, 256);
     };
     if (C::PP && cw == 1) fh_named_arrive(3, 256);
+    // The operands' descriptors: one per tile, the k-steps' by adding their
+    // offsets (fh_desc_add)
+    const uint64_t dq = fh_desc(q_rows, 16, 1024);
     auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
-      const uint32_t ks = sK + s * C::KV_BYTES;
-      MS::ss0(sacc, fh_desc(q_rows, 16, 1024), fh_desc(ks, 16, 1024));
+      const uint64_t dk = fh_desc(sK + s * C::KV_BYTES, 16, 1024);
+      MS::ss0(sacc, dq, dk);
 #pragma unroll
       for (int kk = 1; kk < D / 16; ++kk)
-        MS::ss(sacc, fh_desc(q_rows + (kk >> 2) * (BM * 128) + (kk & 3) * 32, 16, 1024),
-               fh_desc(ks + (kk >> 2) * (BN * 128) + (kk & 3) * 32, 16, 1024), 1);
+        MS::ss(sacc, fh_desc_add(dq, (kk >> 2) * (BM * 128) + (kk & 3) * 32),
+               fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
       fh_wg_commit();
     };
     auto issue_pv = [&](int s) {  // O += P V of the V tile in slot s
-      const uint32_t vs = sV + s * C::KV_BYTES;
+      const uint64_t dv = fh_desc(sV + s * C::KV_BYTES, BN * 128, 1024);
 #pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc(vs + kk * 2048, BN * 128, 1024), 1);
+      for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc_add(dv, kk * 2048), 1);
       fh_wg_commit();
     };
     // The class of tile t for this group's rows: from the closed forms, and
