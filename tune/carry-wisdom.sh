@@ -43,15 +43,21 @@ done
 rm -rf "$tmp/new"/*
 "$fusegen" --templates=templates "$@" -o "$tmp/new" plans/*.fp 2>/dev/null
 
+# carry WHY: every wisdom file re-hashed to the working tree's templates,
+# with a comment line that names the old and new hashes, REV and WHY
+carry() {
+    for f in wisdom/*.wisdom; do
+        sed "s/^templates $old_hash\$/templates $new_hash/" "$f" > "$tmp/w" && cat "$tmp/w" > "$f"
+        printf '# carried from templates %s to %s (tune/carry-wisdom.sh %s)%s\n' \
+            "$old_hash" "$new_hash" "$(git rev-parse --short "$rev")" "$1" >> "$f"
+    done
+}
+
 same=0 differ=0
 if [ -n "${CARRY_NOTE:-}" ]; then
     # carried on the note's word: the cubins are not compared (they differ,
     # or the note would not be needed), which saves 40 nvcc runs
-    for f in wisdom/*.wisdom; do
-        sed "s/^templates $old_hash\$/templates $new_hash/" "$f" > "$tmp/w" && cat "$tmp/w" > "$f"
-        printf '# carried from templates %s to %s (tune/carry-wisdom.sh %s) NOT RETUNED, device code not compared: %s\n' \
-            "$old_hash" "$new_hash" "$(git rev-parse --short "$rev")" "$CARRY_NOTE" >> "$f"
-    done
+    carry " NOT RETUNED, device code not compared: $CARRY_NOTE"
     echo "carry-wisdom: carried with the note, not retuned: wisdom/*.wisdom now name templates $new_hash"
     exit 0
 fi
@@ -78,9 +84,5 @@ if [ $differ -ne 0 ] || [ $same -eq 0 ]; then
     echo "carry-wisdom: (or, where a measurement says the tuned choices still hold, CARRY_NOTE='why' carries it saying so)"
     exit 1
 fi
-for f in wisdom/*.wisdom; do
-    sed "s/^templates $old_hash\$/templates $new_hash/" "$f" > "$tmp/w" && cat "$tmp/w" > "$f"
-    printf '# carried from templates %s to %s (tune/carry-wisdom.sh %s): %d sm_80 and sm_90a cubins of the tuned plans byte-identical\n' \
-        "$old_hash" "$new_hash" "$(git rev-parse --short "$rev")" "$same" >> "$f"
-done
+carry ": $same sm_80 and sm_90a cubins of the tuned plans byte-identical"
 echo "carry-wisdom: $same cubins identical: wisdom/*.wisdom now name templates $new_hash"
