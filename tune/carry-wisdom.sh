@@ -15,8 +15,8 @@
 # though the device code changed, without compiling anything: a comment
 # line in each file says it was not retuned, with the note (which should
 # name the measurement that says the tuned choices still hold); fusegen
-# then uses it as before.  Needs git, nvcc
-# (no GPU).  Run from the source root.
+# then uses it as before.  Needs git, nvcc (no GPU).  Run from the source
+# root.
 set -eu
 rev=${1:?usage: tune/carry-wisdom.sh REV [FUSEGEN]}
 fusegen=${2:-./fusegen}
