@@ -73,13 +73,6 @@ typedef struct plan_model {
     int cand_d[MAX_CANDS];
 } plan_model;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
     fputs("Usage: fusegen-tune [OPTION]...\n"

@@ -1,6 +1,14 @@
 /* tune_gpu.c - fusegen-tune on the GPU: tuning libraries, checks, timing,
  * the wisdom file.  Included by fusegen-tune.c when built with CUDA. */
 
+/* Seconds on a monotonic clock (the budget and the progress line's ETA). */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 typedef struct plugin {
     void *h;
     const fg_plan_info *info;
