@@ -64,6 +64,8 @@ if test "x$FG_HAVE_CUDA" = x1; then
   fi
 else
   umbrella=fusegen-cpu
+  pc --exists fusegen-cuda 2>/dev/null && bad "fusegen-cuda.pc exists in a build without CUDA"
+  case "`pc --libs fusegen`" in *fusegen_cuda*|*cudart*) bad "fusegen names CUDA without a CUDA build";; esac
 fi
 if test "x$FG_HAVE_HIP" = x1; then
   if test "$umbrella" = fusegen-cpu; then umbrella=fusegen-hip; else umbrella="$umbrella fusegen-hip"; fi
