@@ -834,12 +834,17 @@ typedef struct fg_kattn {
     bool mask_tiles;        /* tiles are classified by the mask (rows m, keys n) */
     bool mask_skip;         /* ... and fully masked ones skipped */
     /* The score in the exp2 domain (times log2(e)), constant factors
-     * hoisted into E_KCONST leaves; fold: it is qk times consts[fold_const]
-     * (> 0), so the row max may be taken on raw qk. */
+     * hoisted into E_KCONST leaves; fold: it is fold_inner (qk alone, or
+     * the product of the score's varying factors, as cap * tanh(S / cap)
+     * has tanh(qk * k)) times consts[fold_const] (> 0, checked on the
+     * host), so the row max may be taken on fold_inner and the constant
+     * folded into the exp2 argument's FFMA. */
     fg_expr *score_l2;
     bool fold;
     int fold_const;
-    const fg_expr *fold_expr; /* the plan expression of the fold's constant */
+    fg_expr *fold_inner;      /* exp2 domain's varying part, constants hoisted */
+    const fg_expr *fold_expr; /* the plan expression of the fold's constant
+                               * factors, NULL when there are none (log2(e)) */
     /* tile_fold: the score is qk times consts[tile_fold_const] plus a term
      * score_bias_l2 (exp2 domain) free of qk; on a tile where that term is
      * one value (a table read at a clamped distance past its last entry)

@@ -148,9 +148,22 @@ static void params_out_of_range_are_refused(void **state)
     fg_causal_args a = causal_args(128);
     a.scale = -0.5f;
     a.has_scale = 1;
-    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "fg_causal: the score is Q.K times scale = -0.721");
+    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "fg_causal: the score's constant factor scale = -0.5:");
     a.scale = 0.0f;
-    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "times scale = 0:");
+    expect(fg_causal(&a, NULL), FG_ERR_PARAM, "constant factor scale = 0:");
+    /* cap * tanh(S / cap): the kernel takes the row max on tanh and folds
+     * cap into the exp2 argument, so cap must be > 0 (the CPU entry takes
+     * any nonzero cap) */
+    fg_softcap_args sc;
+    memset(&sc, 0, sizeof sc);
+    sc.Q = dense4(1, FG_BF16, 1, 4, 33, 128);
+    sc.K = dense4(2, FG_BF16, 1, 2, 70, 128);
+    sc.V = dense4(3, FG_BF16, 1, 2, 70, 128);
+    sc.O = dense4(4, FG_BF16, 1, 4, 33, 128);
+    sc.LSE = dense3(5, FG_F32, 1, 4, 33);
+    sc.cap = -50.0f;
+    sc.has_cap = 1;
+    expect(fg_softcap(&sc, NULL), FG_ERR_PARAM, "fg_softcap: the score's constant factor cap = -50:");
     a = causal_args(128);
     a.splits = -1;
     expect(fg_causal(&a, NULL), FG_ERR_PARAM, "fg_causal: splits is -1");

@@ -232,7 +232,7 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
             at->affine_score ? " (affine in Q.K)" : "");
     fprintf(f, "  score, %s: %s%s\n", at->softmax ? "exp2 domain" : "as the kernels compute it",
             expr_to_string(a, p, at->score_l2),
-            at->fold ? " (the scale folds into the exp2 argument)" : "");
+            at->fold ? " (the constant folds into the exp2 argument)" : "");
     if (at->tile_fold)
         fprintf(f, "  score per tile: %s * k%d + %s; on a tile where the term reads one element "
                    "the scale folds with it as an offset\n",

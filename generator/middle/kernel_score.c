@@ -227,33 +227,80 @@ static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
     return NULL;
 }
 
+/* The score as a product of constant and varying factors (qk * scale, qk /
+ * c, qk alone, cap * tanh(S / cap), qk * G[n]): its varying part in the
+ * kernels' form (qk; the elementwise functions' constants hoisted; no
+ * log2(e)), the constant factors into *cf and their plan expression into
+ * *kexpr (NULL when there are none).  NULL when the score is no such
+ * product, a factor is constant per head only, or no factor varies.  The
+ * kernels take the row max on the varying part and fold the constants
+ * (times log2(e)) into the exp2 argument's FFMA: one multiply an element
+ * fewer, and the same order of operations as qk * scale has always had. */
+static fg_expr *fold_inner(kb *c, const fg_expr *e, factors *cf, const fg_expr **kexpr)
+{
+    *kexpr = NULL;
+    if (is_tensor(e, c->ssum)) {
+        fg_expr *qk = expr_ref(c->a, E_TENSOR, c->ssum, NULL);
+        qk->type = T_FLOAT;
+        return qk;
+    }
+    if (!(e->type == T_FLOAT && (e->kind == E_MUL || e->kind == E_DIV)))
+        return NULL;
+    factors f = {.ok = true};
+    kb_collect(e, false, &f);
+    if (!f.ok)
+        return NULL;
+    fg_expr *v = NULL, *k = NULL;
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < (side ? f.nden : f.nnum); i++) {
+            const fg_expr *x = side ? f.den[i] : f.num[i];
+            int cn = kb_constness(c, x);
+            if (cn == 1)
+                return NULL;
+            fg_expr *y;
+            if (cn == 0) {
+                if (side)
+                    cf->den[cf->nden++] = x;
+                else
+                    cf->num[cf->nnum++] = x;
+                y = expr_clone(c->a, x);
+                k = k ? fbin(c->a, side ? E_DIV : E_MUL, k, y) : side ? fbin(c->a, E_DIV, fnum(c->a, 1.0), y) : y;
+                continue;
+            }
+            if (is_tensor(x, c->ssum)) {
+                y = expr_ref(c->a, E_TENSOR, c->ssum, NULL);
+                y->type = T_FLOAT;
+            } else
+                y = score_l2(c, x, false);
+            v = v ? fbin(c->a, side ? E_DIV : E_MUL, v, y) : side ? fbin(c->a, E_DIV, fnum(c->a, 1.0), y) : y;
+        }
+    if (!v)
+        return NULL;
+    *kexpr = k;
+    return v;
+}
+
 void kb_bind_score(kb *c, fg_kattn *at)
 {
     if (!c->softmax) { /* the score as it is: its weight is no exp of a difference */
         at->score_l2 = score_l2(c, c->score, false);
         return;
     }
-    bool is_div = false;
-    const fg_expr *fold = scaled_qk(c, c->score, &is_div);
-    if (fold) {
-        factors f = {.ok = true};
-        if (fold != c->score && fold->kind != E_TENSOR) {
-            if (is_div)
-                f.den[f.nden++] = fold;
-            else
-                f.num[f.nnum++] = fold;
-        }
-        fg_expr *kc = hoist(c, &f, !c->base2, false);
-        if (kc) {
-            at->fold = true;
-            at->fold_const = kc->ref;
-            at->fold_expr = fold == c->score ? c->score : fold;
-            at->score_l2 = fbin(c->a, E_MUL, expr_ref(c->a, E_TENSOR, c->ssum, NULL), kc);
-            at->score_l2->args[0]->type = T_FLOAT;
-            return;
-        }
+    factors cf = {.ok = true};
+    const fg_expr *kexpr = NULL;
+    fg_expr *inner = fold_inner(c, c->score, &cf, &kexpr);
+    fg_expr *kc = inner ? hoist(c, &cf, !c->base2, false) : NULL;
+    if (kc) {
+        at->fold = true;
+        at->fold_const = kc->ref;
+        at->fold_inner = inner;
+        at->fold_expr = kexpr;
+        at->score_l2 = fbin(c->a, E_MUL, expr_clone(c->a, inner), kc);
+        return;
     }
     at->score_l2 = score_l2(c, c->score, !c->base2);
+    bool is_div = false;
+    const fg_expr *fold;
     /* qk * c + G or qk * c - G, G free of qk: affine per tile where G is */
     const fg_expr *e = c->score;
     for (int side = 0; side < 2 && (e->kind == E_ADD || e->kind == E_SUB); side++) {

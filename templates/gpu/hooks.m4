@@ -35,9 +35,10 @@ fg_cuda_aux_fns[[[]]]m4_dnl
 
 // CTA order: 0 = row blocks fastest; 1 = heaviest row block first (masked plans).
 constexpr int plan_schedule = fg_cuda_schedule;
-// The score is qk times a constant > 0 (checked on the host): the kernel takes
-// the row max on raw qk and folds the constant into one FFMA per element.
-constexpr bool plan_score_is_scaled_qk = fg_cuda_fold_if([[[true]]], [[[false]]]);
+// plan_score_folds: the score is plan_score_inner times plan_score_scale, a
+// constant > 0 (checked on the host): the kernels take the row max on the
+// inner part and fold the constant into the exp2 argument's FFMA.
+constexpr bool plan_score_folds = fg_cuda_fold_if([[[true]]], [[[false]]]);
 __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
   (void)p;
   return fg_cuda_fold_scale;
@@ -54,6 +55,13 @@ __device__ __forceinline__ float plan_score(float qk, int i, int j, int h, const
   (void)i; (void)j; (void)h; (void)p;
 fg_cuda_aux_clamp_score[[[]]]m4_dnl
   return fg_cuda_score;
+}
+// Its varying part, on which the kernels take the row max when it folds (qk
+// when the score is qk times a constant).
+__device__ __forceinline__ float plan_score_inner(float qk, int i, int j, int h, const plan_params& p) {
+  (void)i; (void)j; (void)h; (void)p;
+fg_cuda_aux_clamp_score[[[]]]m4_dnl
+  return fg_cuda_score_inner;
 }
 
 fg_cuda_softmax_if([[[m4_dnl

@@ -785,6 +785,7 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_int(defs, "cuda_schedule", at->cond ? 1 : 0);
     fg_def_bool(defs, "cuda_fold", at->fold);
     fg_def_str(defs, "cuda_fold_scale", at->fold ? arena_printf(c->a, "p.c%d_", at->fold_const) : "1.f");
+    fg_def_code(defs, "cuda_score_inner", at->fold ? cu_text(c, at->fold_inner, false) : "qk");
     fg_def_code(defs, "cuda_score", cu_text(c, at->score_l2, false));
     cb chain = {c->a, NULL, 0, 0};
     for (int i = 0; i < at->nscore_chain; i++)
@@ -825,14 +826,14 @@ static void host_checks(cu *c, cb *b, const char *entry)
         if (!c->k->consts[i].per_head)
             cb_printf(b, "  p.c%d_ = (float)(%s); /* %s */\n", i, cu_text(c, c->k->consts[i].e, true),
                       comment_safe(c->a, c->k->consts[i].why));
-    if (at->fold)
+    if (at->fold && at->fold_expr)
         cb_printf(b,
                   "  if (!(p.c%d_ > 0.0f) || isinf(p.c%d_))\n"
-                  "    return fg_set_error(FG_ERR_PARAM, \"%s: the score is Q.K times %s = "
-                  "%%g: the kernel takes the row max before scaling, so it must be finite and "
-                  "> 0\", (double)p.c%d_);\n",
+                  "    return fg_set_error(FG_ERR_PARAM, \"%s: the score's constant factor %s = "
+                  "%%g: the kernel takes the row max before multiplying by it, so it must be "
+                  "finite and > 0\", (double)(%s));\n",
                   at->fold_const, at->fold_const, entry, plan_expr(c, at->fold_expr),
-                  at->fold_const);
+                  cu_text(c, at->fold_expr, true));
 }
 
 /* Independent chains (kernel_chains.c): each chain's coefficient, its

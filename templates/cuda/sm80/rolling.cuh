@@ -133,7 +133,7 @@ struct fa_cfg {
   // Skip the O rescale of a tile when no row of the warp changed its running max
   // (warp vote; exact: the skipped factor is exactly 1).
   static constexpr bool SKIP_RESCALE = SKIP_RESCALE_;
-  static constexpr bool FOLD = FOLD_;  // use plan_score_is_scaled_qk when the plan sets it
+  static constexpr bool FOLD = FOLD_;  // use plan_score_folds when the plan sets it
   static_assert(MT * 16 * NW == BM, "BM must be a multiple of 16*NW");
   static_assert(D % 32 == 0 && BN % 16 == 0 && STAGES >= 2, "bad tile");
   template <typename T>
@@ -351,10 +351,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   auto softpv = [&](auto masked_tag, Sacc& s, int vslot, int n0) {
     constexpr bool MASKED = decltype(masked_tag)::value;
     const uint32_t vb = fa_opaque(sV_u32 + vslot * (BN * SROW * (int)sizeof(T)) + v_off);
-    // FOLD: the plan declares plan_score(qk) == qk * plan_score_scale(p) with a positive
-    // scale; the row max is then taken on raw qk and the scale is folded into the
-    // exp2 argument (one FFMA per element instead of FMUL + FADD).
-    constexpr bool FOLD = C::FOLD && plan_score_is_scaled_qk;
+    // FOLD: the plan declares plan_score(qk) == plan_score_inner(qk) *
+    // plan_score_scale(p) with a positive constant; the row max is then taken on
+    // the inner part and the constant is folded into the exp2 argument (one FFMA
+    // per element instead of FMUL + FADD).
+    constexpr bool FOLD = C::FOLD && plan_score_folds;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
     // score hook (+ mask hook on partial tiles).  Row/column bases are made opaque
     // per tile so that (row, column) constant pairs are not hoisted out of the loop.
@@ -368,7 +369,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
         for (int e = 0; e < 4; ++e) {
           const int i = ibase + mt * 16 + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
-          float x = FOLD ? s[mt][nb][e] : plan_score(s[mt][nb][e], i, j, h, p);
+          float x = FOLD ? plan_score_inner(s[mt][nb][e], i, j, h, p) : plan_score(s[mt][nb][e], i, j, h, p);
           if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
           if constexpr (MASKED) {
             if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;

@@ -182,7 +182,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
 #pragma unroll
     for (int i = 0; i < NO; ++i) o[i] = 0.f;
     float mrow[2] = {-INFINITY, -INFINITY}, lrow[2] = {0.f, 0.f};
-    constexpr bool FOLD = plan_score_is_scaled_qk;
+    // FOLD: the score is plan_score_inner times plan_score_scale(p) > 0 (qk
+    // times the scale, or cap * tanh(qk * k)): the row max is taken on the
+    // inner part and the constant folds into the exp2 argument's FFMA
+    constexpr bool FOLD = plan_score_folds;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
 
     // Score/mask hooks and the online softmax of the tile at n0 (S in
@@ -204,7 +207,9 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         for (int e = 0; e < 4; ++e) {
           const int i = ibase + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
-          float x = FOLD || AFF ? sacc[nb * 4 + e] : plan_score(sacc[nb * 4 + e], i, j, h, p);
+          float x = AFF ? sacc[nb * 4 + e]
+                    : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
+                           : plan_score(sacc[nb * 4 + e], i, j, h, p);
           if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
           if constexpr (MASKED) {
             if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;

@@ -125,9 +125,10 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
   // Score and mask hooks, online softmax, O^T += V^T P^T for the tile at keys n0.
   auto softpv = [&](auto masked_tag, ck_f16* s, const uint16_t* svt, int n0) {
     constexpr bool MASKED = decltype(masked_tag)::value;
-    // FOLD: the score is qk times plan_score_scale(p) > 0: the row max is taken
-    // on raw qk and the scale folded into the exp2 argument.
-    constexpr bool FOLD = plan_score_is_scaled_qk;
+    // FOLD: the score is plan_score_inner times plan_score_scale(p) > 0: the
+    // row max is taken on the inner part and the constant folded into the
+    // exp2 argument.
+    constexpr bool FOLD = plan_score_folds;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
     float tm = -INFINITY;
 #pragma unroll
@@ -135,7 +136,7 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
 #pragma unroll
       for (int r = 0; r < 16; ++r) {
         const int j = n0 + kb * 32 + ck_acc_row(lane, r, 32);
-        float x = FOLD ? s[kb][r] : plan_score(s[kb][r], i, j, h, p);
+        float x = FOLD ? plan_score_inner(s[kb][r], i, j, h, p) : plan_score(s[kb][r], i, j, h, p);
         if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
         if constexpr (MASKED) {
           if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;
