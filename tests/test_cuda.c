@@ -524,9 +524,17 @@ static void softcap_constants_fold_on_the_host(void **state)
 {
     fixture *f = *state;
     const char *d = cuda_defs(f, "plans/softcap.fp");
-    assert_def(d, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
-    assert_has(d, "p.c0_ = (float)(p.cap * 1.4426950408889634); /* cap * log2(e) */");
-    assert_has(d, "p.c1_ = (float)(p.scale / p.cap); /* scale / cap */");
+    assert_def(d, "cuda_score", "fa_tanh(qk * p.c0_) * p.c1_");
+    assert_has(d, "p.c0_ = (float)(p.scale / p.cap); /* scale / cap */");
+    assert_has(d, "p.c1_ = (float)(p.cap * 1.4426950408889634); /* cap * log2(e) */");
+    /* cap * tanh(S / cap) is a product: the kernels take the row max on
+     * tanh and fold cap * log2(e) into the exp2 argument, which needs cap > 0
+     * (checked on the host, named as the plan writes it) */
+    assert_def(d, "cuda_fold", "1");
+    assert_def(d, "cuda_fold_scale", "p.c1_");
+    assert_def(d, "cuda_score_inner", "fa_tanh(qk * p.c0_)");
+    assert_has(d, "if (!(p.c1_ > 0.0f) || isinf(p.c1_))");
+    assert_has(d, "the score's constant factor cap = %g");
     /* G divides (h / G) and must equal Hq / Hkv for the kernel's mapping:
      * the plan's checks, then the resolved value into plan_params */
     assert_has(d, "G = Hq / Hkv;");
@@ -546,7 +554,7 @@ static void window_mask_and_split_form(void **state)
     /* Q 16 rows + max(ring 8 warps * 2 stages * 2 * 16 keys, merge) of 136 elements */
     assert_has(s, "D 128, bf16, 16 packed rows or fewer: 16 rows x 16 keys "
                   "per warp tile, 256 threads, 2 stages, 143616 bytes of shared memory");
-    assert_def(s, "cuda_score", "fa_tanh(qk * p.c1_) * p.c0_");
+    assert_def(s, "cuda_score", "fa_tanh(qk * p.c0_) * p.c1_");
     assert_def(s, "cuda_plan_splits", "0"); /* splits = auto */
     assert_def(d, "cuda_plan_splits", "0"); /* rolling */
 }
