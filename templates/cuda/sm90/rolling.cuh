@@ -55,11 +55,14 @@ struct fh_cfg {
   static constexpr int NS = BN / 2;              // S accumulators per consumer thread
   static constexpr int NO = D / 2;               // O accumulators per consumer thread
   static_assert(D % 16 == 0 && D <= 256 && BN % 16 == 0 && BN <= 256 && STAGES >= 2, "bad tile");
+  static constexpr int SPAN_OFF = (8 * (1 + 4 * STAGES) + 15) & ~15;  // the mbarriers, to 16 bytes
   template <typename T>
   static constexpr size_t smem_bytes() {
-    // 1024 for aligning the tiles to the swizzle atom, then the tiles and
-    // the mbarriers (Q full; K full, V full, K empty and V empty per slot)
-    return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES + 8 * (1 + 4 * STAGES);
+    // 1024 for aligning the tiles to the swizzle atom, then the tiles, the
+    // mbarriers (Q full; K full, V full, K empty and V empty per slot) and
+    // with span atoms the rows' ranges per consumer warp
+    return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES +
+           (plan_nspans > 0 ? SPAN_OFF + 8 * 16 * (size_t)plan_nspans : 8 * (1 + 4 * STAGES));
   }
 };
 
@@ -75,6 +78,12 @@ struct fh_args {
 
 __device__ __forceinline__ void fh_st_shared_u32(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void fh_st_shared_v2_s64(uint32_t addr, long x, long y) {
+  asm volatile("st.shared.v2.s64 [%0], {%1, %2};\n" ::"r"(addr), "l"(x), "l"(y) : "memory");
+}
+__device__ __forceinline__ void fh_ld_shared_v2_s64(uint32_t addr, long* x, long* y) {
+  asm volatile("ld.shared.v2.s64 {%0, %1}, [%2];\n" : "=l"(*x), "=l"(*y) : "r"(addr) : "memory");
 }
 __device__ __forceinline__ uint4 fh_ld_shared_v4(uint32_t addr) {
   uint4 v;
@@ -293,10 +302,20 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // with span atoms from the ranges of their values over the rows (once)
     // and the tile's keys (read by each warp one tile ahead, so that the
     // loads' latency hides behind a tile's work).
-    constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = BN / 32;
-    long rlo[SK], rhi[SK];
+    constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = (BN + 31) / 32;  // every key of the tile
+    // The rows' ranges (the same in every lane: plan_span_range merges the
+    // warp's) wait in this warp's words of shared memory and are read back
+    // per tile: at D 256 registers are the kernel's bound.
+    const uint32_t span_rows = bars + C::SPAN_OFF + (uint32_t)(warp - 4) * (16 * SK);
     long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
-    if constexpr (plan_nspans > 0) plan_span_range<true>(r0, r1, h, p, rlo, rhi);
+    if constexpr (plan_nspans > 0) {
+      long lo[SK], hi[SK];
+      plan_span_range<true>(r0, r1, h, p, lo, hi);
+      if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_rows + 16u * k, lo[k], hi[k]);
+      __syncwarp();
+    }
     auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
       if (t < t_hi) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
     };
@@ -305,6 +324,9 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       long clo[SK], chi[SK];
       plan_span_fold<SPER>(sv, clo, chi);
       // a group with no rows (past M) sees nothing
+      long rlo[SK], rhi[SK];
+#pragma unroll
+      for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_rows + 16u * k, &rlo[k], &rhi[k]);
       int cls = r0 < r1 ? plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p) : 0;
       if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
       return cls;
@@ -449,18 +471,22 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
     }
     // Every product that read this group's Q rows has completed (waited);
-    // the other group never reads them.
+    // the other group never reads them.  The addresses from opaque bases, so
+    // that the compiler computes them here and not before the key tiles
+    // (where they would be live through the loop: spills)
+    const uint32_t qe = fa_opaque(q_rows);
+    const int rb = (int)fa_opaque((uint32_t)(wq * 16 + g));
 #pragma unroll
     for (int db = 0; db < DB; ++db)
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
-        const int r = wq * 16 + g + hr * 8;  // row within the group (r % 8 == g)
-        const uint32_t at = q_rows + (db >> 3) * (BM * 128) + r * 128 + (((db & 7) ^ (r & 7)) << 4) + tq * 4;
+        const int r = rb + hr * 8;  // row within the group (r % 8 == g)
+        const uint32_t at = qe + (db >> 3) * (BM * 128) + r * 128 + (((db & 7) ^ (r & 7)) << 4) + tq * 4;
         fh_st_shared_u32(at, TT::pack(o[db * 4 + 2 * hr], o[db * 4 + 2 * hr + 1]));
       }
     fh_named_sync(1 + cw, 128);
     T* og = reinterpret_cast<T*>(a.o) + b * a.o_sb + h * a.o_sh;
-    const int wtid = tid & 127;
+    const int wtid = (int)fa_opaque((uint32_t)(tid & 127));
     const int dch = a.D / 8;  // 16-byte chunks of a row that are stored
 #pragma unroll
     for (int c0 = 0; c0 < 64 * DB; c0 += 128) {
@@ -468,7 +494,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       const int r = c / DB, cc = c % DB;
       const int i = r0 + r;
       if (i < M && cc < dch) {
-        const uint4 v = fh_ld_shared_v4(q_rows + (cc >> 3) * (BM * 128) + r * 128 + (((cc & 7) ^ (r & 7)) << 4));
+        const uint4 v = fh_ld_shared_v4(qe + (cc >> 3) * (BM * 128) + r * 128 + (((cc & 7) ^ (r & 7)) << 4));
         *reinterpret_cast<uint4*>(og + (int64_t)i * a.o_sm + cc * 8) = v;
       }
     }
