@@ -2379,20 +2379,23 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
-using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
-using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
-using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2400,220 +2403,220 @@ using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V sta
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0136 ms; runner-up T64_128_3P 0.0139 ms; spread 28.5 %
+  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0127 ms; runner-up T64_64_3 0.0127 ms; spread 12.4 %
   {1, 64, 8, 12, 0, 171},
-  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_3P 0.0174 ms; runner-up T64_64_3 0.0175 ms; spread 22.8 %
-  {1, 64, 9, 13, 1, 172},
-  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0245 ms; runner-up T64_176_3P 0.0247 ms; spread 17.3 %
-  {1, 64, 10, 14, 2, 173},
-  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0423 ms; runner-up T64_128_2 0.0425 ms; spread 7.9 %
-  {1, 64, 11, 15, 3, 174},
-  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1235 ms; runner-up T64_176_2 0.125 ms; spread 2.3 %
-  {1, 64, 12, 16, 2, 175},
-  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.4042 ms; runner-up T64_176_3 0.4092 ms; spread 0.8 %
-  {1, 64, 13, 17, 2, 176},
-  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 1.483 ms; runner-up T64_176_2P 1.491 ms; spread 1.1 %
-  {1, 64, 14, 18, 4, 177},
-  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.955 ms; runner-up T64_128_2P 6.168 ms; spread 10.7 %
-  {1, 64, 15, 19, 4, 178},
-  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8138 ms; runner-up T64_176_2 0.8244 ms; spread 7.5 %
+  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0159 ms; runner-up T64_64_2P 0.016 ms; spread 6.2 %
+  {1, 64, 9, 13, 0, 172},
+  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.023 ms; runner-up T64_128_2P 0.023 ms; spread 18.1 %
+  {1, 64, 10, 14, -1, 173},
+  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0399 ms; runner-up T64_128_3 0.0396 ms; spread 4.9 %
+  {1, 64, 11, 15, -1, 174},
+  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1191 ms; runner-up T64_128_3 0.1189 ms; spread 2.0 %
+  {1, 64, 12, 16, -1, 175},
+  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4002 ms; runner-up T64_176_2P 0.4071 ms; spread 1.0 %
+  {1, 64, 13, 17, 1, 176},
+  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.489 ms; runner-up T64_176_3 1.515 ms; spread 0.2 %
+  {1, 64, 14, 18, 1, 177},
+  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.09 ms; runner-up T64_128_2 6.031 ms; spread 0.0 %
+  {1, 64, 15, 19, -1, 178},
+  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_3 0.8162 ms; runner-up T64_128_2 0.8217 ms; spread 0.5 %
   {1, 64, 13, 18, 2, 179},
-  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.668 ms; runner-up T64_176_2 1.682 ms; spread 0.5 %
-  {1, 64, 13, 19, 2, 180},
-  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2P 3.54 ms; runner-up T64_176_2 3.542 ms; spread 0.3 %
-  {1, 64, 13, 20, 2, 181},
-  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 7.064 ms; runner-up T64_176_2P 7.155 ms; spread 9.7 %
+  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 1.68 ms; runner-up T64_176_3P 1.68 ms; spread 0.2 %
+  {1, 64, 13, 19, 3, 180},
+  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.256 ms; runner-up T64_176_3P 3.379 ms; spread 0.2 %
+  {1, 64, 13, 20, -1, 181},
+  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.706 ms; runner-up T64_176_2 7.116 ms; spread 9.7 %
   {1, 64, 13, 21, -1, 182},
-  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 14.53 ms; runner-up T64_176_2P 14.54 ms; spread 0.6 %
+  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 14.13 ms; runner-up T64_176_3 14.14 ms; spread 0.9 %
   {1, 64, 13, 22, 4, 183},
-  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0159 ms; runner-up T128_128_2 0.0162 ms; spread 14.1 %
+  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0143 ms; runner-up T128_64_2P 0.0144 ms; spread 19.9 %
   {1, 128, 8, 12, 5, 184},
-  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0197 ms; runner-up T128_128_3P 0.0198 ms; spread 13.3 %
-  {1, 128, 9, 13, 5, 185},
-  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0289 ms; runner-up T128_176_2P 0.0291 ms; spread 19.1 %
-  {1, 128, 10, 14, 5, 186},
-  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.052 ms; runner-up T128_128_3P 0.052 ms; spread 5.8 %
-  {1, 128, 11, 15, 5, 187},
-  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1578 ms; runner-up T128_128_3P 0.1578 ms; spread 2.6 %
-  {1, 128, 12, 16, 5, 188},
-  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.5396 ms; runner-up T128_176_2P 0.5352 ms; spread 0.8 %
+  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0182 ms; runner-up T128_128_2P 0.0184 ms; spread 9.9 %
+  {1, 128, 9, 13, 6, 185},
+  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0255 ms; runner-up T128_128_2P 0.0259 ms; spread 9.8 %
+  {1, 128, 10, 14, 6, 186},
+  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0479 ms; runner-up T128_128_2P 0.0481 ms; spread 4.9 %
+  {1, 128, 11, 15, 6, 187},
+  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1446 ms; runner-up T128_128_3P 0.1451 ms; spread 1.7 %
+  {1, 128, 12, 16, 7, 188},
+  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.5042 ms; runner-up T128_128_2 0.5019 ms; spread 0.4 %
   {1, 128, 13, 17, -1, 189},
-  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.966 ms; runner-up T128_176_2 2.13 ms; spread 0.7 %
+  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.883 ms; runner-up T128_128_2 2.027 ms; spread 0.4 %
   {1, 128, 14, 18, -1, 190},
-  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.403 ms; runner-up T128_128_3P 9.041 ms; spread 21.7 %
+  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.665 ms; runner-up T128_128_2 8.07 ms; spread 12.1 %
   {1, 128, 15, 19, -1, 191},
-  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.1 ms; runner-up T128_128_2 1.1 ms; spread 0.5 %
-  {1, 128, 13, 18, 5, 192},
-  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.335 ms; runner-up T128_128_2 2.45 ms; spread 0.8 %
+  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.059 ms; runner-up T128_128_3 1.062 ms; spread 0.5 %
+  {1, 128, 13, 18, 8, 192},
+  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.182 ms; runner-up T128_128_2 2.272 ms; spread 0.8 %
   {1, 128, 13, 19, -1, 193},
-  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_128_2P 5.915 ms; runner-up T128_128_3P 5.919 ms; spread 0.2 %
-  {1, 128, 13, 20, 5, 194},
-  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2P 11.82 ms; runner-up T128_128_2 11.88 ms; spread 2.4 %
-  {1, 128, 13, 21, 5, 195},
-  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2P 23.63 ms; runner-up T128_128_2 23.7 ms; spread 0.3 %
-  {1, 128, 13, 22, 5, 196},
-  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0139 ms; runner-up T64_64_3 0.014 ms; spread 11.5 %
-  {2, 64, 8, 12, 6, 197},
-  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0175 ms; runner-up T64_128_3 0.0176 ms; spread 11.5 %
-  {2, 64, 9, 13, 7, 198},
-  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.0242 ms; runner-up T64_128_2P 0.0246 ms; spread 10.1 %
-  {2, 64, 10, 14, 2, 199},
-  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0424 ms; runner-up T64_128_3P 0.0425 ms; spread 3.2 %
-  {2, 64, 11, 15, 3, 200},
-  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.124 ms; runner-up T64_176_2 0.1258 ms; spread 1.9 %
-  {2, 64, 12, 16, 2, 201},
-  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.4058 ms; runner-up T64_176_2 0.411 ms; spread 0.7 %
-  {2, 64, 13, 17, 2, 202},
-  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 1.486 ms; runner-up T64_176_3 1.516 ms; spread 0.3 %
-  {2, 64, 14, 18, 4, 203},
-  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_3P 6.198 ms; runner-up T64_176_3 6.205 ms; spread 9.9 %
-  {2, 64, 15, 19, 7, 204},
-  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.7955 ms; runner-up T64_176_2 0.8061 ms; spread 0.2 %
-  {2, 64, 13, 18, 2, 205},
-  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.651 ms; runner-up T64_176_2 1.665 ms; spread 2.1 %
-  {2, 64, 13, 19, 2, 206},
-  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_128_3P 3.558 ms; runner-up T64_176_2P 3.565 ms; spread 5.8 %
-  {2, 64, 13, 20, 7, 207},
-  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 7.102 ms; runner-up T64_128_3P 7.24 ms; spread 13.6 %
+  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_64_3 5.875 ms; runner-up T128_64_3P 5.888 ms; spread 0.3 %
+  {1, 128, 13, 20, 9, 194},
+  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3 11.77 ms; runner-up T128_64_3P 11.77 ms; spread 0.3 %
+  {1, 128, 13, 21, 9, 195},
+  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.62 ms; runner-up T128_128_2P 23.63 ms; spread 0.2 %
+  {1, 128, 13, 22, 8, 196},
+  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0129 ms; runner-up T64_64_2P 0.013 ms; spread 23.6 %
+  {2, 64, 8, 12, 10, 197},
+  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0159 ms; runner-up T64_64_2P 0.016 ms; spread 5.8 %
+  {2, 64, 9, 13, 0, 198},
+  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0228 ms; runner-up T64_128_3P 0.0229 ms; spread 5.9 %
+  {2, 64, 10, 14, 11, 199},
+  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0403 ms; runner-up T64_128_3P 0.0402 ms; spread 4.1 %
+  {2, 64, 11, 15, -1, 200},
+  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1201 ms; runner-up T64_128_3 0.1195 ms; spread 2.3 %
+  {2, 64, 12, 16, -1, 201},
+  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4003 ms; runner-up T64_176_2P 0.4069 ms; spread 0.5 %
+  {2, 64, 13, 17, 1, 202},
+  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.483 ms; runner-up T64_176_2 1.527 ms; spread 2.4 %
+  {2, 64, 14, 18, 1, 203},
+  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.044 ms; runner-up T64_176_3P 6.069 ms; spread 3.4 %
+  {2, 64, 15, 19, -1, 204},
+  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.8124 ms; runner-up T64_176_2P 0.816 ms; spread 3.3 %
+  {2, 64, 13, 18, 12, 205},
+  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.67 ms; runner-up T64_176_3 1.686 ms; spread 1.6 %
+  {2, 64, 13, 19, 1, 206},
+  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.328 ms; runner-up T64_128_3 3.521 ms; spread 0.7 %
+  {2, 64, 13, 20, -1, 207},
+  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.636 ms; runner-up T64_128_3 7.137 ms; spread 0.3 %
   {2, 64, 13, 21, -1, 208},
-  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 14.85 ms; runner-up T64_176_2 14.96 ms; spread 3.5 %
-  {2, 64, 13, 22, 2, 209},
-  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2 0.0159 ms; runner-up T128_64_3 0.0161 ms; spread 10.0 %
-  {2, 128, 8, 12, 8, 210},
-  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_64_2P 0.0211 ms; runner-up T128_128_3P 0.0212 ms; spread 12.6 %
-  {2, 128, 9, 13, 9, 211},
-  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.0317 ms; runner-up T128_128_3 0.0317 ms; spread 9.8 %
-  {2, 128, 10, 14, -1, 212},
-  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0537 ms; runner-up T128_128_3P 0.0556 ms; spread 10.1 %
-  {2, 128, 11, 15, 5, 213},
-  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1576 ms; runner-up T128_128_3P 0.1582 ms; spread 2.3 %
-  {2, 128, 12, 16, 5, 214},
-  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 0.542 ms; runner-up T128_176_2 0.5487 ms; spread 0.6 %
-  {2, 128, 13, 17, 10, 215},
-  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 2.015 ms; runner-up T128_128_2 2.085 ms; spread 0.6 %
+  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 14.55 ms; runner-up T64_176_3 14.6 ms; spread 0.9 %
+  {2, 64, 13, 22, 4, 209},
+  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.016 ms; runner-up T128_64_3P 0.0164 ms; spread 17.2 %
+  {2, 128, 8, 12, 6, 210},
+  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_64_3P 0.0196 ms; runner-up T128_128_3P 0.0196 ms; spread 4.6 %
+  {2, 128, 9, 13, 5, 211},
+  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0273 ms; runner-up T128_128_2P 0.0274 ms; spread 60.1 %
+  {2, 128, 10, 14, 6, 212},
+  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0496 ms; runner-up T128_128_2 0.0502 ms; spread 4.0 %
+  {2, 128, 11, 15, 7, 213},
+  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1484 ms; runner-up T128_128_2 0.1486 ms; spread 2.6 %
+  {2, 128, 12, 16, 7, 214},
+  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.5167 ms; runner-up T128_176_2P 0.5155 ms; spread 0.7 %
+  {2, 128, 13, 17, -1, 215},
+  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.939 ms; runner-up T128_176_2P 2.043 ms; spread 0.5 %
   {2, 128, 14, 18, -1, 216},
-  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.908 ms; runner-up T128_128_3 9.198 ms; spread 11.7 %
+  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.798 ms; runner-up T128_128_2 8.364 ms; spread 4.1 %
   {2, 128, 15, 19, -1, 217},
-  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 1.113 ms; runner-up T128_128_2P 1.117 ms; spread 0.6 %
-  {2, 128, 13, 18, 11, 218},
-  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.39 ms; runner-up T128_176_2P 2.386 ms; spread 0.7 %
+  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.078 ms; runner-up default 1.108 ms; spread 0.8 %
+  {2, 128, 13, 18, 8, 218},
+  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.239 ms; runner-up T128_176_2P 2.321 ms; spread 0.8 %
   {2, 128, 13, 19, -1, 219},
-  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_128_2P 5.928 ms; runner-up T128_128_3P 5.929 ms; spread 0.4 %
-  {2, 128, 13, 20, 5, 220},
-  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 11.92 ms; runner-up T128_128_2P 12.03 ms; spread 0.7 %
-  {2, 128, 13, 21, 8, 221},
-  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2P 23.69 ms; runner-up T128_128_2 23.88 ms; spread 0.2 %
-  {2, 128, 13, 22, 5, 222},
+  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_128_3P 5.889 ms; runner-up T128_128_3 5.893 ms; spread 0.2 %
+  {2, 128, 13, 20, 6, 220},
+  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3P 11.8 ms; runner-up T128_128_2 11.81 ms; spread 0.3 %
+  {2, 128, 13, 21, 5, 221},
+  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.6 ms; runner-up T128_128_2P 23.65 ms; spread 0.2 %
+  {2, 128, 13, 22, 8, 222},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0137 ms; runner-up T64_128_3 0.0138 ms; spread 17.5 %
-  {1, 64, 8, 12, 3, 171},
-  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.0184 ms; runner-up T64_128_2P 0.0187 ms; spread 8.0 %
-  {1, 64, 9, 13, 2, 172},
-  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0257 ms; runner-up T64_128_3P 0.0257 ms; spread 15.8 %
-  {1, 64, 10, 14, 3, 173},
-  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0443 ms; runner-up T64_128_2P 0.0442 ms; spread 4.9 %
-  {1, 64, 11, 15, -1, 174},
-  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1272 ms; runner-up T64_128_2P 0.1287 ms; spread 2.2 %
+  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0151 ms; runner-up T64_128_2 0.0156 ms; spread 29.9 %
+  {1, 64, 8, 12, 0, 171},
+  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0182 ms; runner-up T64_64_3 0.0186 ms; spread 9.7 %
+  {1, 64, 9, 13, 0, 172},
+  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_64_3P 0.0252 ms; runner-up T64_128_2 0.0256 ms; spread 3.9 %
+  {1, 64, 10, 14, 0, 173},
+  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.042 ms; runner-up default 0.0426 ms; spread 6.2 %
+  {1, 64, 11, 15, 2, 174},
+  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3 0.1227 ms; runner-up T64_128_2 0.1237 ms; spread 1.9 %
   {1, 64, 12, 16, 2, 175},
-  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.4106 ms; runner-up T64_176_3 0.415 ms; spread 1.3 %
-  {1, 64, 13, 17, 2, 176},
-  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 1.489 ms; runner-up T64_176_3 1.5 ms; spread 1.4 %
-  {1, 64, 14, 18, 2, 177},
-  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.867 ms; runner-up T64_176_3 5.914 ms; spread 3.6 %
-  {1, 64, 15, 19, 4, 178},
-  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8155 ms; runner-up T64_176_3 0.8233 ms; spread 1.2 %
-  {1, 64, 13, 18, 2, 179},
-  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.62 ms; runner-up T64_176_2 1.637 ms; spread 0.3 %
-  {1, 64, 13, 19, 2, 180},
-  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 3.566 ms; runner-up T64_176_3 3.591 ms; spread 1.1 %
-  {1, 64, 13, 20, 4, 181},
-  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 7.192 ms; runner-up T64_176_2P 7.16 ms; spread 6.2 %
+  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4121 ms; runner-up T64_176_2P 0.4178 ms; spread 1.8 %
+  {1, 64, 13, 17, 1, 176},
+  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.491 ms; runner-up T64_176_2P 1.532 ms; spread 1.4 %
+  {1, 64, 14, 18, 1, 177},
+  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 5.772 ms; runner-up T64_176_3 5.815 ms; spread 1.2 %
+  {1, 64, 15, 19, 1, 178},
+  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.815 ms; runner-up T64_176_2P 0.8279 ms; spread 0.9 %
+  {1, 64, 13, 18, 1, 179},
+  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.616 ms; runner-up T64_176_3 1.639 ms; spread 0.5 %
+  {1, 64, 13, 19, 1, 180},
+  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.293 ms; runner-up T64_176_3P 3.372 ms; spread 0.5 %
+  {1, 64, 13, 20, -1, 181},
+  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.606 ms; runner-up T64_176_2 6.864 ms; spread 4.1 %
   {1, 64, 13, 21, -1, 182},
-  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 14.64 ms; runner-up T64_176_2P 14.7 ms; spread 1.9 %
-  {1, 64, 13, 22, 12, 183},
-  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2 0.0158 ms; runner-up T128_64_2 0.016 ms; spread 5.9 %
-  {1, 128, 8, 12, 8, 184},
-  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0196 ms; runner-up T128_128_2 0.0208 ms; spread 4.6 %
-  {1, 128, 9, 13, 5, 185},
-  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0307 ms; runner-up T128_128_2P 0.0309 ms; spread 2.7 %
-  {1, 128, 10, 14, 13, 186},
-  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0525 ms; runner-up T128_128_2P 0.0535 ms; spread 4.0 %
-  {1, 128, 11, 15, 13, 187},
-  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1599 ms; runner-up T128_128_3P 0.1608 ms; spread 1.2 %
-  {1, 128, 12, 16, 5, 188},
-  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.5451 ms; runner-up T128_176_2P 0.5415 ms; spread 0.7 %
-  {1, 128, 13, 17, -1, 189},
-  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.982 ms; runner-up T128_176_2 2.118 ms; spread 1.2 %
+  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.82 ms; runner-up T64_176_3 13.88 ms; spread 4.5 %
+  {1, 64, 13, 22, 1, 183},
+  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0169 ms; runner-up T128_64_2P 0.0176 ms; spread 21.6 %
+  {1, 128, 8, 12, 6, 184},
+  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0204 ms; runner-up T128_128_2P 0.0207 ms; spread 75.1 %
+  {1, 128, 9, 13, 6, 185},
+  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0284 ms; runner-up T128_128_3P 0.0286 ms; spread 6.3 %
+  {1, 128, 10, 14, 7, 186},
+  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0505 ms; runner-up T128_128_3P 0.0506 ms; spread 3.9 %
+  {1, 128, 11, 15, 7, 187},
+  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1472 ms; runner-up T128_128_3P 0.1486 ms; spread 3.3 %
+  {1, 128, 12, 16, 7, 188},
+  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 0.5028 ms; runner-up T128_128_2P 0.5033 ms; spread 0.9 %
+  {1, 128, 13, 17, 8, 189},
+  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.879 ms; runner-up T128_128_2 2.033 ms; spread 1.0 %
   {1, 128, 14, 18, -1, 190},
-  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.66 ms; runner-up T128_176_2 8.585 ms; spread 13.0 %
+  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.23 ms; runner-up T128_176_2 8.066 ms; spread 11.8 %
   {1, 128, 15, 19, -1, 191},
-  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.113 ms; runner-up T128_128_2 1.114 ms; spread 1.1 %
-  {1, 128, 13, 18, 5, 192},
-  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.266 ms; runner-up T128_128_2 2.346 ms; spread 0.7 %
+  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.033 ms; runner-up T128_176_2P 1.053 ms; spread 1.4 %
+  {1, 128, 13, 18, 8, 192},
+  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.097 ms; runner-up T128_128_2P 2.184 ms; spread 1.5 %
   {1, 128, 13, 19, -1, 193},
-  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.828 ms; runner-up T128_128_2 5.21 ms; spread 6.7 %
+  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.421 ms; runner-up T128_128_2 4.89 ms; spread 0.5 %
   {1, 128, 13, 20, -1, 194},
-  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 10.22 ms; runner-up T128_176_2P 11.1 ms; spread 11.9 %
+  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 9.603 ms; runner-up T128_128_2P 10.01 ms; spread 15.3 %
   {1, 128, 13, 21, -1, 195},
-  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 22.07 ms; runner-up T128_176_2P 22.26 ms; spread 5.6 %
+  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 19.91 ms; runner-up T128_128_3 20.03 ms; spread 13.6 %
   {1, 128, 13, 22, -1, 196},
-  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0145 ms; runner-up T64_128_2 0.0149 ms; spread 14.1 %
-  {2, 64, 8, 12, 0, 197},
-  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0186 ms; runner-up T64_64_3 0.0187 ms; spread 10.5 %
-  {2, 64, 9, 13, 0, 198},
-  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0252 ms; runner-up T64_128_3P 0.0254 ms; spread 9.6 %
-  {2, 64, 10, 14, 3, 199},
-  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0435 ms; runner-up T64_128_3P 0.0438 ms; spread 5.7 %
-  {2, 64, 11, 15, 3, 200},
-  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_2P 0.1263 ms; runner-up T64_128_3P 0.1276 ms; spread 2.5 %
-  {2, 64, 12, 16, 2, 201},
-  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2P 0.414 ms; runner-up T64_176_3 0.4187 ms; spread 1.4 %
-  {2, 64, 13, 17, 2, 202},
-  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2P 1.5 ms; runner-up T64_176_3 1.51 ms; spread 0.8 %
-  {2, 64, 14, 18, 2, 203},
-  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 5.96 ms; runner-up T64_176_2 5.97 ms; spread 3.0 %
-  {2, 64, 15, 19, 12, 204},
-  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.8162 ms; runner-up T64_176_2 0.8257 ms; spread 0.9 %
-  {2, 64, 13, 18, 2, 205},
-  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2P 1.611 ms; runner-up T64_176_2 1.628 ms; spread 0.4 %
-  {2, 64, 13, 19, 2, 206},
-  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 3.434 ms; runner-up T64_128_3P 3.506 ms; spread 5.2 %
-  {2, 64, 13, 20, 4, 207},
-  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 7.394 ms; runner-up T64_176_2P 7.322 ms; spread 10.2 %
+  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0149 ms; runner-up T64_128_2 0.015 ms; spread 18.7 %
+  {2, 64, 8, 12, 10, 197},
+  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0181 ms; runner-up T64_128_2P 0.0186 ms; spread 14.8 %
+  {2, 64, 9, 13, 10, 198},
+  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_64_2 0.0258 ms; runner-up T64_64_2P 0.0258 ms; spread 6.7 %
+  {2, 64, 10, 14, 13, 199},
+  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0426 ms; runner-up T64_128_3 0.0427 ms; spread 2.3 %
+  {2, 64, 11, 15, 14, 200},
+  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1243 ms; runner-up T64_128_3 0.1256 ms; spread 1.6 %
+  {2, 64, 12, 16, -1, 201},
+  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4194 ms; runner-up T64_176_3 0.424 ms; spread 1.4 %
+  {2, 64, 13, 17, 1, 202},
+  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.502 ms; runner-up T64_176_2P 1.526 ms; spread 0.9 %
+  {2, 64, 14, 18, 1, 203},
+  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.937 ms; runner-up T64_176_3P 5.969 ms; spread 0.1 %
+  {2, 64, 15, 19, 15, 204},
+  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.8133 ms; runner-up T64_176_2P 0.826 ms; spread 3.2 %
+  {2, 64, 13, 18, 1, 205},
+  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.625 ms; runner-up T64_176_3 1.642 ms; spread 0.6 %
+  {2, 64, 13, 19, 1, 206},
+  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.298 ms; runner-up T64_176_3 3.388 ms; spread 1.0 %
+  {2, 64, 13, 20, -1, 207},
+  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.598 ms; runner-up T64_176_2P 7.055 ms; spread 8.7 %
   {2, 64, 13, 21, -1, 208},
-  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 14.97 ms; runner-up T64_176_2P 15.04 ms; spread 6.8 %
-  {2, 64, 13, 22, 4, 209},
-  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0164 ms; runner-up T128_128_3 0.0164 ms; spread 96.9 %
+  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 14.09 ms; runner-up T64_176_2 14.24 ms; spread 6.2 %
+  {2, 64, 13, 22, 1, 209},
+  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0169 ms; runner-up T128_128_3P 0.0169 ms; spread 16.3 %
   {2, 128, 8, 12, 5, 210},
-  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0207 ms; runner-up T128_128_3P 0.0208 ms; spread 7.0 %
-  {2, 128, 9, 13, 5, 211},
-  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0295 ms; runner-up T128_128_3P 0.0298 ms; spread 6.3 %
-  {2, 128, 10, 14, 5, 212},
-  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0534 ms; runner-up T128_128_2P 0.0538 ms; spread 4.6 %
-  {2, 128, 11, 15, 13, 213},
-  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1616 ms; runner-up T128_128_3P 0.1618 ms; spread 2.0 %
-  {2, 128, 12, 16, 5, 214},
-  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 0.5441 ms; runner-up T128_176_2 0.5515 ms; spread 0.8 %
-  {2, 128, 13, 17, 10, 215},
-  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 2.025 ms; runner-up T128_176_2 2.083 ms; spread 0.3 %
+  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3 0.0206 ms; runner-up T128_128_3P 0.0206 ms; spread 4.3 %
+  {2, 128, 9, 13, 16, 211},
+  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0279 ms; runner-up T128_128_2P 0.0281 ms; spread 4.0 %
+  {2, 128, 10, 14, 6, 212},
+  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0505 ms; runner-up T128_128_3P 0.0509 ms; spread 19.5 %
+  {2, 128, 11, 15, 7, 213},
+  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1501 ms; runner-up T128_128_2P 0.1506 ms; spread 2.3 %
+  {2, 128, 12, 16, 6, 214},
+  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.5154 ms; runner-up T128_128_2 0.5104 ms; spread 1.3 %
+  {2, 128, 13, 17, -1, 215},
+  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.908 ms; runner-up T128_128_2 2.085 ms; spread 0.8 %
   {2, 128, 14, 18, -1, 216},
-  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.789 ms; runner-up T128_128_2 8.813 ms; spread 14.2 %
+  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.86 ms; runner-up T128_176_2 8.194 ms; spread 6.5 %
   {2, 128, 15, 19, -1, 217},
-  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 1.111 ms; runner-up T128_176_2 1.119 ms; spread 1.1 %
-  {2, 128, 13, 18, 10, 218},
-  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.329 ms; runner-up T128_128_2P 2.348 ms; spread 0.9 %
+  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.061 ms; runner-up T128_128_2P 1.09 ms; spread 4.9 %
+  {2, 128, 13, 18, 8, 218},
+  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.154 ms; runner-up T128_176_2P 2.297 ms; spread 1.2 %
   {2, 128, 13, 19, -1, 219},
-  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.957 ms; runner-up T128_176_2 5.353 ms; spread 0.4 %
+  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.519 ms; runner-up T128_176_2 5.043 ms; spread 9.3 %
   {2, 128, 13, 20, -1, 220},
-  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: default 11.21 ms; runner-up T128_128_2P 11.46 ms; spread 10.6 %
-  {2, 128, 13, 21, -1, 221},
-  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: default 22.7 ms; runner-up T128_128_2P 22.98 ms; spread 4.0 %
-  {2, 128, 13, 22, -1, 222},
+  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 9.866 ms; runner-up default 10.14 ms; spread 4.3 %
+  {2, 128, 13, 21, 8, 221},
+  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.61 ms; runner-up T128_128_2P 20.85 ms; spread 0.2 %
+  {2, 128, 13, 22, 16, 222},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
@@ -2644,14 +2647,17 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
         case 1: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
         case 12: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 14: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 15: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2671,12 +2677,12 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 5: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 16: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -1588,219 +1588,219 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0112 ms; runner-up default 0.0125 ms; spread 37.1 %
+  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.01 ms; runner-up default 0.0102 ms; spread 31.4 %
   {1, 64, 8, 4, 1, 431},
-  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0145 ms; runner-up splits=16 0.0164 ms; spread 14.6 %
+  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0353 ms; runner-up splits=16 0.0524 ms; spread 35.3 %
   {1, 64, 9, 4, 1, 432},
-  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0158 ms; runner-up splits=16 0.0159 ms; spread 8.3 %
-  {1, 64, 10, 4, 8, 433},
-  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=4 0.0174 ms; runner-up splits=16 0.0186 ms; spread 11.8 %
-  {1, 64, 11, 4, 4, 434},
-  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0239 ms; runner-up splits=8 0.0242 ms; spread 19.8 %
-  {1, 64, 12, 4, 16, 435},
-  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0297 ms; runner-up splits=16 0.0303 ms; spread 25.4 %
+  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.02 ms; runner-up splits=4 0.0201 ms; spread 8.5 %
+  {1, 64, 10, 4, 16, 433},
+  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0185 ms; runner-up splits=8 0.0184 ms; spread 10.4 %
+  {1, 64, 11, 4, -1, 434},
+  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0206 ms; runner-up splits=8 0.0205 ms; spread 16.6 %
+  {1, 64, 12, 4, -1, 435},
+  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0281 ms; runner-up splits=16 0.0289 ms; spread 23.7 %
   {1, 64, 13, 4, 8, 436},
-  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0416 ms; runner-up splits=16 0.0423 ms; spread 96.3 %
+  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0375 ms; runner-up splits=16 0.0384 ms; spread 6.4 %
   {1, 64, 14, 4, 8, 437},
-  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0647 ms; runner-up splits=16 0.0678 ms; spread 9.3 %
+  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0594 ms; runner-up default 0.0641 ms; spread 2.7 %
   {1, 64, 15, 4, 8, 438},
-  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0408 ms; runner-up splits=8 0.042 ms; spread 8.9 %
+  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0366 ms; runner-up splits=8 0.037 ms; spread 6.9 %
   {1, 64, 13, 5, 4, 439},
-  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0641 ms; runner-up splits=4 0.0667 ms; spread 6.0 %
+  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0591 ms; runner-up splits=16 0.0618 ms; spread 4.3 %
   {1, 64, 13, 6, 2, 440},
-  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1063 ms; runner-up splits=16 0.1127 ms; spread 1.7 %
+  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.102 ms; runner-up splits=8 0.1075 ms; spread 3.4 %
   {1, 64, 13, 7, 1, 441},
-  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.202 ms; runner-up splits=8 0.2022 ms; spread 29.4 %
-  {1, 64, 13, 8, 16, 442},
-  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3818 ms; runner-up splits=8 0.3856 ms; spread 1.9 %
-  {1, 64, 13, 9, 16, 443},
-  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up default 0.0144 ms; spread 25.5 %
-  {1, 128, 8, 4, 1, 444},
-  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0175 ms; runner-up splits=4 0.0178 ms; spread 15.8 %
-  {1, 128, 9, 4, 1, 445},
-  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0203 ms; runner-up splits=4 0.0201 ms; spread 13.9 %
-  {1, 128, 10, 4, -1, 446},
-  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0226 ms; runner-up splits=4 0.0235 ms; spread 6.7 %
+  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1976 ms; runner-up splits=1 0.1968 ms; spread 1.0 %
+  {1, 64, 13, 8, -1, 442},
+  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.3767 ms; runner-up splits=16 0.377 ms; spread 1.2 %
+  {1, 64, 13, 9, 8, 443},
+  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0109 ms; runner-up splits=1 0.0111 ms; spread 8.2 %
+  {1, 128, 8, 4, -1, 444},
+  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0143 ms; runner-up splits=4 0.0144 ms; spread 14.6 %
+  {1, 128, 9, 4, 8, 445},
+  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0163 ms; spread 7.0 %
+  {1, 128, 10, 4, 8, 446},
+  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0189 ms; runner-up default 0.0191 ms; spread 7.9 %
   {1, 128, 11, 4, 8, 447},
-  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=4 0.0291 ms; runner-up splits=8 0.0292 ms; spread 10.3 %
-  {1, 128, 12, 4, 4, 448},
-  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=4 0.0394 ms; runner-up splits=8 0.0397 ms; spread 10.9 %
-  {1, 128, 13, 4, 4, 449},
-  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0633 ms; runner-up splits=4 0.0643 ms; spread 5.3 %
-  {1, 128, 14, 4, 8, 450},
-  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1103 ms; runner-up splits=4 0.1092 ms; spread 3.1 %
+  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0247 ms; runner-up default 0.025 ms; spread 9.1 %
+  {1, 128, 12, 4, 8, 448},
+  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.036 ms; runner-up splits=8 0.0357 ms; spread 5.9 %
+  {1, 128, 13, 4, -1, 449},
+  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=4 0.0594 ms; runner-up splits=8 0.0597 ms; spread 4.9 %
+  {1, 128, 14, 4, 4, 450},
+  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1043 ms; runner-up splits=8 0.1046 ms; spread 2.7 %
   {1, 128, 15, 4, -1, 451},
-  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0641 ms; runner-up splits=4 0.0641 ms; spread 5.1 %
-  {1, 128, 13, 5, -1, 452},
-  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1034 ms; runner-up splits=2 0.1095 ms; spread 2.9 %
+  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0585 ms; runner-up splits=2 0.0588 ms; spread 3.9 %
+  {1, 128, 13, 5, 4, 452},
+  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1005 ms; runner-up splits=2 0.1048 ms; spread 3.1 %
   {1, 128, 13, 6, 1, 453},
-  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.196 ms; runner-up default 0.198 ms; spread 3.2 %
-  {1, 128, 13, 7, 1, 454},
-  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3763 ms; runner-up splits=1 0.3773 ms; spread 3.5 %
+  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1912 ms; runner-up splits=1 0.1924 ms; spread 1.4 %
+  {1, 128, 13, 7, -1, 454},
+  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3749 ms; runner-up splits=1 0.3744 ms; spread 0.8 %
   {1, 128, 13, 8, -1, 455},
-  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.7415 ms; runner-up splits=8 0.738 ms; spread 2.5 %
-  {1, 128, 13, 9, -1, 456},
-  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up default 0.0125 ms; spread 14.1 %
-  {2, 64, 8, 4, 1, 457},
-  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0147 ms; runner-up splits=8 0.0169 ms; spread 16.4 %
+  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: splits=8 0.7344 ms; runner-up splits=4 0.7363 ms; spread 0.5 %
+  {1, 128, 13, 9, 8, 456},
+  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0106 ms; runner-up splits=1 0.0105 ms; spread 32.6 %
+  {2, 64, 8, 4, -1, 457},
+  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up splits=8 0.0134 ms; spread 28.6 %
   {2, 64, 9, 4, 1, 458},
-  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0168 ms; runner-up splits=16 0.0172 ms; spread 12.2 %
+  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0145 ms; runner-up default 0.015 ms; spread 11.3 %
   {2, 64, 10, 4, 8, 459},
-  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0196 ms; runner-up splits=16 0.0198 ms; spread 13.9 %
-  {2, 64, 11, 4, 8, 460},
-  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0222 ms; runner-up default 0.0225 ms; spread 5.6 %
-  {2, 64, 12, 4, 16, 461},
-  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0285 ms; runner-up splits=16 0.0306 ms; spread 18.5 %
+  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0164 ms; runner-up splits=8 0.0167 ms; spread 14.9 %
+  {2, 64, 11, 4, -1, 460},
+  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0192 ms; runner-up default 0.0204 ms; spread 22.5 %
+  {2, 64, 12, 4, 8, 461},
+  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0259 ms; runner-up splits=16 0.0266 ms; spread 10.7 %
   {2, 64, 13, 4, 8, 462},
-  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.04 ms; runner-up splits=16 0.041 ms; spread 6.2 %
+  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0367 ms; runner-up splits=16 0.0389 ms; spread 8.2 %
   {2, 64, 14, 4, 8, 463},
-  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.063 ms; runner-up splits=64 0.0682 ms; spread 5.6 %
+  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up splits=16 0.0635 ms; spread 6.0 %
   {2, 64, 15, 4, 8, 464},
-  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0394 ms; runner-up default 0.0419 ms; spread 9.5 %
-  {2, 64, 13, 5, 4, 465},
-  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0635 ms; runner-up splits=4 0.0661 ms; spread 4.0 %
+  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.037 ms; runner-up splits=4 0.0368 ms; spread 39.8 %
+  {2, 64, 13, 5, -1, 465},
+  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0592 ms; runner-up default 0.062 ms; spread 5.1 %
   {2, 64, 13, 6, 2, 466},
-  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1065 ms; runner-up splits=8 0.1117 ms; spread 4.5 %
+  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.102 ms; runner-up splits=8 0.1071 ms; spread 4.0 %
   {2, 64, 13, 7, 1, 467},
-  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.2024 ms; runner-up splits=16 0.2026 ms; spread 2.7 %
-  {2, 64, 13, 8, 8, 468},
-  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3794 ms; runner-up splits=8 0.3812 ms; spread 4.3 %
+  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.1999 ms; runner-up splits=8 0.2003 ms; spread 2.0 %
+  {2, 64, 13, 8, 16, 468},
+  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3784 ms; runner-up splits=8 0.383 ms; spread 1.1 %
   {2, 64, 13, 9, 16, 469},
-  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up default 0.0142 ms; spread 26.2 %
+  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up default 0.0132 ms; spread 15.1 %
   {2, 128, 8, 4, 1, 470},
-  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up splits=4 0.0165 ms; spread 19.1 %
+  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0141 ms; runner-up splits=16 0.0146 ms; spread 14.9 %
   {2, 128, 9, 4, 8, 471},
-  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0189 ms; runner-up splits=4 0.0193 ms; spread 10.0 %
-  {2, 128, 10, 4, 8, 472},
-  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0216 ms; runner-up splits=8 0.0216 ms; spread 14.2 %
-  {2, 128, 11, 4, -1, 473},
-  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0293 ms; runner-up splits=16 0.0292 ms; spread 11.9 %
-  {2, 128, 12, 4, -1, 474},
-  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.04 ms; runner-up splits=16 0.04 ms; spread 10.7 %
+  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=4 0.0159 ms; runner-up splits=8 0.0163 ms; spread 11.2 %
+  {2, 128, 10, 4, 4, 472},
+  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0188 ms; runner-up default 0.0192 ms; spread 12.5 %
+  {2, 128, 11, 4, 8, 473},
+  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0246 ms; runner-up splits=16 0.0251 ms; spread 9.5 %
+  {2, 128, 12, 4, 8, 474},
+  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0361 ms; runner-up splits=16 0.0375 ms; spread 6.6 %
   {2, 128, 13, 4, 8, 475},
-  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0643 ms; runner-up splits=16 0.0651 ms; spread 10.8 %
+  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0588 ms; runner-up splits=16 0.062 ms; spread 4.8 %
   {2, 128, 14, 4, 8, 476},
-  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1085 ms; runner-up splits=32 0.1109 ms; spread 2.1 %
+  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1049 ms; runner-up splits=16 0.1098 ms; spread 1.4 %
   {2, 128, 15, 4, 8, 477},
-  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.061 ms; runner-up splits=8 0.0638 ms; spread 7.1 %
+  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0583 ms; runner-up splits=8 0.0606 ms; spread 5.7 %
   {2, 128, 13, 5, 4, 478},
-  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=16 0.1092 ms; runner-up splits=2 0.1094 ms; spread 1.6 %
-  {2, 128, 13, 6, 16, 479},
-  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1959 ms; runner-up splits=16 0.2009 ms; spread 1.8 %
+  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.1068 ms; runner-up splits=16 0.1077 ms; spread 4.2 %
+  {2, 128, 13, 6, 2, 479},
+  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.195 ms; runner-up splits=16 0.1982 ms; spread 2.2 %
   {2, 128, 13, 7, 1, 480},
-  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.3812 ms; runner-up splits=32 0.3827 ms; spread 1.0 %
+  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.376 ms; runner-up splits=32 0.3794 ms; spread 0.8 %
   {2, 128, 13, 8, 16, 481},
-  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 0.7398 ms; runner-up splits=32 0.7399 ms; spread 0.4 %
-  {2, 128, 13, 9, 16, 482},
+  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=32 0.735 ms; runner-up splits=16 0.7373 ms; spread 0.4 %
+  {2, 128, 13, 9, 32, 482},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0107 ms; runner-up splits=1 0.0108 ms; spread 19.1 %
+  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0106 ms; runner-up splits=1 0.0115 ms; spread 32.6 %
   {1, 64, 8, 4, -1, 431},
-  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0122 ms; runner-up splits=8 0.0136 ms; spread 17.8 %
+  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up splits=8 0.0144 ms; spread 26.9 %
   {1, 64, 9, 4, 1, 432},
-  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0142 ms; runner-up splits=16 0.0147 ms; spread 10.4 %
+  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0137 ms; runner-up splits=16 0.0141 ms; spread 65.7 %
   {1, 64, 10, 4, 8, 433},
-  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0155 ms; runner-up default 0.016 ms; spread 11.8 %
+  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0156 ms; runner-up splits=16 0.0157 ms; spread 20.6 %
   {1, 64, 11, 4, 8, 434},
-  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0181 ms; runner-up default 0.0185 ms; spread 12.2 %
+  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0178 ms; runner-up default 0.0184 ms; spread 16.6 %
   {1, 64, 12, 4, 8, 435},
-  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0239 ms; runner-up default 0.0244 ms; spread 10.0 %
+  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0222 ms; runner-up splits=16 0.0225 ms; spread 11.7 %
   {1, 64, 13, 4, 8, 436},
-  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0305 ms; runner-up splits=16 0.0309 ms; spread 8.3 %
+  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.03 ms; runner-up splits=16 0.0313 ms; spread 17.4 %
   {1, 64, 14, 4, 8, 437},
-  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=16 0.0473 ms; runner-up splits=8 0.0476 ms; spread 4.3 %
-  {1, 64, 15, 4, 16, 438},
-  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0301 ms; runner-up splits=8 0.0303 ms; spread 12.4 %
-  {1, 64, 13, 5, 4, 439},
-  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0473 ms; runner-up splits=2 0.0476 ms; spread 9.1 %
-  {1, 64, 13, 6, 4, 440},
-  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0775 ms; runner-up splits=2 0.0808 ms; spread 1.9 %
+  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.047 ms; runner-up splits=16 0.0474 ms; spread 4.6 %
+  {1, 64, 15, 4, 8, 438},
+  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0302 ms; runner-up splits=8 0.0304 ms; spread 4.9 %
+  {1, 64, 13, 5, -1, 439},
+  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.0471 ms; runner-up splits=4 0.0475 ms; spread 4.6 %
+  {1, 64, 13, 6, -1, 440},
+  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0769 ms; runner-up splits=2 0.0792 ms; spread 5.2 %
   {1, 64, 13, 7, 1, 441},
-  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.141 ms; runner-up splits=1 0.1421 ms; spread 2.9 %
-  {1, 64, 13, 8, -1, 442},
-  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2752 ms; runner-up splits=4 0.2756 ms; spread 1.5 %
-  {1, 64, 13, 9, 8, 443},
-  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0113 ms; runner-up default 0.0121 ms; spread 23.7 %
-  {1, 128, 8, 4, 1, 444},
-  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0144 ms; runner-up splits=1 0.0145 ms; spread 20.3 %
+  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1386 ms; runner-up default 0.1404 ms; spread 2.9 %
+  {1, 64, 13, 8, 1, 442},
+  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=4 0.2745 ms; runner-up splits=8 0.2759 ms; spread 2.9 %
+  {1, 64, 13, 9, 4, 443},
+  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0111 ms; runner-up splits=1 0.0117 ms; spread 16.8 %
+  {1, 128, 8, 4, -1, 444},
+  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0142 ms; runner-up splits=1 0.0143 ms; spread 22.3 %
   {1, 128, 9, 4, 4, 445},
-  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0162 ms; spread 6.4 %
+  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0166 ms; spread 13.5 %
   {1, 128, 10, 4, 8, 446},
-  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0185 ms; runner-up splits=8 0.0185 ms; spread 9.5 %
-  {1, 128, 11, 4, -1, 447},
-  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0232 ms; runner-up splits=8 0.023 ms; spread 5.8 %
+  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0177 ms; runner-up splits=4 0.0188 ms; spread 8.9 %
+  {1, 128, 11, 4, 8, 447},
+  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0224 ms; runner-up splits=8 0.0222 ms; spread 11.7 %
   {1, 128, 12, 4, -1, 448},
-  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0308 ms; runner-up splits=8 0.0308 ms; spread 4.9 %
+  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0303 ms; runner-up splits=8 0.0303 ms; spread 4.7 %
   {1, 128, 13, 4, -1, 449},
-  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.047 ms; runner-up splits=8 0.0474 ms; spread 5.1 %
+  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0461 ms; runner-up splits=8 0.0462 ms; spread 5.6 %
   {1, 128, 14, 4, -1, 450},
-  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0781 ms; runner-up default 0.0789 ms; spread 3.2 %
-  {1, 128, 15, 4, 8, 451},
-  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.046 ms; runner-up default 0.0465 ms; spread 5.5 %
+  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0782 ms; runner-up splits=8 0.0794 ms; spread 4.8 %
+  {1, 128, 15, 4, -1, 451},
+  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0463 ms; runner-up default 0.0471 ms; spread 7.3 %
   {1, 128, 13, 5, 4, 452},
-  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0793 ms; runner-up splits=2 0.0791 ms; spread 6.6 %
+  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0775 ms; runner-up splits=2 0.0775 ms; spread 3.7 %
   {1, 128, 13, 6, -1, 453},
-  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1381 ms; runner-up splits=1 0.1379 ms; spread 2.8 %
+  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1374 ms; runner-up splits=1 0.1371 ms; spread 2.2 %
   {1, 128, 13, 7, -1, 454},
-  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2677 ms; runner-up splits=1 0.2656 ms; spread 0.9 %
+  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2631 ms; runner-up splits=1 0.2663 ms; spread 1.6 %
   {1, 128, 13, 8, -1, 455},
-  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.522 ms; runner-up splits=1 0.5193 ms; spread 0.9 %
+  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5129 ms; runner-up splits=1 0.513 ms; spread 2.2 %
   {1, 128, 13, 9, -1, 456},
-  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.01 ms; runner-up splits=1 0.0101 ms; spread 19.8 %
+  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0103 ms; runner-up splits=1 0.011 ms; spread 16.7 %
   {2, 64, 8, 4, -1, 457},
-  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0119 ms; runner-up splits=8 0.0134 ms; spread 18.3 %
+  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up splits=8 0.0138 ms; spread 17.7 %
   {2, 64, 9, 4, 1, 458},
-  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0138 ms; runner-up default 0.0142 ms; spread 15.0 %
-  {2, 64, 10, 4, 8, 459},
-  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0155 ms; runner-up splits=16 0.0157 ms; spread 12.8 %
-  {2, 64, 11, 4, -1, 460},
-  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0176 ms; runner-up default 0.0178 ms; spread 13.5 %
-  {2, 64, 12, 4, 16, 461},
-  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0241 ms; runner-up splits=8 0.024 ms; spread 35.6 %
-  {2, 64, 13, 4, -1, 462},
-  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0308 ms; runner-up splits=16 0.0314 ms; spread 9.4 %
+  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0145 ms; runner-up splits=16 0.0161 ms; spread 13.2 %
+  {2, 64, 10, 4, -1, 459},
+  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up splits=16 0.0166 ms; spread 20.7 %
+  {2, 64, 11, 4, 8, 460},
+  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0182 ms; runner-up splits=16 0.0182 ms; spread 28.2 %
+  {2, 64, 12, 4, -1, 461},
+  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0229 ms; runner-up default 0.0233 ms; spread 8.0 %
+  {2, 64, 13, 4, 8, 462},
+  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0304 ms; runner-up splits=16 0.0319 ms; spread 9.2 %
   {2, 64, 14, 4, 8, 463},
-  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0481 ms; runner-up splits=16 0.049 ms; spread 5.4 %
+  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0481 ms; runner-up splits=16 0.0481 ms; spread 5.4 %
   {2, 64, 15, 4, 8, 464},
-  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0302 ms; runner-up default 0.031 ms; spread 8.3 %
-  {2, 64, 13, 5, 4, 465},
-  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0474 ms; runner-up splits=4 0.0481 ms; spread 6.1 %
-  {2, 64, 13, 6, 2, 466},
-  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0772 ms; runner-up splits=2 0.0817 ms; spread 2.3 %
+  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0307 ms; runner-up splits=8 0.0322 ms; spread 7.7 %
+  {2, 64, 13, 5, -1, 465},
+  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0479 ms; runner-up splits=2 0.0497 ms; spread 6.1 %
+  {2, 64, 13, 6, 4, 466},
+  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0784 ms; runner-up splits=2 0.0806 ms; spread 0.8 %
   {2, 64, 13, 7, 1, 467},
-  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1419 ms; runner-up splits=1 0.1424 ms; spread 1.7 %
+  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.142 ms; runner-up splits=1 0.1407 ms; spread 6.4 %
   {2, 64, 13, 8, -1, 468},
-  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2755 ms; runner-up splits=4 0.2771 ms; spread 2.3 %
+  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2726 ms; runner-up splits=4 0.2748 ms; spread 0.5 %
   {2, 64, 13, 9, 8, 469},
-  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0129 ms; runner-up default 0.0132 ms; spread 8.2 %
+  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0116 ms; runner-up default 0.0126 ms; spread 18.1 %
   {2, 128, 8, 4, 1, 470},
-  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0153 ms; runner-up splits=16 0.0161 ms; spread 19.0 %
-  {2, 128, 9, 4, 8, 471},
-  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.017 ms; runner-up splits=16 0.0179 ms; spread 9.4 %
+  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=16 0.0146 ms; runner-up splits=8 0.0146 ms; spread 18.2 %
+  {2, 128, 9, 4, 16, 471},
+  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up splits=16 0.0172 ms; spread 14.1 %
   {2, 128, 10, 4, 8, 472},
-  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0191 ms; runner-up splits=16 0.0194 ms; spread 9.6 %
+  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0172 ms; runner-up default 0.0178 ms; spread 9.0 %
   {2, 128, 11, 4, 8, 473},
-  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0239 ms; runner-up splits=16 0.0251 ms; spread 10.1 %
+  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0219 ms; runner-up splits=16 0.0229 ms; spread 10.8 %
   {2, 128, 12, 4, 8, 474},
-  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0321 ms; runner-up default 0.0331 ms; spread 6.5 %
+  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0291 ms; runner-up splits=16 0.0307 ms; spread 10.1 %
   {2, 128, 13, 4, 8, 475},
-  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0494 ms; runner-up splits=16 0.0494 ms; spread 11.3 %
+  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0453 ms; runner-up splits=16 0.0476 ms; spread 6.6 %
   {2, 128, 14, 4, 8, 476},
-  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0812 ms; runner-up splits=16 0.0818 ms; spread 3.9 %
+  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0794 ms; runner-up splits=16 0.0812 ms; spread 5.4 %
   {2, 128, 15, 4, 8, 477},
-  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0473 ms; runner-up splits=8 0.0473 ms; spread 7.6 %
-  {2, 128, 13, 5, 4, 478},
-  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.0825 ms; runner-up splits=4 0.0837 ms; spread 19.0 %
-  {2, 128, 13, 6, 2, 479},
-  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1403 ms; runner-up splits=2 0.147 ms; spread 2.5 %
+  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.0479 ms; runner-up splits=4 0.0476 ms; spread 7.6 %
+  {2, 128, 13, 5, -1, 478},
+  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.079 ms; runner-up splits=2 0.0783 ms; spread 7.4 %
+  {2, 128, 13, 6, -1, 479},
+  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1376 ms; runner-up default 0.1436 ms; spread 2.1 %
   {2, 128, 13, 7, 1, 480},
-  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2699 ms; runner-up splits=1 0.2702 ms; spread 2.3 %
+  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2662 ms; runner-up splits=1 0.2669 ms; spread 1.3 %
   {2, 128, 13, 8, -1, 481},
-  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5283 ms; runner-up splits=1 0.5263 ms; spread 1.5 %
+  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5198 ms; runner-up splits=1 0.5189 ms; spread 0.7 %
   {2, 128, 13, 9, -1, 482},
 };
 static const fg_tune_table plan_wisdom[] = {

@@ -1580,219 +1580,219 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0125 ms; runner-up splits=1 0.0124 ms; spread 10.3 %
+  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0106 ms; runner-up splits=1 0.0106 ms; spread 38.3 %
   {1, 64, 8, 4, -1, 327},
-  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up splits=8 0.0161 ms; spread 6.0 %
+  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0119 ms; runner-up splits=8 0.0135 ms; spread 17.0 %
   {1, 64, 9, 4, 1, 328},
-  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.017 ms; runner-up splits=8 0.0171 ms; spread 18.1 %
-  {1, 64, 10, 4, 16, 329},
-  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0195 ms; runner-up splits=8 0.0195 ms; spread 7.0 %
+  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0143 ms; runner-up default 0.0146 ms; spread 68.4 %
+  {1, 64, 10, 4, 8, 329},
+  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0164 ms; runner-up splits=16 0.0164 ms; spread 6.0 %
   {1, 64, 11, 4, -1, 330},
-  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0216 ms; runner-up splits=16 0.0222 ms; spread 4.4 %
+  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0187 ms; runner-up default 0.0194 ms; spread 9.9 %
   {1, 64, 12, 4, 8, 331},
-  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0287 ms; runner-up splits=16 0.0293 ms; spread 48.4 %
+  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0246 ms; runner-up splits=16 0.0259 ms; spread 5.1 %
   {1, 64, 13, 4, 8, 332},
-  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0401 ms; runner-up splits=16 0.0411 ms; spread 4.2 %
+  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0362 ms; runner-up default 0.0384 ms; spread 6.3 %
   {1, 64, 14, 4, 8, 333},
-  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0634 ms; runner-up splits=32 0.069 ms; spread 4.5 %
+  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up splits=16 0.0634 ms; spread 3.1 %
   {1, 64, 15, 4, 8, 334},
-  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0396 ms; runner-up default 0.0413 ms; spread 9.1 %
+  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0364 ms; runner-up default 0.0378 ms; spread 18.0 %
   {1, 64, 13, 5, 4, 335},
-  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0634 ms; runner-up default 0.0644 ms; spread 6.1 %
+  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0588 ms; runner-up default 0.0617 ms; spread 4.5 %
   {1, 64, 13, 6, 2, 336},
-  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1061 ms; runner-up splits=16 0.112 ms; spread 4.1 %
+  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1017 ms; runner-up default 0.1081 ms; spread 2.3 %
   {1, 64, 13, 7, 1, 337},
-  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.2005 ms; runner-up splits=8 0.2024 ms; spread 2.0 %
+  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.1975 ms; runner-up splits=8 0.1976 ms; spread 0.6 %
   {1, 64, 13, 8, 16, 338},
-  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3811 ms; runner-up splits=8 0.3824 ms; spread 1.2 %
+  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3762 ms; runner-up splits=8 0.3777 ms; spread 0.7 %
   {1, 64, 13, 9, 16, 339},
-  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0127 ms; runner-up default 0.0143 ms; spread 7.0 %
+  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0108 ms; runner-up default 0.0112 ms; spread 23.6 %
   {1, 128, 8, 4, 1, 340},
-  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0154 ms; runner-up splits=8 0.0169 ms; spread 6.9 %
+  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0135 ms; runner-up splits=4 0.014 ms; spread 13.3 %
   {1, 128, 9, 4, 1, 341},
-  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0188 ms; runner-up default 0.019 ms; spread 7.7 %
+  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.016 ms; runner-up default 0.0162 ms; spread 9.6 %
   {1, 128, 10, 4, 8, 342},
-  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=4 0.0213 ms; runner-up splits=8 0.0215 ms; spread 13.3 %
-  {1, 128, 11, 4, 4, 343},
-  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0267 ms; runner-up default 0.0276 ms; spread 3.4 %
-  {1, 128, 12, 4, 8, 344},
-  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0393 ms; runner-up splits=4 0.0396 ms; spread 8.3 %
-  {1, 128, 13, 4, -1, 345},
-  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0609 ms; runner-up default 0.0621 ms; spread 3.2 %
-  {1, 128, 14, 4, 8, 346},
-  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1101 ms; runner-up splits=8 0.1097 ms; spread 3.7 %
+  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0191 ms; runner-up splits=4 0.0194 ms; spread 12.6 %
+  {1, 128, 11, 4, 8, 343},
+  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0245 ms; runner-up splits=8 0.0255 ms; spread 7.0 %
+  {1, 128, 12, 4, -1, 344},
+  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0362 ms; runner-up splits=4 0.0364 ms; spread 9.8 %
+  {1, 128, 13, 4, 8, 345},
+  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.059 ms; runner-up splits=8 0.0588 ms; spread 2.5 %
+  {1, 128, 14, 4, -1, 346},
+  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1047 ms; runner-up splits=8 0.1051 ms; spread 3.1 %
   {1, 128, 15, 4, -1, 347},
-  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0618 ms; runner-up splits=4 0.0617 ms; spread 3.3 %
+  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0582 ms; runner-up splits=4 0.0581 ms; spread 3.2 %
   {1, 128, 13, 5, -1, 348},
-  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1058 ms; runner-up splits=4 0.1087 ms; spread 6.4 %
+  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1023 ms; runner-up splits=2 0.1046 ms; spread 2.8 %
   {1, 128, 13, 6, 1, 349},
-  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1941 ms; runner-up splits=1 0.1951 ms; spread 2.4 %
+  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1918 ms; runner-up splits=1 0.1906 ms; spread 0.9 %
   {1, 128, 13, 7, -1, 350},
-  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3809 ms; runner-up splits=1 0.3792 ms; spread 2.7 %
+  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3739 ms; runner-up splits=1 0.3754 ms; spread 0.9 %
   {1, 128, 13, 8, -1, 351},
-  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.7461 ms; runner-up splits=8 0.7407 ms; spread 1.2 %
-  {1, 128, 13, 9, -1, 352},
-  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0115 ms; runner-up default 0.0118 ms; spread 9.4 %
-  {2, 64, 8, 4, 1, 353},
-  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.013 ms; runner-up splits=8 0.0154 ms; spread 13.3 %
+  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: splits=8 0.7316 ms; runner-up splits=4 0.7348 ms; spread 0.5 %
+  {1, 128, 13, 9, 8, 352},
+  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0097 ms; runner-up splits=1 0.0096 ms; spread 13.2 %
+  {2, 64, 8, 4, -1, 353},
+  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0114 ms; runner-up splits=4 0.0128 ms; spread 29.2 %
   {2, 64, 9, 4, 1, 354},
-  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0166 ms; spread 9.3 %
+  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0139 ms; runner-up splits=4 0.0142 ms; spread 22.6 %
   {2, 64, 10, 4, 8, 355},
-  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0186 ms; runner-up splits=16 0.0188 ms; spread 9.3 %
-  {2, 64, 11, 4, 8, 356},
-  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0215 ms; runner-up splits=16 0.0216 ms; spread 13.2 %
-  {2, 64, 12, 4, 8, 357},
-  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0275 ms; runner-up splits=16 0.0279 ms; spread 11.4 %
+  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0175 ms; runner-up splits=16 0.0174 ms; spread 13.7 %
+  {2, 64, 11, 4, -1, 356},
+  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0199 ms; runner-up splits=4 0.0205 ms; spread 29.1 %
+  {2, 64, 12, 4, -1, 357},
+  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0256 ms; runner-up splits=16 0.0274 ms; spread 6.7 %
   {2, 64, 13, 4, 8, 358},
-  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0391 ms; runner-up splits=16 0.0403 ms; spread 5.2 %
+  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0371 ms; runner-up default 0.0376 ms; spread 5.6 %
   {2, 64, 14, 4, 8, 359},
-  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0632 ms; runner-up splits=16 0.0657 ms; spread 5.8 %
+  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.059 ms; runner-up default 0.064 ms; spread 5.4 %
   {2, 64, 15, 4, 8, 360},
-  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0391 ms; runner-up splits=8 0.0404 ms; spread 7.0 %
+  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0366 ms; runner-up default 0.0378 ms; spread 5.8 %
   {2, 64, 13, 5, 4, 361},
-  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0628 ms; runner-up splits=16 0.0649 ms; spread 5.4 %
+  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0592 ms; runner-up default 0.0623 ms; spread 6.8 %
   {2, 64, 13, 6, 2, 362},
-  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1035 ms; runner-up splits=8 0.1117 ms; spread 2.9 %
+  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1013 ms; runner-up splits=8 0.1075 ms; spread 4.1 %
   {2, 64, 13, 7, 1, 363},
-  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.2 ms; runner-up splits=16 0.202 ms; spread 1.9 %
-  {2, 64, 13, 8, 8, 364},
-  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3817 ms; runner-up splits=8 0.3843 ms; spread 0.9 %
+  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.1974 ms; runner-up splits=8 0.1982 ms; spread 1.3 %
+  {2, 64, 13, 8, 16, 364},
+  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3765 ms; runner-up splits=8 0.3782 ms; spread 3.6 %
   {2, 64, 13, 9, 16, 365},
-  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0128 ms; runner-up splits=1 0.0137 ms; spread 12.2 %
+  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0108 ms; runner-up splits=1 0.011 ms; spread 21.5 %
   {2, 128, 8, 4, -1, 366},
-  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0146 ms; runner-up splits=4 0.0148 ms; spread 11.4 %
-  {2, 128, 9, 4, 1, 367},
-  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0182 ms; runner-up splits=4 0.0188 ms; spread 12.5 %
+  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0137 ms; runner-up splits=1 0.014 ms; spread 13.6 %
+  {2, 128, 9, 4, 4, 367},
+  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0155 ms; runner-up splits=4 0.0161 ms; spread 27.5 %
   {2, 128, 10, 4, 8, 368},
-  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0196 ms; runner-up splits=4 0.0202 ms; spread 8.7 %
-  {2, 128, 11, 4, 8, 369},
-  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0251 ms; runner-up splits=16 0.0263 ms; spread 9.6 %
+  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0188 ms; runner-up splits=8 0.0188 ms; spread 15.1 %
+  {2, 128, 11, 4, -1, 369},
+  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0243 ms; runner-up splits=4 0.0249 ms; spread 7.4 %
   {2, 128, 12, 4, 8, 370},
-  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0366 ms; runner-up splits=16 0.0382 ms; spread 7.6 %
+  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0362 ms; runner-up default 0.0379 ms; spread 8.5 %
   {2, 128, 13, 4, 8, 371},
-  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0612 ms; runner-up splits=16 0.0642 ms; spread 9.7 %
+  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0582 ms; runner-up default 0.0609 ms; spread 19.2 %
   {2, 128, 14, 4, 8, 372},
-  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1086 ms; runner-up splits=32 0.1117 ms; spread 3.8 %
+  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1055 ms; runner-up splits=4 0.1083 ms; spread 3.8 %
   {2, 128, 15, 4, 8, 373},
-  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0613 ms; runner-up splits=16 0.0636 ms; spread 3.9 %
+  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0584 ms; runner-up splits=16 0.0612 ms; spread 3.2 %
   {2, 128, 13, 5, 4, 374},
-  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1077 ms; runner-up splits=16 0.1109 ms; spread 3.2 %
+  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.105 ms; runner-up splits=2 0.1052 ms; spread 2.3 %
   {2, 128, 13, 6, 1, 375},
-  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.198 ms; runner-up splits=16 0.202 ms; spread 11.9 %
+  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1923 ms; runner-up splits=16 0.1964 ms; spread 1.3 %
   {2, 128, 13, 7, 1, 376},
-  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.3836 ms; runner-up splits=16 0.381 ms; spread 2.0 %
-  {2, 128, 13, 8, -1, 377},
-  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 0.7414 ms; runner-up splits=32 0.7437 ms; spread 0.4 %
-  {2, 128, 13, 9, 16, 378},
+  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.3763 ms; runner-up splits=32 0.3778 ms; spread 1.2 %
+  {2, 128, 13, 8, 16, 377},
+  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=32 0.7375 ms; runner-up splits=16 0.7378 ms; spread 0.8 %
+  {2, 128, 13, 9, 32, 378},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0107 ms; runner-up default 0.0115 ms; spread 15.0 %
-  {1, 64, 8, 4, 1, 327},
-  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0135 ms; runner-up splits=4 0.0137 ms; spread 16.4 %
+  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0114 ms; runner-up splits=1 0.0119 ms; spread 14.3 %
+  {1, 64, 8, 4, -1, 327},
+  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0128 ms; runner-up splits=4 0.0147 ms; spread 11.0 %
   {1, 64, 9, 4, 1, 328},
-  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0146 ms; runner-up default 0.015 ms; spread 24.4 %
+  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0155 ms; runner-up splits=16 0.0161 ms; spread 13.6 %
   {1, 64, 10, 4, 8, 329},
-  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0154 ms; runner-up splits=16 0.0163 ms; spread 7.5 %
+  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0171 ms; runner-up splits=16 0.0175 ms; spread 15.5 %
   {1, 64, 11, 4, 8, 330},
-  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0179 ms; runner-up splits=16 0.018 ms; spread 10.8 %
-  {1, 64, 12, 4, 8, 331},
-  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0225 ms; runner-up splits=16 0.0239 ms; spread 6.0 %
+  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0183 ms; runner-up splits=8 0.0192 ms; spread 9.9 %
+  {1, 64, 12, 4, -1, 331},
+  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0244 ms; runner-up splits=16 0.0246 ms; spread 17.7 %
   {1, 64, 13, 4, 8, 332},
-  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0318 ms; runner-up default 0.0324 ms; spread 7.4 %
-  {1, 64, 14, 4, 8, 333},
-  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.047 ms; runner-up splits=16 0.0491 ms; spread 4.5 %
+  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: default 0.0331 ms; runner-up splits=8 0.0332 ms; spread 12.5 %
+  {1, 64, 14, 4, -1, 333},
+  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0508 ms; runner-up splits=16 0.0509 ms; spread 7.3 %
   {1, 64, 15, 4, 8, 334},
-  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0306 ms; runner-up splits=8 0.031 ms; spread 16.4 %
+  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0328 ms; runner-up default 0.0334 ms; spread 11.8 %
   {1, 64, 13, 5, 4, 335},
-  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.047 ms; runner-up splits=4 0.0476 ms; spread 7.1 %
-  {1, 64, 13, 6, 2, 336},
-  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0759 ms; runner-up splits=2 0.0799 ms; spread 4.2 %
+  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0482 ms; runner-up splits=2 0.0485 ms; spread 7.4 %
+  {1, 64, 13, 6, 4, 336},
+  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0772 ms; runner-up splits=2 0.0807 ms; spread 4.0 %
   {1, 64, 13, 7, 1, 337},
-  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1405 ms; runner-up default 0.142 ms; spread 2.7 %
-  {1, 64, 13, 8, 1, 338},
-  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.274 ms; runner-up splits=4 0.2769 ms; spread 1.0 %
+  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1413 ms; runner-up splits=1 0.1421 ms; spread 1.9 %
+  {1, 64, 13, 8, -1, 338},
+  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2764 ms; runner-up splits=16 0.2847 ms; spread 2.6 %
   {1, 64, 13, 9, 8, 339},
-  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.012 ms; spread 54.5 %
-  {1, 128, 8, 4, -1, 340},
-  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0142 ms; runner-up splits=4 0.0143 ms; spread 10.8 %
-  {1, 128, 9, 4, 8, 341},
-  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0157 ms; runner-up splits=4 0.0168 ms; spread 18.9 %
-  {1, 128, 10, 4, 8, 342},
-  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0186 ms; runner-up splits=8 0.0188 ms; spread 11.2 %
+  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0112 ms; runner-up default 0.0114 ms; spread 16.3 %
+  {1, 128, 8, 4, 1, 340},
+  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.014 ms; runner-up splits=8 0.0142 ms; spread 8.0 %
+  {1, 128, 9, 4, 4, 341},
+  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0164 ms; runner-up splits=4 0.0163 ms; spread 17.8 %
+  {1, 128, 10, 4, -1, 342},
+  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0179 ms; runner-up splits=4 0.019 ms; spread 13.8 %
   {1, 128, 11, 4, -1, 343},
-  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0235 ms; runner-up splits=8 0.0233 ms; spread 9.8 %
+  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0231 ms; runner-up splits=8 0.0236 ms; spread 10.5 %
   {1, 128, 12, 4, -1, 344},
-  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0307 ms; runner-up default 0.0324 ms; spread 8.1 %
+  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.03 ms; runner-up default 0.0305 ms; spread 11.3 %
   {1, 128, 13, 4, 8, 345},
-  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0473 ms; runner-up splits=8 0.0484 ms; spread 5.7 %
+  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0466 ms; runner-up splits=8 0.0467 ms; spread 6.7 %
   {1, 128, 14, 4, -1, 346},
-  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0793 ms; runner-up splits=8 0.0798 ms; spread 2.2 %
+  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0798 ms; runner-up splits=8 0.0793 ms; spread 4.3 %
   {1, 128, 15, 4, -1, 347},
-  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.048 ms; runner-up default 0.0495 ms; spread 6.0 %
-  {1, 128, 13, 5, 4, 348},
-  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.0787 ms; runner-up default 0.0795 ms; spread 16.5 %
-  {1, 128, 13, 6, 2, 349},
-  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1385 ms; runner-up splits=1 0.138 ms; spread 1.2 %
-  {1, 128, 13, 7, -1, 350},
-  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2716 ms; runner-up splits=1 0.2713 ms; spread 1.9 %
+  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0477 ms; runner-up splits=4 0.0474 ms; spread 6.3 %
+  {1, 128, 13, 5, -1, 348},
+  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0783 ms; runner-up splits=2 0.0775 ms; spread 5.2 %
+  {1, 128, 13, 6, -1, 349},
+  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1358 ms; runner-up default 0.1378 ms; spread 1.7 %
+  {1, 128, 13, 7, 1, 350},
+  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2628 ms; runner-up splits=1 0.2642 ms; spread 1.1 %
   {1, 128, 13, 8, -1, 351},
-  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5229 ms; runner-up splits=1 0.5196 ms; spread 2.0 %
+  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5136 ms; runner-up splits=1 0.5128 ms; spread 1.2 %
   {1, 128, 13, 9, -1, 352},
-  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0104 ms; runner-up splits=1 0.0108 ms; spread 36.9 %
+  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0097 ms; runner-up splits=1 0.01 ms; spread 32.5 %
   {2, 64, 8, 4, -1, 353},
-  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0122 ms; runner-up splits=8 0.0131 ms; spread 21.7 %
+  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0118 ms; runner-up splits=8 0.0128 ms; spread 26.3 %
   {2, 64, 9, 4, 1, 354},
-  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0143 ms; runner-up splits=8 0.0143 ms; spread 15.0 %
+  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0145 ms; runner-up splits=8 0.0144 ms; spread 18.1 %
   {2, 64, 10, 4, -1, 355},
-  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.016 ms; runner-up splits=16 0.0158 ms; spread 7.6 %
-  {2, 64, 11, 4, -1, 356},
-  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.018 ms; runner-up splits=16 0.0182 ms; spread 17.5 %
+  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0151 ms; runner-up splits=16 0.0156 ms; spread 14.0 %
+  {2, 64, 11, 4, 8, 356},
+  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0179 ms; runner-up default 0.0182 ms; spread 16.8 %
   {2, 64, 12, 4, 8, 357},
-  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.023 ms; runner-up default 0.0238 ms; spread 12.3 %
-  {2, 64, 13, 4, 16, 358},
-  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0302 ms; runner-up default 0.0322 ms; spread 8.7 %
+  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0222 ms; runner-up splits=16 0.0222 ms; spread 11.8 %
+  {2, 64, 13, 4, 8, 358},
+  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0301 ms; runner-up default 0.0312 ms; spread 9.8 %
   {2, 64, 14, 4, 8, 359},
-  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0472 ms; runner-up splits=16 0.0476 ms; spread 7.2 %
-  {2, 64, 15, 4, 8, 360},
-  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0297 ms; runner-up splits=8 0.0299 ms; spread 6.5 %
-  {2, 64, 13, 5, 4, 361},
-  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.047 ms; runner-up splits=4 0.0481 ms; spread 6.1 %
-  {2, 64, 13, 6, 2, 362},
-  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0763 ms; runner-up splits=2 0.0796 ms; spread 10.7 %
+  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: default 0.0479 ms; runner-up splits=8 0.0478 ms; spread 2.9 %
+  {2, 64, 15, 4, -1, 360},
+  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0302 ms; runner-up splits=4 0.0323 ms; spread 5.8 %
+  {2, 64, 13, 5, -1, 361},
+  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0482 ms; runner-up splits=2 0.0509 ms; spread 17.3 %
+  {2, 64, 13, 6, 4, 362},
+  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0751 ms; runner-up splits=2 0.0785 ms; spread 3.5 %
   {2, 64, 13, 7, 1, 363},
-  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1409 ms; runner-up splits=1 0.1404 ms; spread 2.6 %
+  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1385 ms; runner-up splits=1 0.1392 ms; spread 2.0 %
   {2, 64, 13, 8, -1, 364},
-  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2742 ms; runner-up splits=4 0.2755 ms; spread 1.6 %
+  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2726 ms; runner-up splits=4 0.2729 ms; spread 2.6 %
   {2, 64, 13, 9, 8, 365},
-  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0113 ms; runner-up default 0.0122 ms; spread 20.2 %
-  {2, 128, 8, 4, 1, 366},
-  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0143 ms; runner-up splits=1 0.0144 ms; spread 23.3 %
-  {2, 128, 9, 4, 8, 367},
-  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0153 ms; runner-up splits=16 0.0165 ms; spread 9.9 %
-  {2, 128, 10, 4, 8, 368},
-  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0178 ms; runner-up splits=16 0.0185 ms; spread 15.4 %
+  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.0118 ms; spread 23.9 %
+  {2, 128, 8, 4, -1, 366},
+  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0141 ms; runner-up splits=8 0.0141 ms; spread 15.2 %
+  {2, 128, 9, 4, 4, 367},
+  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.017 ms; runner-up splits=8 0.017 ms; spread 14.3 %
+  {2, 128, 10, 4, 16, 368},
+  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0172 ms; runner-up default 0.0179 ms; spread 14.9 %
   {2, 128, 11, 4, 8, 369},
-  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.022 ms; runner-up splits=16 0.023 ms; spread 9.0 %
+  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0218 ms; runner-up splits=16 0.0228 ms; spread 23.0 %
   {2, 128, 12, 4, 8, 370},
-  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0296 ms; runner-up splits=16 0.0314 ms; spread 13.0 %
+  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0294 ms; runner-up default 0.0309 ms; spread 7.6 %
   {2, 128, 13, 4, 8, 371},
-  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0459 ms; runner-up splits=16 0.0483 ms; spread 10.4 %
+  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0464 ms; runner-up default 0.0469 ms; spread 3.8 %
   {2, 128, 14, 4, 8, 372},
-  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0796 ms; runner-up splits=16 0.0799 ms; spread 7.7 %
+  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0796 ms; runner-up default 0.0804 ms; spread 6.1 %
   {2, 128, 15, 4, 8, 373},
-  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0469 ms; runner-up default 0.0476 ms; spread 5.2 %
+  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0484 ms; runner-up default 0.0493 ms; spread 16.5 %
   {2, 128, 13, 5, 4, 374},
-  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.0802 ms; runner-up splits=4 0.08 ms; spread 2.9 %
+  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.0785 ms; runner-up splits=4 0.078 ms; spread 5.4 %
   {2, 128, 13, 6, -1, 375},
-  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1414 ms; runner-up default 0.1467 ms; spread 4.2 %
+  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1363 ms; runner-up splits=2 0.1405 ms; spread 7.5 %
   {2, 128, 13, 7, 1, 376},
-  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2692 ms; runner-up splits=1 0.2689 ms; spread 1.7 %
+  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2631 ms; runner-up splits=1 0.2638 ms; spread 1.8 %
   {2, 128, 13, 8, -1, 377},
-  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5276 ms; runner-up splits=8 0.5262 ms; spread 1.5 %
+  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.521 ms; runner-up splits=1 0.5175 ms; spread 1.4 %
   {2, 128, 13, 9, -1, 378},
 };
 static const fg_tune_table plan_wisdom[] = {

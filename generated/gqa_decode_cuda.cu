@@ -1581,219 +1581,219 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0453 ms; runner-up default 0.0461 ms; spread 82.6 %
-  {1, 64, 8, 4, 1, 379},
-  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0541 ms; runner-up splits=4 0.0644 ms; spread 18.7 %
+  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0412 ms; runner-up splits=1 0.0411 ms; spread 35.0 %
+  {1, 64, 8, 4, -1, 379},
+  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0482 ms; runner-up splits=8 0.054 ms; spread 26.6 %
   {1, 64, 9, 4, 1, 380},
-  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0693 ms; runner-up splits=16 0.0707 ms; spread 27.1 %
-  {1, 64, 10, 4, 8, 381},
-  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0708 ms; runner-up splits=8 0.0734 ms; spread 18.9 %
+  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.056 ms; runner-up splits=8 0.0568 ms; spread 15.2 %
+  {1, 64, 10, 4, 16, 381},
+  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0612 ms; runner-up splits=8 0.0628 ms; spread 23.3 %
   {1, 64, 11, 4, 16, 382},
-  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0798 ms; runner-up splits=16 0.0791 ms; spread 11.6 %
+  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0674 ms; runner-up splits=16 0.067 ms; spread 21.8 %
   {1, 64, 12, 4, -1, 383},
-  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.093 ms; runner-up default 0.0941 ms; spread 16.0 %
+  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0815 ms; runner-up default 0.0824 ms; spread 15.0 %
   {1, 64, 13, 4, 16, 384},
-  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1195 ms; runner-up splits=32 0.1196 ms; spread 10.0 %
+  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1085 ms; runner-up splits=32 0.1085 ms; spread 12.7 %
   {1, 64, 14, 4, 16, 385},
-  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1663 ms; runner-up splits=16 0.1733 ms; spread 10.1 %
+  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1548 ms; runner-up splits=16 0.1628 ms; spread 31.6 %
   {1, 64, 15, 4, 32, 386},
-  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.1148 ms; runner-up splits=16 0.1159 ms; spread 54.4 %
-  {1, 64, 13, 5, 8, 387},
-  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1611 ms; runner-up splits=8 0.1601 ms; spread 12.4 %
-  {1, 64, 13, 6, -1, 388},
-  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2478 ms; runner-up splits=16 0.2515 ms; spread 9.8 %
+  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1032 ms; runner-up splits=16 0.1032 ms; spread 12.9 %
+  {1, 64, 13, 5, -1, 387},
+  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=8 0.1473 ms; runner-up splits=16 0.1481 ms; spread 30.0 %
+  {1, 64, 13, 6, 8, 388},
+  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2345 ms; runner-up default 0.2383 ms; spread 13.1 %
   {1, 64, 13, 7, 8, 389},
-  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4214 ms; runner-up splits=16 0.4252 ms; spread 35.9 %
+  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4143 ms; runner-up splits=16 0.4144 ms; spread 20.2 %
   {1, 64, 13, 8, 8, 390},
-  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.7638 ms; runner-up splits=16 0.7649 ms; spread 6.8 %
-  {1, 64, 13, 9, 8, 391},
-  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up default 0.051 ms; spread 38.2 %
-  {1, 128, 8, 4, 1, 392},
-  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0618 ms; runner-up splits=8 0.066 ms; spread 21.6 %
+  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7553 ms; runner-up splits=8 0.7563 ms; spread 6.3 %
+  {1, 64, 13, 9, 16, 391},
+  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0444 ms; runner-up splits=1 0.044 ms; spread 29.7 %
+  {1, 128, 8, 4, -1, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0552 ms; runner-up splits=4 0.0554 ms; spread 36.6 %
   {1, 128, 9, 4, 1, 393},
-  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0683 ms; runner-up splits=4 0.07 ms; spread 75.3 %
+  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0587 ms; runner-up splits=4 0.0622 ms; spread 14.4 %
   {1, 128, 10, 4, 8, 394},
-  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0764 ms; runner-up default 0.0772 ms; spread 68.5 %
-  {1, 128, 11, 4, 8, 395},
-  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.09 ms; runner-up splits=8 0.0925 ms; spread 13.4 %
+  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0679 ms; runner-up splits=8 0.0692 ms; spread 17.5 %
+  {1, 128, 11, 4, -1, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0795 ms; runner-up splits=8 0.0824 ms; spread 13.9 %
   {1, 128, 12, 4, -1, 396},
-  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1148 ms; runner-up default 0.1184 ms; spread 11.5 %
-  {1, 128, 13, 4, 16, 397},
-  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1557 ms; runner-up splits=32 0.1604 ms; spread 13.3 %
+  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1487 ms; runner-up splits=16 0.1507 ms; spread 29.8 %
+  {1, 128, 13, 4, -1, 397},
+  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1479 ms; runner-up default 0.1506 ms; spread 11.1 %
   {1, 128, 14, 4, 16, 398},
-  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2487 ms; runner-up splits=16 0.2471 ms; spread 13.9 %
+  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2362 ms; runner-up splits=32 0.2371 ms; spread 10.1 %
   {1, 128, 15, 4, -1, 399},
-  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1532 ms; runner-up splits=8 0.1585 ms; spread 39.2 %
+  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1413 ms; runner-up splits=8 0.1471 ms; spread 14.9 %
   {1, 128, 13, 5, -1, 400},
-  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2414 ms; runner-up splits=8 0.2436 ms; spread 10.7 %
+  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2265 ms; runner-up splits=8 0.2328 ms; spread 21.0 %
   {1, 128, 13, 6, -1, 401},
-  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.4068 ms; runner-up splits=4 0.4107 ms; spread 5.2 %
+  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3933 ms; runner-up splits=4 0.3982 ms; spread 8.5 %
   {1, 128, 13, 7, -1, 402},
-  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7464 ms; runner-up splits=4 0.7572 ms; spread 5.1 %
+  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7362 ms; runner-up splits=4 0.7424 ms; spread 4.7 %
   {1, 128, 13, 8, -1, 403},
-  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.424 ms; runner-up splits=1 1.415 ms; spread 2.5 %
+  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.41 ms; runner-up splits=1 1.405 ms; spread 3.8 %
   {1, 128, 13, 9, -1, 404},
-  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.041 ms; runner-up splits=1 0.0406 ms; spread 137.5 %
+  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0387 ms; runner-up splits=1 0.0395 ms; spread 36.7 %
   {2, 64, 8, 4, -1, 405},
-  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0486 ms; runner-up splits=8 0.0555 ms; spread 23.8 %
+  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.046 ms; runner-up splits=8 0.0519 ms; spread 24.5 %
   {2, 64, 9, 4, 1, 406},
-  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0625 ms; runner-up splits=8 0.0622 ms; spread 33.8 %
-  {2, 64, 10, 4, -1, 407},
-  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0629 ms; runner-up splits=8 0.0641 ms; spread 117.0 %
-  {2, 64, 11, 4, 16, 408},
-  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0714 ms; runner-up splits=8 0.0743 ms; spread 47.8 %
-  {2, 64, 12, 4, 16, 409},
-  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0842 ms; runner-up default 0.0859 ms; spread 33.1 %
-  {2, 64, 13, 4, 16, 410},
-  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1158 ms; runner-up splits=32 0.118 ms; spread 19.1 %
+  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0553 ms; runner-up splits=16 0.056 ms; spread 32.6 %
+  {2, 64, 10, 4, 8, 407},
+  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up splits=16 0.0603 ms; spread 58.6 %
+  {2, 64, 11, 4, 8, 408},
+  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0672 ms; runner-up splits=16 0.0667 ms; spread 35.7 %
+  {2, 64, 12, 4, -1, 409},
+  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.081 ms; runner-up splits=16 0.082 ms; spread 17.7 %
+  {2, 64, 13, 4, -1, 410},
+  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1177 ms; runner-up splits=32 0.1178 ms; spread 10.8 %
   {2, 64, 14, 4, 16, 411},
-  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1644 ms; runner-up splits=16 0.172 ms; spread 44.3 %
+  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1535 ms; runner-up splits=16 0.161 ms; spread 15.2 %
   {2, 64, 15, 4, 32, 412},
-  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=16 0.114 ms; runner-up splits=8 0.1148 ms; spread 50.2 %
-  {2, 64, 13, 5, 16, 413},
-  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1515 ms; runner-up splits=8 0.1524 ms; spread 18.4 %
+  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.103 ms; runner-up splits=16 0.1037 ms; spread 39.7 %
+  {2, 64, 13, 5, -1, 413},
+  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1481 ms; runner-up splits=16 0.1479 ms; spread 18.1 %
   {2, 64, 13, 6, -1, 414},
-  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2427 ms; runner-up splits=16 0.2467 ms; spread 9.4 %
+  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2344 ms; runner-up splits=16 0.239 ms; spread 14.2 %
   {2, 64, 13, 7, 8, 415},
-  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4258 ms; runner-up splits=16 0.4295 ms; spread 6.9 %
-  {2, 64, 13, 8, 8, 416},
-  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7673 ms; runner-up splits=8 0.7676 ms; spread 3.3 %
-  {2, 64, 13, 9, 16, 417},
-  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0553 ms; runner-up splits=1 0.0554 ms; spread 144.7 %
-  {2, 128, 8, 4, -1, 418},
-  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0682 ms; runner-up splits=4 0.0717 ms; spread 46.2 %
+  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.4153 ms; runner-up splits=8 0.4122 ms; spread 11.1 %
+  {2, 64, 13, 8, -1, 416},
+  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.7505 ms; runner-up splits=16 0.7513 ms; spread 6.2 %
+  {2, 64, 13, 9, 8, 417},
+  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0443 ms; runner-up default 0.0451 ms; spread 83.4 %
+  {2, 128, 8, 4, 1, 418},
+  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0568 ms; runner-up splits=8 0.0568 ms; spread 34.2 %
   {2, 128, 9, 4, 1, 419},
-  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0732 ms; runner-up splits=8 0.0748 ms; spread 27.0 %
+  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0613 ms; runner-up splits=8 0.0617 ms; spread 19.8 %
   {2, 128, 10, 4, 16, 420},
-  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.083 ms; runner-up splits=8 0.0827 ms; spread 24.0 %
-  {2, 128, 11, 4, -1, 421},
-  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0962 ms; runner-up splits=16 0.0968 ms; spread 20.5 %
-  {2, 128, 12, 4, -1, 422},
-  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1214 ms; runner-up default 0.1237 ms; spread 98.8 %
+  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0686 ms; runner-up splits=16 0.0687 ms; spread 14.8 %
+  {2, 128, 11, 4, 8, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0804 ms; runner-up default 0.0818 ms; spread 58.9 %
+  {2, 128, 12, 4, 16, 422},
+  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1041 ms; runner-up default 0.1057 ms; spread 36.5 %
   {2, 128, 13, 4, 16, 423},
-  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1676 ms; runner-up splits=16 0.1695 ms; spread 16.2 %
-  {2, 128, 14, 4, 32, 424},
-  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2556 ms; runner-up splits=16 0.2665 ms; spread 57.6 %
+  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: default 0.1607 ms; runner-up splits=32 0.1838 ms; spread 11.8 %
+  {2, 128, 14, 4, -1, 424},
+  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2484 ms; runner-up splits=16 0.2596 ms; spread 14.0 %
   {2, 128, 15, 4, 32, 425},
-  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1634 ms; runner-up splits=8 0.1669 ms; spread 19.4 %
+  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1478 ms; runner-up splits=8 0.149 ms; spread 44.8 %
   {2, 128, 13, 5, 16, 426},
-  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2494 ms; runner-up splits=16 0.2541 ms; spread 25.1 %
+  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2333 ms; runner-up splits=16 0.2347 ms; spread 7.4 %
   {2, 128, 13, 6, 8, 427},
-  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=8 0.4254 ms; runner-up splits=4 0.4256 ms; spread 7.1 %
-  {2, 128, 13, 7, 8, 428},
-  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.773 ms; runner-up splits=8 0.7733 ms; spread 27.4 %
+  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=4 0.4078 ms; runner-up splits=8 0.4079 ms; spread 5.6 %
+  {2, 128, 13, 7, 4, 428},
+  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7524 ms; runner-up splits=4 0.7533 ms; spread 6.5 %
   {2, 128, 13, 8, 16, 429},
-  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=1 1.459 ms; runner-up splits=16 1.459 ms; spread 28.7 %
-  {2, 128, 13, 9, 1, 430},
+  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=8 1.437 ms; runner-up splits=16 1.438 ms; spread 4.7 %
+  {2, 128, 13, 9, 8, 430},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0435 ms; runner-up default 0.044 ms; spread 154.9 %
+  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0385 ms; runner-up default 0.0391 ms; spread 27.6 %
   {1, 64, 8, 4, 1, 379},
-  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0527 ms; runner-up splits=8 0.0615 ms; spread 20.8 %
+  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0471 ms; runner-up splits=8 0.052 ms; spread 119.2 %
   {1, 64, 9, 4, 1, 380},
-  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0642 ms; runner-up splits=16 0.0659 ms; spread 15.6 %
+  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.056 ms; runner-up splits=16 0.0582 ms; spread 28.0 %
   {1, 64, 10, 4, 8, 381},
-  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0701 ms; runner-up splits=16 0.0703 ms; spread 60.8 %
-  {1, 64, 11, 4, 8, 382},
-  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0695 ms; runner-up default 0.0717 ms; spread 30.0 %
-  {1, 64, 12, 4, 16, 383},
-  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0791 ms; runner-up default 0.0811 ms; spread 16.2 %
-  {1, 64, 13, 4, 16, 384},
-  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1013 ms; runner-up splits=32 0.1031 ms; spread 9.6 %
+  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.062 ms; runner-up splits=16 0.0615 ms; spread 92.9 %
+  {1, 64, 11, 4, -1, 382},
+  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0692 ms; runner-up splits=16 0.0697 ms; spread 40.1 %
+  {1, 64, 12, 4, -1, 383},
+  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0763 ms; runner-up splits=16 0.0771 ms; spread 30.9 %
+  {1, 64, 13, 4, -1, 384},
+  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.098 ms; runner-up splits=32 0.0993 ms; spread 43.4 %
   {1, 64, 14, 4, 16, 385},
-  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1379 ms; runner-up splits=16 0.1418 ms; spread 15.7 %
+  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1342 ms; runner-up default 0.1384 ms; spread 16.7 %
   {1, 64, 15, 4, 32, 386},
-  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.0961 ms; runner-up default 0.0971 ms; spread 14.2 %
-  {1, 64, 13, 5, 8, 387},
-  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1238 ms; runner-up splits=16 0.1345 ms; spread 25.5 %
+  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.091 ms; runner-up splits=8 0.0939 ms; spread 27.2 %
+  {1, 64, 13, 5, -1, 387},
+  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1243 ms; runner-up splits=8 0.129 ms; spread 24.7 %
   {1, 64, 13, 6, -1, 388},
-  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1906 ms; runner-up splits=8 0.1945 ms; spread 7.0 %
+  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1877 ms; runner-up splits=8 0.1902 ms; spread 16.3 %
   {1, 64, 13, 7, -1, 389},
-  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3071 ms; runner-up splits=8 0.3223 ms; spread 15.9 %
+  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3015 ms; runner-up splits=8 0.3192 ms; spread 31.0 %
   {1, 64, 13, 8, -1, 390},
-  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5636 ms; runner-up splits=4 0.5694 ms; spread 6.9 %
+  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5719 ms; runner-up splits=4 0.5787 ms; spread 3.9 %
   {1, 64, 13, 9, 8, 391},
-  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0483 ms; runner-up default 0.0501 ms; spread 19.9 %
-  {1, 128, 8, 4, 1, 392},
-  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0624 ms; runner-up splits=8 0.0646 ms; spread 65.4 %
+  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0538 ms; runner-up splits=1 0.0538 ms; spread 21.5 %
+  {1, 128, 8, 4, -1, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.062 ms; runner-up splits=8 0.0657 ms; spread 104.0 %
   {1, 128, 9, 4, 1, 393},
-  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0685 ms; runner-up default 0.071 ms; spread 53.4 %
+  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0679 ms; runner-up splits=4 0.0716 ms; spread 21.4 %
   {1, 128, 10, 4, 8, 394},
-  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0756 ms; runner-up default 0.0764 ms; spread 22.3 %
-  {1, 128, 11, 4, 8, 395},
-  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0775 ms; runner-up splits=8 0.0797 ms; spread 15.9 %
+  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0755 ms; runner-up splits=8 0.0763 ms; spread 58.9 %
+  {1, 128, 11, 4, -1, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0884 ms; runner-up splits=8 0.0884 ms; spread 71.3 %
   {1, 128, 12, 4, -1, 396},
-  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0965 ms; runner-up splits=16 0.0992 ms; spread 69.4 %
+  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0997 ms; runner-up splits=16 0.1005 ms; spread 14.4 %
   {1, 128, 13, 4, -1, 397},
-  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1294 ms; runner-up splits=16 0.1329 ms; spread 31.3 %
+  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1255 ms; runner-up splits=16 0.1312 ms; spread 18.4 %
   {1, 128, 14, 4, -1, 398},
-  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1893 ms; runner-up splits=16 0.1978 ms; spread 13.8 %
+  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1868 ms; runner-up splits=16 0.1967 ms; spread 9.5 %
   {1, 128, 15, 4, -1, 399},
-  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1252 ms; runner-up splits=8 0.1308 ms; spread 18.8 %
+  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.12 ms; runner-up splits=8 0.13 ms; spread 19.3 %
   {1, 128, 13, 5, -1, 400},
-  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1824 ms; runner-up splits=4 0.1961 ms; spread 58.4 %
+  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1811 ms; runner-up splits=4 0.1943 ms; spread 13.2 %
   {1, 128, 13, 6, -1, 401},
-  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.2978 ms; runner-up splits=4 0.3123 ms; spread 8.5 %
+  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.293 ms; runner-up splits=4 0.3093 ms; spread 13.6 %
   {1, 128, 13, 7, -1, 402},
-  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5316 ms; runner-up splits=2 0.5542 ms; spread 8.7 %
+  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5278 ms; runner-up splits=2 0.5467 ms; spread 21.4 %
   {1, 128, 13, 8, -1, 403},
-  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.003 ms; runner-up splits=1 1.009 ms; spread 3.0 %
+  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.001 ms; runner-up splits=1 1.001 ms; spread 5.9 %
   {1, 128, 13, 9, -1, 404},
-  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0396 ms; runner-up default 0.0409 ms; spread 25.6 %
-  {2, 64, 8, 4, 1, 405},
-  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up splits=8 0.0538 ms; spread 26.2 %
+  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0416 ms; runner-up splits=1 0.0429 ms; spread 89.3 %
+  {2, 64, 8, 4, -1, 405},
+  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.05 ms; runner-up splits=4 0.053 ms; spread 29.6 %
   {2, 64, 9, 4, 1, 406},
-  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0552 ms; runner-up splits=8 0.0554 ms; spread 23.1 %
+  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0552 ms; runner-up splits=8 0.0556 ms; spread 49.8 %
   {2, 64, 10, 4, 16, 407},
-  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0593 ms; runner-up splits=8 0.0604 ms; spread 27.9 %
+  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0636 ms; runner-up default 0.0651 ms; spread 22.9 %
   {2, 64, 11, 4, 16, 408},
-  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0666 ms; runner-up splits=16 0.0664 ms; spread 18.4 %
+  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0668 ms; runner-up splits=16 0.0681 ms; spread 26.2 %
   {2, 64, 12, 4, -1, 409},
-  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.077 ms; runner-up default 0.0786 ms; spread 17.7 %
+  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0761 ms; runner-up default 0.0773 ms; spread 46.3 %
   {2, 64, 13, 4, 16, 410},
-  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.0995 ms; runner-up splits=32 0.0997 ms; spread 13.0 %
-  {2, 64, 14, 4, 16, 411},
-  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1385 ms; runner-up splits=16 0.14 ms; spread 36.1 %
+  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.0975 ms; runner-up splits=16 0.0967 ms; spread 12.0 %
+  {2, 64, 14, 4, -1, 411},
+  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1345 ms; runner-up default 0.1371 ms; spread 11.3 %
   {2, 64, 15, 4, 32, 412},
-  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0939 ms; runner-up splits=16 0.0965 ms; spread 14.5 %
+  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0914 ms; runner-up splits=8 0.0936 ms; spread 19.8 %
   {2, 64, 13, 5, -1, 413},
-  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.125 ms; runner-up splits=8 0.1299 ms; spread 11.8 %
+  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1233 ms; runner-up splits=8 0.1293 ms; spread 48.9 %
   {2, 64, 13, 6, -1, 414},
-  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.191 ms; runner-up splits=8 0.1921 ms; spread 10.9 %
+  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.181 ms; runner-up splits=8 0.1892 ms; spread 10.3 %
   {2, 64, 13, 7, -1, 415},
-  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3047 ms; runner-up splits=8 0.3189 ms; spread 5.5 %
+  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3006 ms; runner-up splits=4 0.318 ms; spread 9.4 %
   {2, 64, 13, 8, -1, 416},
-  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.565 ms; runner-up splits=4 0.5692 ms; spread 5.0 %
+  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.558 ms; runner-up splits=4 0.5635 ms; spread 6.8 %
   {2, 64, 13, 9, 8, 417},
-  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0457 ms; runner-up default 0.0484 ms; spread 22.4 %
+  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0443 ms; runner-up default 0.0465 ms; spread 29.9 %
   {2, 128, 8, 4, 1, 418},
-  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0562 ms; runner-up splits=1 0.0579 ms; spread 21.7 %
+  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0558 ms; runner-up splits=16 0.0569 ms; spread 26.7 %
   {2, 128, 9, 4, 8, 419},
-  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0612 ms; runner-up splits=16 0.0633 ms; spread 26.1 %
-  {2, 128, 10, 4, 8, 420},
-  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0678 ms; runner-up default 0.0688 ms; spread 22.0 %
-  {2, 128, 11, 4, 16, 421},
-  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0782 ms; runner-up default 0.0792 ms; spread 19.2 %
-  {2, 128, 12, 4, 16, 422},
-  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.0986 ms; runner-up splits=16 0.0991 ms; spread 44.8 %
+  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0593 ms; runner-up splits=8 0.0596 ms; spread 14.1 %
+  {2, 128, 10, 4, 16, 420},
+  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0668 ms; runner-up splits=16 0.067 ms; spread 15.2 %
+  {2, 128, 11, 4, 8, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0772 ms; runner-up splits=16 0.0811 ms; spread 14.8 %
+  {2, 128, 12, 4, -1, 422},
+  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.0963 ms; runner-up splits=16 0.0963 ms; spread 32.9 %
   {2, 128, 13, 4, -1, 423},
-  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1343 ms; runner-up splits=16 0.1377 ms; spread 28.6 %
+  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1301 ms; runner-up splits=16 0.1326 ms; spread 31.4 %
   {2, 128, 14, 4, 32, 424},
-  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1957 ms; runner-up splits=64 0.2115 ms; spread 8.6 %
+  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1937 ms; runner-up default 0.2041 ms; spread 13.0 %
   {2, 128, 15, 4, 32, 425},
-  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1294 ms; runner-up splits=16 0.1297 ms; spread 9.9 %
+  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1272 ms; runner-up splits=16 0.1293 ms; spread 16.6 %
   {2, 128, 13, 5, -1, 426},
-  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1885 ms; runner-up splits=8 0.1882 ms; spread 10.1 %
+  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1872 ms; runner-up splits=8 0.1876 ms; spread 15.5 %
   {2, 128, 13, 6, -1, 427},
-  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3102 ms; runner-up splits=8 0.3111 ms; spread 7.0 %
+  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3039 ms; runner-up splits=8 0.3071 ms; spread 6.7 %
   {2, 128, 13, 7, -1, 428},
-  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5482 ms; runner-up splits=4 0.5552 ms; spread 5.3 %
+  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5415 ms; runner-up splits=4 0.5458 ms; spread 32.1 %
   {2, 128, 13, 8, -1, 429},
-  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.03 ms; runner-up splits=4 1.043 ms; spread 5.1 %
+  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.014 ms; runner-up splits=1 1.033 ms; spread 4.1 %
   {2, 128, 13, 9, -1, 430},
 };
 static const fg_tune_table plan_wisdom[] = {

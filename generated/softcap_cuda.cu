@@ -2366,18 +2366,20 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
-using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
-using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2385,220 +2387,220 @@ using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stage
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0556 ms; runner-up T64_128_2P 0.0556 ms; spread 21.5 %
+  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0517 ms; runner-up T64_64_3 0.0526 ms; spread 28.3 %
   {1, 64, 8, 12, 0, 223},
-  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.0721 ms; runner-up T64_176_2 0.0725 ms; spread 85.4 %
+  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0662 ms; runner-up T64_128_2 0.0664 ms; spread 22.4 %
   {1, 64, 9, 13, 1, 224},
-  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1075 ms; runner-up T64_176_2P 0.1084 ms; spread 77.7 %
-  {1, 64, 10, 14, 2, 225},
-  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.191 ms; runner-up T64_128_3 0.1924 ms; spread 6.2 %
+  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0951 ms; runner-up T64_128_2 0.0946 ms; spread 13.5 %
+  {1, 64, 10, 14, -1, 225},
+  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1634 ms; runner-up T64_128_3 0.1629 ms; spread 6.2 %
   {1, 64, 11, 15, -1, 226},
-  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5589 ms; runner-up T64_176_2 0.5604 ms; spread 2.7 %
-  {1, 64, 12, 16, 3, 227},
-  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2 1.918 ms; runner-up T64_176_3 1.918 ms; spread 1.4 %
-  {1, 64, 13, 17, 4, 228},
-  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.037 ms; runner-up T64_176_2 7.071 ms; spread 0.9 %
-  {1, 64, 14, 18, 3, 229},
-  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.16 ms; runner-up T64_176_2 27.56 ms; spread 1.1 %
-  {1, 64, 15, 19, 3, 230},
-  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.769 ms; runner-up T64_176_2 3.788 ms; spread 2.1 %
-  {1, 64, 13, 18, 3, 231},
-  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.469 ms; runner-up T64_176_2 7.483 ms; spread 0.5 %
-  {1, 64, 13, 19, 3, 232},
-  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_3 15.21 ms; runner-up T64_176_2 15.34 ms; spread 1.3 %
-  {1, 64, 13, 20, 3, 233},
-  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.5 ms; runner-up default 31.95 ms; spread 14.0 %
-  {1, 64, 13, 21, 4, 234},
-  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 61.85 ms; runner-up T64_176_2P 63.54 ms; spread 3.1 %
-  {1, 64, 13, 22, 4, 235},
-  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0661 ms; runner-up T128_128_2P 0.0676 ms; spread 11.0 %
-  {1, 128, 8, 12, 5, 236},
-  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0862 ms; runner-up T128_128_2P 0.0872 ms; spread 12.4 %
-  {1, 128, 9, 13, 5, 237},
-  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1252 ms; runner-up T128_176_2P 0.126 ms; spread 21.1 %
-  {1, 128, 10, 14, 5, 238},
-  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3 0.2269 ms; runner-up T128_128_3P 0.2277 ms; spread 35.1 %
-  {1, 128, 11, 15, 6, 239},
-  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6812 ms; runner-up T128_128_2P 0.69 ms; spread 2.4 %
-  {1, 128, 12, 16, 7, 240},
-  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.273 ms; runner-up T128_176_2 2.336 ms; spread 0.8 %
-  {1, 128, 13, 17, 7, 241},
-  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 8.983 ms; runner-up T128_176_2 9.021 ms; spread 8.1 %
-  {1, 128, 14, 18, 7, 242},
-  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 37.82 ms; runner-up T128_176_2P 38.94 ms; spread 14.8 %
+  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4952 ms; runner-up T64_128_2 0.4919 ms; spread 3.3 %
+  {1, 64, 12, 16, -1, 227},
+  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.766 ms; runner-up T64_128_2 1.76 ms; spread 1.3 %
+  {1, 64, 13, 17, -1, 228},
+  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.421 ms; runner-up T64_176_3 6.438 ms; spread 1.4 %
+  {1, 64, 14, 18, 2, 229},
+  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 24.81 ms; runner-up T64_176_3 25.21 ms; spread 8.3 %
+  {1, 64, 15, 19, 2, 230},
+  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2 3.438 ms; runner-up T64_128_2 3.45 ms; spread 0.3 %
+  {1, 64, 13, 18, 2, 231},
+  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.869 ms; runner-up T64_128_2 6.853 ms; spread 1.1 %
+  {1, 64, 13, 19, -1, 232},
+  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.64 ms; runner-up T64_128_2 13.73 ms; spread 0.7 %
+  {1, 64, 13, 20, -1, 233},
+  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.41 ms; runner-up T64_128_2 27.63 ms; spread 8.1 %
+  {1, 64, 13, 21, -1, 234},
+  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 54.64 ms; runner-up T64_176_3 55.96 ms; spread 9.3 %
+  {1, 64, 13, 22, -1, 235},
+  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0571 ms; runner-up T128_128_3P 0.0579 ms; spread 46.2 %
+  {1, 128, 8, 12, 3, 236},
+  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.073 ms; runner-up T128_128_2P 0.0733 ms; spread 24.3 %
+  {1, 128, 9, 13, 4, 237},
+  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1053 ms; runner-up default 0.1065 ms; spread 10.3 %
+  {1, 128, 10, 14, 4, 238},
+  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1961 ms; runner-up T128_128_3P 0.1978 ms; spread 29.5 %
+  {1, 128, 11, 15, 3, 239},
+  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5994 ms; runner-up T128_128_2 0.6017 ms; spread 10.0 %
+  {1, 128, 12, 16, 3, 240},
+  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.065 ms; runner-up T128_176_2 2.068 ms; spread 2.1 %
+  {1, 128, 13, 17, 5, 241},
+  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: default 8.032 ms; runner-up T128_176_2P 8.409 ms; spread 2.0 %
+  {1, 128, 14, 18, -1, 242},
+  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 33.38 ms; runner-up T128_128_2 33.41 ms; spread 10.8 %
   {1, 128, 15, 19, -1, 243},
-  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.751 ms; runner-up T128_176_2 4.8 ms; spread 5.3 %
-  {1, 128, 13, 18, 7, 244},
-  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 9.793 ms; runner-up T128_128_2 9.89 ms; spread 3.8 %
+  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.272 ms; runner-up T128_176_2 4.389 ms; spread 0.9 %
+  {1, 128, 13, 18, 6, 244},
+  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.595 ms; runner-up T128_176_2 9.049 ms; spread 4.5 %
   {1, 128, 13, 19, -1, 245},
-  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 20.09 ms; runner-up T128_176_2 20.93 ms; spread 5.2 %
+  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 18.65 ms; runner-up T128_176_2 19.64 ms; spread 1.8 %
   {1, 128, 13, 20, -1, 246},
-  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 42.31 ms; runner-up T128_128_2P 43.09 ms; spread 14.8 %
-  {1, 128, 13, 21, -1, 247},
-  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 86.81 ms; runner-up T128_176_2P 86.33 ms; spread 11.4 %
-  {1, 128, 13, 22, -1, 248},
-  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0556 ms; runner-up T64_128_2P 0.0566 ms; spread 21.4 %
+  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 38.97 ms; runner-up T128_128_2P 39.41 ms; spread 5.1 %
+  {1, 128, 13, 21, 6, 247},
+  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 79.38 ms; runner-up T128_128_2P 80.11 ms; spread 2.6 %
+  {1, 128, 13, 22, 7, 248},
+  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0516 ms; runner-up T64_64_3P 0.0521 ms; spread 105.1 %
   {2, 64, 8, 12, 8, 249},
-  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0723 ms; runner-up T64_176_3 0.0728 ms; spread 17.7 %
-  {2, 64, 9, 13, 0, 250},
-  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_2P 0.1056 ms; runner-up T64_128_2P 0.1058 ms; spread 15.3 %
-  {2, 64, 10, 14, 1, 251},
-  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1892 ms; runner-up T64_128_2 0.1894 ms; spread 7.0 %
+  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.066 ms; runner-up T64_128_3 0.067 ms; spread 18.6 %
+  {2, 64, 9, 13, 9, 250},
+  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0938 ms; runner-up T64_128_2 0.0932 ms; spread 13.1 %
+  {2, 64, 10, 14, -1, 251},
+  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1685 ms; runner-up T64_128_2 0.1672 ms; spread 11.0 %
   {2, 64, 11, 15, -1, 252},
-  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5641 ms; runner-up T64_176_2 0.566 ms; spread 8.4 %
-  {2, 64, 12, 16, 3, 253},
-  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_2 1.927 ms; runner-up T64_176_3 1.929 ms; spread 2.5 %
-  {2, 64, 13, 17, 4, 254},
-  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.037 ms; runner-up T64_176_2 7.066 ms; spread 0.8 %
-  {2, 64, 14, 18, 3, 255},
-  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 27.63 ms; runner-up T64_176_3 27.79 ms; spread 1.8 %
-  {2, 64, 15, 19, 4, 256},
-  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.784 ms; runner-up T64_176_2 3.793 ms; spread 3.0 %
-  {2, 64, 13, 18, 3, 257},
-  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 7.485 ms; runner-up T64_176_3 7.513 ms; spread 0.4 %
-  {2, 64, 13, 19, 4, 258},
-  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_3 15.11 ms; runner-up T64_176_2 15.11 ms; spread 5.3 %
-  {2, 64, 13, 20, 3, 259},
-  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 31.58 ms; runner-up default 32.26 ms; spread 26.3 %
-  {2, 64, 13, 21, 4, 260},
-  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 63.78 ms; runner-up T64_128_3P 65.42 ms; spread 6.0 %
-  {2, 64, 13, 22, 4, 261},
-  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0633 ms; runner-up T128_128_3P 0.066 ms; spread 24.1 %
-  {2, 128, 8, 12, 9, 262},
-  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0867 ms; runner-up T128_128_3P 0.0871 ms; spread 20.5 %
-  {2, 128, 9, 13, 9, 263},
-  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1233 ms; runner-up T128_128_3P 0.1245 ms; spread 10.3 %
-  {2, 128, 10, 14, 9, 264},
-  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2229 ms; runner-up T128_128_2P 0.2243 ms; spread 5.6 %
-  {2, 128, 11, 15, 5, 265},
-  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.68 ms; runner-up T128_128_2P 0.689 ms; spread 1.7 %
-  {2, 128, 12, 16, 7, 266},
-  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.269 ms; runner-up T128_176_2 2.336 ms; spread 1.2 %
-  {2, 128, 13, 17, 7, 267},
-  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: default 9.229 ms; runner-up T128_128_2 9.196 ms; spread 12.8 %
-  {2, 128, 14, 18, -1, 268},
-  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 39.04 ms; runner-up T128_176_2P 39.06 ms; spread 14.8 %
-  {2, 128, 15, 19, -1, 269},
-  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.595 ms; runner-up T128_176_2 4.744 ms; spread 1.6 %
-  {2, 128, 13, 18, 7, 270},
-  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 9.744 ms; runner-up T128_176_2P 9.887 ms; spread 8.2 %
+  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5023 ms; runner-up T64_128_2 0.4987 ms; spread 3.1 %
+  {2, 64, 12, 16, -1, 253},
+  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.769 ms; runner-up T64_176_2 1.762 ms; spread 0.9 %
+  {2, 64, 13, 17, -1, 254},
+  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.405 ms; runner-up T64_176_3 6.455 ms; spread 0.8 %
+  {2, 64, 14, 18, 2, 255},
+  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: default 25.54 ms; runner-up T64_176_2 25.44 ms; spread 5.4 %
+  {2, 64, 15, 19, -1, 256},
+  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.474 ms; runner-up T64_128_2 3.483 ms; spread 0.9 %
+  {2, 64, 13, 18, -1, 257},
+  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.884 ms; runner-up T64_128_2 6.862 ms; spread 2.0 %
+  {2, 64, 13, 19, -1, 258},
+  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.71 ms; runner-up T64_128_2 13.85 ms; spread 0.4 %
+  {2, 64, 13, 20, -1, 259},
+  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_128_2 27.81 ms; runner-up default 28.1 ms; spread 4.4 %
+  {2, 64, 13, 21, 9, 260},
+  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.99 ms; runner-up T64_176_2 57.61 ms; spread 13.8 %
+  {2, 64, 13, 22, -1, 261},
+  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0577 ms; runner-up T128_64_3P 0.0581 ms; spread 17.5 %
+  {2, 128, 8, 12, 10, 262},
+  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0739 ms; runner-up T128_128_3P 0.074 ms; spread 65.2 %
+  {2, 128, 9, 13, 3, 263},
+  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1046 ms; runner-up T128_128_3P 0.1048 ms; spread 14.4 %
+  {2, 128, 10, 14, 3, 264},
+  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1927 ms; runner-up T128_128_3P 0.193 ms; spread 8.0 %
+  {2, 128, 11, 15, 3, 265},
+  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: default 0.6111 ms; runner-up T128_128_2P 0.6054 ms; spread 3.7 %
+  {2, 128, 12, 16, -1, 266},
+  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 2.122 ms; runner-up T128_128_2P 2.137 ms; spread 1.3 %
+  {2, 128, 13, 17, 6, 267},
+  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2 8.359 ms; runner-up T128_176_2P 8.543 ms; spread 2.7 %
+  {2, 128, 14, 18, 11, 268},
+  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: T128_128_2 34.01 ms; runner-up T128_176_2 34.88 ms; spread 4.2 %
+  {2, 128, 15, 19, 6, 269},
+  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: default 4.471 ms; runner-up T128_128_2 4.454 ms; spread 4.8 %
+  {2, 128, 13, 18, -1, 270},
+  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.938 ms; runner-up T128_128_2 9.306 ms; spread 2.1 %
   {2, 128, 13, 19, -1, 271},
-  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 20.61 ms; runner-up T128_176_2P 21.35 ms; spread 5.8 %
+  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 18.93 ms; runner-up T128_128_2 19.97 ms; spread 3.4 %
   {2, 128, 13, 20, -1, 272},
-  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 41.17 ms; runner-up T128_128_2 44.3 ms; spread 20.4 %
-  {2, 128, 13, 21, -1, 273},
-  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 87.74 ms; runner-up T128_128_2P 88.77 ms; spread 2.3 %
+  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 39.68 ms; runner-up T128_128_2P 40.24 ms; spread 5.3 %
+  {2, 128, 13, 21, 6, 273},
+  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 81.25 ms; runner-up T128_128_2P 81.92 ms; spread 5.7 %
   {2, 128, 13, 22, 7, 274},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0546 ms; runner-up T64_128_3 0.0547 ms; spread 17.5 %
-  {1, 64, 8, 12, 0, 223},
-  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.071 ms; runner-up T64_128_3P 0.0713 ms; spread 94.7 %
-  {1, 64, 9, 13, 1, 224},
-  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1045 ms; runner-up T64_176_2P 0.1053 ms; spread 9.7 %
-  {1, 64, 10, 14, 2, 225},
-  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1911 ms; runner-up default 0.1936 ms; spread 4.0 %
-  {1, 64, 11, 15, 10, 226},
-  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5684 ms; runner-up T64_176_2 0.5725 ms; spread 6.4 %
-  {1, 64, 12, 16, 3, 227},
-  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 1.933 ms; runner-up T64_176_2 1.946 ms; spread 1.2 %
-  {1, 64, 13, 17, 3, 228},
-  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.146 ms; runner-up T64_176_2 7.162 ms; spread 1.1 %
-  {1, 64, 14, 18, 3, 229},
-  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.62 ms; runner-up T64_176_2 28.03 ms; spread 0.3 %
-  {1, 64, 15, 19, 3, 230},
-  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.805 ms; runner-up T64_176_2 3.834 ms; spread 0.5 %
-  {1, 64, 13, 18, 3, 231},
-  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.596 ms; runner-up T64_176_2 7.622 ms; spread 0.6 %
-  {1, 64, 13, 19, 3, 232},
-  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 15.22 ms; runner-up T64_176_3 15.31 ms; spread 0.9 %
-  {1, 64, 13, 20, 4, 233},
-  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.58 ms; runner-up T64_176_2P 31.55 ms; spread 4.1 %
-  {1, 64, 13, 21, 4, 234},
-  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 61.5 ms; runner-up T64_176_2P 62.56 ms; spread 0.9 %
-  {1, 64, 13, 22, 4, 235},
-  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0612 ms; runner-up T128_128_2 0.0626 ms; spread 19.8 %
-  {1, 128, 8, 12, 9, 236},
-  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0793 ms; runner-up T128_176_2P 0.0804 ms; spread 84.0 %
-  {1, 128, 9, 13, 5, 237},
-  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1172 ms; runner-up T128_128_3P 0.1187 ms; spread 10.6 %
-  {1, 128, 10, 14, 9, 238},
-  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3 0.2197 ms; runner-up T128_128_2P 0.2201 ms; spread 6.4 %
-  {1, 128, 11, 15, 6, 239},
-  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6758 ms; runner-up T128_128_3P 0.6887 ms; spread 2.5 %
-  {1, 128, 12, 16, 7, 240},
-  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.268 ms; runner-up T128_176_2 2.337 ms; spread 0.8 %
-  {1, 128, 13, 17, 7, 241},
-  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 8.947 ms; runner-up T128_176_2 9.04 ms; spread 2.0 %
-  {1, 128, 14, 18, 7, 242},
-  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 37.35 ms; runner-up T128_176_2P 37.85 ms; spread 10.5 %
+  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0536 ms; runner-up T64_64_3 0.0539 ms; spread 90.6 %
+  {1, 64, 8, 12, 12, 223},
+  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0697 ms; runner-up T64_128_2P 0.07 ms; spread 19.2 %
+  {1, 64, 9, 13, 13, 224},
+  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0956 ms; runner-up default 0.0979 ms; spread 14.0 %
+  {1, 64, 10, 14, 9, 225},
+  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1712 ms; runner-up T64_128_2 0.1698 ms; spread 7.1 %
+  {1, 64, 11, 15, -1, 226},
+  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5086 ms; runner-up T64_128_2 0.5066 ms; spread 2.8 %
+  {1, 64, 12, 16, -1, 227},
+  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.765 ms; runner-up T64_176_2 1.756 ms; spread 2.2 %
+  {1, 64, 13, 17, -1, 228},
+  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.539 ms; runner-up T64_176_3 6.56 ms; spread 1.4 %
+  {1, 64, 14, 18, 2, 229},
+  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.02 ms; runner-up T64_176_3 25.13 ms; spread 0.3 %
+  {1, 64, 15, 19, 2, 230},
+  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.495 ms; runner-up T64_176_2 3.469 ms; spread 2.3 %
+  {1, 64, 13, 18, -1, 231},
+  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.932 ms; runner-up T64_176_2 6.892 ms; spread 0.8 %
+  {1, 64, 13, 19, -1, 232},
+  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.84 ms; runner-up T64_176_2 13.75 ms; spread 0.7 %
+  {1, 64, 13, 20, -1, 233},
+  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.55 ms; runner-up T64_128_2 27.59 ms; spread 1.7 %
+  {1, 64, 13, 21, -1, 234},
+  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 55.57 ms; runner-up T64_128_2 55.57 ms; spread 5.1 %
+  {1, 64, 13, 22, -1, 235},
+  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0588 ms; runner-up T128_64_2P 0.0596 ms; spread 18.8 %
+  {1, 128, 8, 12, 3, 236},
+  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.074 ms; runner-up T128_128_3P 0.0745 ms; spread 14.3 %
+  {1, 128, 9, 13, 3, 237},
+  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.106 ms; runner-up T128_128_3P 0.1066 ms; spread 32.0 %
+  {1, 128, 10, 14, 3, 238},
+  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1943 ms; runner-up T128_128_2P 0.1943 ms; spread 17.4 %
+  {1, 128, 11, 15, 4, 239},
+  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2 0.6036 ms; runner-up T128_128_2P 0.6054 ms; spread 2.3 %
+  {1, 128, 12, 16, 6, 240},
+  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.056 ms; runner-up T128_176_2 2.063 ms; spread 2.1 %
+  {1, 128, 13, 17, 5, 241},
+  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 8.011 ms; runner-up T128_176_2 8.069 ms; spread 1.2 %
+  {1, 128, 14, 18, 6, 242},
+  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 32.45 ms; runner-up T128_176_2 32.58 ms; spread 10.2 %
   {1, 128, 15, 19, -1, 243},
-  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.689 ms; runner-up T128_176_2 4.794 ms; spread 1.2 %
-  {1, 128, 13, 18, 7, 244},
-  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_176_2P 9.655 ms; runner-up T128_176_2 9.775 ms; spread 12.5 %
-  {1, 128, 13, 19, 7, 245},
-  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 19.76 ms; runner-up T128_176_2 20.57 ms; spread 16.8 %
+  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.187 ms; runner-up T128_128_2P 4.239 ms; spread 0.9 %
+  {1, 128, 13, 18, 6, 244},
+  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.845 ms; runner-up T128_176_2 8.802 ms; spread 1.3 %
+  {1, 128, 13, 19, -1, 245},
+  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 17.27 ms; runner-up T128_128_2 18.19 ms; spread 8.0 %
   {1, 128, 13, 20, -1, 246},
-  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 41.86 ms; runner-up T128_176_2P 42.9 ms; spread 15.4 %
+  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 35.84 ms; runner-up T128_128_2 37.71 ms; spread 18.8 %
   {1, 128, 13, 21, -1, 247},
-  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 85.63 ms; runner-up default 86.87 ms; spread 1.5 %
-  {1, 128, 13, 22, 7, 248},
-  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.056 ms; runner-up T64_128_2P 0.057 ms; spread 20.8 %
-  {2, 64, 8, 12, 8, 249},
-  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0721 ms; runner-up T64_176_2 0.0725 ms; spread 11.2 %
-  {2, 64, 9, 13, 11, 250},
-  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.1046 ms; runner-up T64_176_2 0.1062 ms; spread 6.7 %
-  {2, 64, 10, 14, 2, 251},
-  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1901 ms; runner-up T64_128_2 0.1914 ms; spread 6.0 %
+  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 76.84 ms; runner-up T128_128_3P 76.77 ms; spread 10.8 %
+  {1, 128, 13, 22, -1, 248},
+  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0547 ms; runner-up T64_64_3P 0.0559 ms; spread 26.5 %
+  {2, 64, 8, 12, 1, 249},
+  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0731 ms; runner-up T64_128_3 0.0742 ms; spread 66.0 %
+  {2, 64, 9, 13, 1, 250},
+  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.1001 ms; runner-up T64_128_3 0.1023 ms; spread 14.0 %
+  {2, 64, 10, 14, 9, 251},
+  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1745 ms; runner-up T64_128_2 0.1735 ms; spread 10.7 %
   {2, 64, 11, 15, -1, 252},
-  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_176_3 0.5742 ms; runner-up T64_176_2 0.5756 ms; spread 2.0 %
-  {2, 64, 12, 16, 3, 253},
-  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 1.944 ms; runner-up T64_176_2 1.961 ms; spread 3.4 %
-  {2, 64, 13, 17, 3, 254},
-  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 7.128 ms; runner-up T64_176_2 7.166 ms; spread 1.0 %
-  {2, 64, 14, 18, 3, 255},
-  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 27.64 ms; runner-up T64_176_2 28.1 ms; spread 0.3 %
-  {2, 64, 15, 19, 3, 256},
-  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 3.815 ms; runner-up T64_176_2 3.852 ms; spread 1.2 %
-  {2, 64, 13, 18, 3, 257},
-  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 7.585 ms; runner-up T64_176_2 7.588 ms; spread 1.0 %
-  {2, 64, 13, 19, 3, 258},
-  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_176_2 15.2 ms; runner-up T64_176_3 15.24 ms; spread 7.2 %
-  {2, 64, 13, 20, 4, 259},
-  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_176_2 30.74 ms; runner-up T64_176_3 31.89 ms; spread 8.5 %
-  {2, 64, 13, 21, 4, 260},
-  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 63.22 ms; runner-up T64_176_3 64.21 ms; spread 5.8 %
-  {2, 64, 13, 22, 4, 261},
-  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0613 ms; runner-up T128_128_3P 0.062 ms; spread 35.9 %
-  {2, 128, 8, 12, 9, 262},
-  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0805 ms; runner-up T128_128_3 0.082 ms; spread 49.5 %
-  {2, 128, 9, 13, 5, 263},
-  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1226 ms; runner-up T128_128_3P 0.1252 ms; spread 13.2 %
-  {2, 128, 10, 14, 9, 264},
-  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2281 ms; runner-up T128_128_3P 0.2262 ms; spread 26.1 %
-  {2, 128, 11, 15, -1, 265},
-  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_176_2P 0.6863 ms; runner-up T128_128_2P 0.6976 ms; spread 2.0 %
-  {2, 128, 12, 16, 7, 266},
-  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.284 ms; runner-up T128_176_2 2.352 ms; spread 1.9 %
-  {2, 128, 13, 17, 7, 267},
-  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 8.729 ms; runner-up T128_176_2 9 ms; spread 3.6 %
-  {2, 128, 14, 18, 7, 268},
-  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 37.91 ms; runner-up T128_176_2P 38.21 ms; spread 11.8 %
+  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5141 ms; runner-up T64_128_2 0.5103 ms; spread 10.9 %
+  {2, 64, 12, 16, -1, 253},
+  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.772 ms; runner-up T64_128_2 1.762 ms; spread 1.2 %
+  {2, 64, 13, 17, -1, 254},
+  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.491 ms; runner-up T64_176_3 6.524 ms; spread 0.6 %
+  {2, 64, 14, 18, 2, 255},
+  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.13 ms; runner-up T64_176_3 25.22 ms; spread 0.6 %
+  {2, 64, 15, 19, 2, 256},
+  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.489 ms; runner-up T64_176_2 3.464 ms; spread 0.8 %
+  {2, 64, 13, 18, -1, 257},
+  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.952 ms; runner-up T64_176_2 6.895 ms; spread 0.7 %
+  {2, 64, 13, 19, -1, 258},
+  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.88 ms; runner-up T64_176_2 13.91 ms; spread 0.8 %
+  {2, 64, 13, 20, -1, 259},
+  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: default 27.83 ms; runner-up T64_128_2 28 ms; spread 8.8 %
+  {2, 64, 13, 21, -1, 260},
+  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.58 ms; runner-up T64_128_2 57.36 ms; spread 6.9 %
+  {2, 64, 13, 22, -1, 261},
+  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0615 ms; runner-up T128_64_2P 0.0632 ms; spread 20.5 %
+  {2, 128, 8, 12, 10, 262},
+  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0791 ms; runner-up T128_64_3P 0.0811 ms; spread 8.5 %
+  {2, 128, 9, 13, 3, 263},
+  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1143 ms; runner-up T128_176_2P 0.1155 ms; spread 16.9 %
+  {2, 128, 10, 14, 3, 264},
+  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2023 ms; runner-up T128_128_2P 0.2043 ms; spread 4.9 %
+  {2, 128, 11, 15, 4, 265},
+  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.614 ms; runner-up T128_128_2 0.6146 ms; spread 2.4 %
+  {2, 128, 12, 16, 3, 266},
+  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.095 ms; runner-up T128_176_2 2.109 ms; spread 3.6 %
+  {2, 128, 13, 17, 5, 267},
+  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.275 ms; runner-up T128_176_2P 8.355 ms; spread 3.3 %
+  {2, 128, 14, 18, -1, 268},
+  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.75 ms; runner-up T128_176_2 33.69 ms; spread 13.0 %
   {2, 128, 15, 19, -1, 269},
-  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 4.612 ms; runner-up T128_176_2 4.702 ms; spread 2.8 %
-  {2, 128, 13, 18, 7, 270},
-  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 9.881 ms; runner-up T128_176_2P 9.867 ms; spread 7.7 %
+  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.289 ms; runner-up T128_176_2 4.304 ms; spread 1.3 %
+  {2, 128, 13, 18, 6, 270},
+  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.779 ms; runner-up T128_176_2 8.933 ms; spread 2.4 %
   {2, 128, 13, 19, -1, 271},
-  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 20.21 ms; runner-up T128_176_2 20.57 ms; spread 12.8 %
+  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 18.04 ms; runner-up T128_128_2 18.96 ms; spread 10.5 %
   {2, 128, 13, 20, -1, 272},
-  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 43.54 ms; runner-up T128_176_2P 44.17 ms; spread 14.3 %
+  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 38.06 ms; runner-up T128_128_2 38.96 ms; spread 14.3 %
   {2, 128, 13, 21, -1, 273},
-  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2P 88.01 ms; runner-up T128_128_2P 89.95 ms; spread 3.0 %
-  {2, 128, 13, 22, 7, 274},
+  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: default 80.25 ms; runner-up T128_128_3 79.54 ms; spread 14.6 %
+  {2, 128, 13, 22, -1, 274},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
@@ -2629,14 +2631,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2656,10 +2657,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 5: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -1584,219 +1584,219 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.048 ms; runner-up splits=1 0.0478 ms; spread 28.9 %
-  {1, 64, 8, 4, -1, 483},
-  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0569 ms; runner-up splits=4 0.065 ms; spread 27.1 %
+  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0396 ms; runner-up default 0.0402 ms; spread 26.3 %
+  {1, 64, 8, 4, 1, 483},
+  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0476 ms; runner-up splits=8 0.0537 ms; spread 16.9 %
   {1, 64, 9, 4, 1, 484},
-  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0682 ms; runner-up splits=16 0.0693 ms; spread 91.8 %
-  {1, 64, 10, 4, 8, 485},
-  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0712 ms; runner-up splits=8 0.0716 ms; spread 21.0 %
+  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0566 ms; runner-up splits=8 0.0572 ms; spread 19.5 %
+  {1, 64, 10, 4, 16, 485},
+  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0609 ms; runner-up default 0.0623 ms; spread 64.3 %
   {1, 64, 11, 4, 16, 486},
-  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0803 ms; runner-up default 0.0816 ms; spread 17.4 %
+  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0681 ms; runner-up default 0.0708 ms; spread 14.7 %
   {1, 64, 12, 4, 16, 487},
-  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.1 ms; runner-up splits=32 0.1025 ms; spread 39.5 %
+  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0822 ms; runner-up default 0.0841 ms; spread 12.6 %
   {1, 64, 13, 4, 16, 488},
-  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1198 ms; runner-up splits=32 0.1199 ms; spread 16.8 %
-  {1, 64, 14, 4, 16, 489},
-  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1662 ms; runner-up splits=16 0.1721 ms; spread 13.4 %
-  {1, 64, 15, 4, 32, 490},
-  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=16 0.1197 ms; runner-up splits=8 0.1212 ms; spread 16.1 %
-  {1, 64, 13, 5, 16, 491},
-  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1652 ms; runner-up splits=16 0.1643 ms; spread 35.0 %
+  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=32 0.11 ms; runner-up splits=16 0.1102 ms; spread 16.3 %
+  {1, 64, 14, 4, 32, 489},
+  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: default 0.1687 ms; runner-up splits=64 0.1978 ms; spread 9.3 %
+  {1, 64, 15, 4, -1, 490},
+  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1164 ms; runner-up splits=8 0.145 ms; spread 79.8 %
+  {1, 64, 13, 5, -1, 491},
+  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1502 ms; runner-up splits=16 0.1532 ms; spread 9.9 %
   {1, 64, 13, 6, -1, 492},
-  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=16 0.2528 ms; runner-up splits=8 0.254 ms; spread 9.8 %
-  {1, 64, 13, 7, 16, 493},
-  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4206 ms; runner-up splits=16 0.4245 ms; spread 6.5 %
+  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.2381 ms; runner-up splits=8 0.238 ms; spread 9.2 %
+  {1, 64, 13, 7, -1, 493},
+  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4095 ms; runner-up splits=16 0.4133 ms; spread 5.8 %
   {1, 64, 13, 8, 8, 494},
-  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7664 ms; runner-up splits=8 0.7702 ms; spread 4.7 %
+  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7517 ms; runner-up splits=8 0.7535 ms; spread 5.8 %
   {1, 64, 13, 9, 16, 495},
-  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0524 ms; runner-up splits=1 0.052 ms; spread 95.7 %
+  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0436 ms; runner-up splits=1 0.0437 ms; spread 34.6 %
   {1, 128, 8, 4, -1, 496},
-  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0614 ms; runner-up splits=8 0.0634 ms; spread 30.2 %
-  {1, 128, 9, 4, 1, 497},
-  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0768 ms; runner-up splits=4 0.0769 ms; spread 72.3 %
-  {1, 128, 10, 4, -1, 498},
-  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0767 ms; runner-up default 0.0803 ms; spread 27.5 %
+  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0548 ms; runner-up splits=4 0.055 ms; spread 19.8 %
+  {1, 128, 9, 4, 8, 497},
+  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0596 ms; runner-up splits=4 0.0618 ms; spread 20.0 %
+  {1, 128, 10, 4, 8, 498},
+  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0676 ms; runner-up default 0.0687 ms; spread 17.3 %
   {1, 128, 11, 4, 8, 499},
-  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0913 ms; runner-up splits=16 0.094 ms; spread 14.5 %
+  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.079 ms; runner-up splits=8 0.083 ms; spread 17.2 %
   {1, 128, 12, 4, -1, 500},
-  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1115 ms; runner-up splits=16 0.1136 ms; spread 85.6 %
+  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1006 ms; runner-up splits=16 0.105 ms; spread 30.6 %
   {1, 128, 13, 4, -1, 501},
-  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1608 ms; runner-up splits=16 0.1629 ms; spread 16.6 %
+  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1466 ms; runner-up splits=16 0.1487 ms; spread 12.9 %
   {1, 128, 14, 4, -1, 502},
-  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.249 ms; runner-up splits=32 0.2582 ms; spread 7.7 %
+  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2337 ms; runner-up splits=16 0.2357 ms; spread 8.2 %
   {1, 128, 15, 4, -1, 503},
-  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1555 ms; runner-up splits=8 0.1609 ms; spread 15.9 %
+  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1424 ms; runner-up splits=8 0.1474 ms; spread 14.8 %
   {1, 128, 13, 5, -1, 504},
-  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2356 ms; runner-up splits=8 0.2444 ms; spread 10.6 %
+  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2284 ms; runner-up splits=4 0.2348 ms; spread 40.2 %
   {1, 128, 13, 6, -1, 505},
-  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.4052 ms; runner-up splits=4 0.4213 ms; spread 43.3 %
+  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3922 ms; runner-up splits=4 0.3998 ms; spread 5.3 %
   {1, 128, 13, 7, -1, 506},
-  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7476 ms; runner-up splits=4 0.7584 ms; spread 7.6 %
+  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.744 ms; runner-up splits=1 0.7788 ms; spread 45.3 %
   {1, 128, 13, 8, -1, 507},
-  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.427 ms; runner-up splits=1 1.426 ms; spread 5.5 %
+  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.409 ms; runner-up splits=1 1.406 ms; spread 29.4 %
   {1, 128, 13, 9, -1, 508},
-  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0463 ms; runner-up splits=1 0.0464 ms; spread 17.4 %
-  {2, 64, 8, 4, -1, 509},
-  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0542 ms; runner-up splits=16 0.064 ms; spread 15.5 %
+  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0417 ms; runner-up default 0.0436 ms; spread 26.9 %
+  {2, 64, 8, 4, 1, 509},
+  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0501 ms; runner-up splits=8 0.057 ms; spread 15.2 %
   {2, 64, 9, 4, 1, 510},
-  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0664 ms; runner-up splits=16 0.0682 ms; spread 13.5 %
+  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0573 ms; runner-up splits=4 0.0592 ms; spread 25.9 %
   {2, 64, 10, 4, 8, 511},
-  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0722 ms; runner-up splits=16 0.0725 ms; spread 22.2 %
-  {2, 64, 11, 4, 8, 512},
-  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0823 ms; runner-up splits=16 0.0816 ms; spread 10.6 %
-  {2, 64, 12, 4, -1, 513},
-  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0932 ms; runner-up splits=16 0.093 ms; spread 97.2 %
+  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0596 ms; runner-up splits=8 0.0606 ms; spread 20.4 %
+  {2, 64, 11, 4, 16, 512},
+  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.067 ms; runner-up default 0.0681 ms; spread 14.3 %
+  {2, 64, 12, 4, 16, 513},
+  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0841 ms; runner-up splits=16 0.0882 ms; spread 28.5 %
   {2, 64, 13, 4, -1, 514},
-  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=32 0.1224 ms; runner-up splits=16 0.1266 ms; spread 14.0 %
-  {2, 64, 14, 4, 32, 515},
-  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1687 ms; runner-up splits=16 0.1735 ms; spread 22.1 %
+  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1114 ms; runner-up splits=32 0.115 ms; spread 20.6 %
+  {2, 64, 14, 4, 16, 515},
+  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1594 ms; runner-up splits=64 0.165 ms; spread 16.0 %
   {2, 64, 15, 4, 32, 516},
-  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=16 0.1133 ms; runner-up splits=8 0.1146 ms; spread 45.0 %
-  {2, 64, 13, 5, 16, 517},
-  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1588 ms; runner-up splits=16 0.1615 ms; spread 38.1 %
+  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1058 ms; runner-up splits=16 0.1059 ms; spread 20.6 %
+  {2, 64, 13, 5, -1, 517},
+  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1489 ms; runner-up splits=8 0.1513 ms; spread 16.1 %
   {2, 64, 13, 6, -1, 518},
-  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2512 ms; runner-up splits=16 0.2513 ms; spread 9.3 %
+  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2367 ms; runner-up default 0.2407 ms; spread 10.1 %
   {2, 64, 13, 7, 8, 519},
-  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.4287 ms; runner-up splits=8 0.428 ms; spread 10.6 %
-  {2, 64, 13, 8, -1, 520},
-  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7723 ms; runner-up splits=8 0.7742 ms; spread 29.6 %
+  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.413 ms; runner-up splits=16 0.4137 ms; spread 7.8 %
+  {2, 64, 13, 8, 8, 520},
+  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7553 ms; runner-up splits=8 0.7564 ms; spread 7.8 %
   {2, 64, 13, 9, 16, 521},
-  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0544 ms; runner-up splits=1 0.0541 ms; spread 12.8 %
+  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0455 ms; runner-up splits=1 0.0452 ms; spread 24.0 %
   {2, 128, 8, 4, -1, 522},
-  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0686 ms; runner-up splits=8 0.069 ms; spread 23.9 %
-  {2, 128, 9, 4, 1, 523},
-  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0738 ms; runner-up splits=16 0.0748 ms; spread 48.7 %
+  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0564 ms; runner-up splits=4 0.0564 ms; spread 22.5 %
+  {2, 128, 9, 4, 8, 523},
+  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0605 ms; runner-up splits=16 0.062 ms; spread 19.2 %
   {2, 128, 10, 4, 8, 524},
-  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0839 ms; runner-up splits=16 0.0835 ms; spread 114.6 %
-  {2, 128, 11, 4, -1, 525},
-  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0955 ms; runner-up default 0.0988 ms; spread 23.1 %
+  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.08 ms; runner-up splits=8 0.0815 ms; spread 45.9 %
+  {2, 128, 11, 4, 16, 525},
+  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0936 ms; runner-up default 0.0964 ms; spread 49.8 %
   {2, 128, 12, 4, 16, 526},
-  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=32 0.1181 ms; runner-up splits=16 0.1185 ms; spread 60.8 %
-  {2, 128, 13, 4, 32, 527},
-  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1655 ms; runner-up splits=32 0.1655 ms; spread 24.5 %
-  {2, 128, 14, 4, 16, 528},
-  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2527 ms; runner-up splits=16 0.2569 ms; spread 22.9 %
+  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1088 ms; runner-up splits=16 0.1088 ms; spread 14.3 %
+  {2, 128, 13, 4, -1, 527},
+  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1526 ms; runner-up splits=16 0.1539 ms; spread 8.8 %
+  {2, 128, 14, 4, 32, 528},
+  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2401 ms; runner-up splits=16 0.25 ms; spread 49.8 %
   {2, 128, 15, 4, 32, 529},
-  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1556 ms; runner-up splits=8 0.16 ms; spread 29.8 %
+  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.151 ms; runner-up default 0.1556 ms; spread 10.3 %
   {2, 128, 13, 5, 16, 530},
-  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2439 ms; runner-up splits=16 0.2471 ms; spread 48.0 %
+  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.238 ms; runner-up splits=16 0.2394 ms; spread 6.8 %
   {2, 128, 13, 6, 8, 531},
-  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=16 0.4224 ms; runner-up splits=4 0.4226 ms; spread 5.5 %
-  {2, 128, 13, 7, 16, 532},
-  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7619 ms; runner-up splits=4 0.7684 ms; spread 6.2 %
+  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=8 0.407 ms; runner-up splits=4 0.4094 ms; spread 4.6 %
+  {2, 128, 13, 7, 8, 532},
+  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7532 ms; runner-up splits=8 0.7578 ms; spread 3.2 %
   {2, 128, 13, 8, 16, 533},
-  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 1.45 ms; runner-up splits=8 1.455 ms; spread 20.0 %
+  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 1.437 ms; runner-up splits=8 1.437 ms; spread 3.0 %
   {2, 128, 13, 9, 16, 534},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0409 ms; runner-up splits=1 0.0407 ms; spread 72.4 %
+  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0404 ms; runner-up splits=1 0.0409 ms; spread 23.1 %
   {1, 64, 8, 4, -1, 483},
-  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0502 ms; runner-up splits=8 0.0546 ms; spread 24.5 %
+  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.049 ms; runner-up splits=16 0.0531 ms; spread 26.6 %
   {1, 64, 9, 4, 1, 484},
-  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0569 ms; runner-up splits=16 0.0583 ms; spread 22.7 %
+  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0575 ms; runner-up default 0.0602 ms; spread 31.8 %
   {1, 64, 10, 4, 8, 485},
-  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0628 ms; runner-up splits=8 0.0632 ms; spread 15.0 %
+  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0636 ms; runner-up splits=16 0.0637 ms; spread 14.0 %
   {1, 64, 11, 4, -1, 486},
-  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0695 ms; runner-up default 0.0704 ms; spread 23.2 %
-  {1, 64, 12, 4, 16, 487},
-  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0802 ms; runner-up splits=16 0.0799 ms; spread 33.5 %
+  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0701 ms; runner-up splits=16 0.0713 ms; spread 14.6 %
+  {1, 64, 12, 4, -1, 487},
+  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0778 ms; runner-up splits=16 0.0779 ms; spread 32.6 %
   {1, 64, 13, 4, -1, 488},
-  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: default 0.1042 ms; runner-up splits=16 0.1035 ms; spread 14.2 %
-  {1, 64, 14, 4, -1, 489},
-  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1466 ms; runner-up default 0.149 ms; spread 38.9 %
+  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.0988 ms; runner-up splits=32 0.1018 ms; spread 10.2 %
+  {1, 64, 14, 4, 16, 489},
+  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1372 ms; runner-up default 0.1394 ms; spread 10.5 %
   {1, 64, 15, 4, 32, 490},
-  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1034 ms; runner-up splits=16 0.1064 ms; spread 16.2 %
+  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0927 ms; runner-up splits=8 0.0951 ms; spread 18.4 %
   {1, 64, 13, 5, -1, 491},
-  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1345 ms; runner-up splits=8 0.1404 ms; spread 39.1 %
+  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1238 ms; runner-up splits=16 0.1333 ms; spread 35.6 %
   {1, 64, 13, 6, -1, 492},
-  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1988 ms; runner-up splits=8 0.2022 ms; spread 45.5 %
+  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1845 ms; runner-up splits=8 0.1929 ms; spread 16.7 %
   {1, 64, 13, 7, -1, 493},
-  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3138 ms; runner-up splits=8 0.3326 ms; spread 6.7 %
+  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3065 ms; runner-up splits=4 0.3227 ms; spread 7.6 %
   {1, 64, 13, 8, -1, 494},
-  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.582 ms; runner-up splits=4 0.5873 ms; spread 4.6 %
+  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.563 ms; runner-up splits=4 0.5656 ms; spread 4.8 %
   {1, 64, 13, 9, 8, 495},
-  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.05 ms; runner-up splits=1 0.0503 ms; spread 17.4 %
-  {1, 128, 8, 4, -1, 496},
-  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0633 ms; runner-up splits=8 0.0639 ms; spread 133.7 %
+  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0476 ms; runner-up default 0.0482 ms; spread 49.3 %
+  {1, 128, 8, 4, 1, 496},
+  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0564 ms; runner-up splits=4 0.0571 ms; spread 21.5 %
   {1, 128, 9, 4, 1, 497},
-  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.067 ms; runner-up splits=4 0.0711 ms; spread 15.2 %
+  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0593 ms; runner-up default 0.0632 ms; spread 23.0 %
   {1, 128, 10, 4, 8, 498},
-  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0756 ms; runner-up default 0.0769 ms; spread 114.1 %
-  {1, 128, 11, 4, 8, 499},
-  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0847 ms; runner-up splits=8 0.0877 ms; spread 24.6 %
+  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0671 ms; runner-up splits=8 0.0676 ms; spread 34.0 %
+  {1, 128, 11, 4, -1, 499},
+  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0777 ms; runner-up splits=8 0.0779 ms; spread 58.1 %
   {1, 128, 12, 4, -1, 500},
-  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1041 ms; runner-up splits=16 0.1072 ms; spread 13.3 %
+  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.093 ms; runner-up splits=16 0.0955 ms; spread 47.9 %
   {1, 128, 13, 4, -1, 501},
-  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1356 ms; runner-up splits=16 0.1385 ms; spread 10.9 %
+  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1265 ms; runner-up splits=16 0.1297 ms; spread 9.6 %
   {1, 128, 14, 4, -1, 502},
-  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1984 ms; runner-up splits=16 0.2092 ms; spread 20.3 %
+  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1893 ms; runner-up splits=16 0.1984 ms; spread 9.3 %
   {1, 128, 15, 4, -1, 503},
-  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1336 ms; runner-up splits=8 0.1389 ms; spread 14.0 %
+  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.124 ms; runner-up splits=8 0.1326 ms; spread 65.6 %
   {1, 128, 13, 5, -1, 504},
-  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.19 ms; runner-up splits=8 0.2029 ms; spread 9.8 %
+  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1805 ms; runner-up splits=8 0.1944 ms; spread 13.8 %
   {1, 128, 13, 6, -1, 505},
-  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3074 ms; runner-up splits=4 0.3202 ms; spread 18.8 %
+  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.2958 ms; runner-up splits=4 0.3123 ms; spread 6.8 %
   {1, 128, 13, 7, -1, 506},
-  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5403 ms; runner-up splits=2 0.5679 ms; spread 7.6 %
+  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5264 ms; runner-up splits=2 0.5499 ms; spread 5.8 %
   {1, 128, 13, 8, -1, 507},
-  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.017 ms; runner-up splits=1 1.017 ms; spread 4.6 %
+  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.9947 ms; runner-up splits=1 1.005 ms; spread 11.2 %
   {1, 128, 13, 9, -1, 508},
-  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0447 ms; runner-up splits=1 0.0448 ms; spread 31.8 %
+  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0446 ms; runner-up splits=1 0.0476 ms; spread 29.9 %
   {2, 64, 8, 4, -1, 509},
-  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0533 ms; runner-up splits=4 0.0587 ms; spread 21.4 %
+  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0503 ms; runner-up splits=16 0.0547 ms; spread 24.2 %
   {2, 64, 9, 4, 1, 510},
-  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0633 ms; runner-up splits=16 0.0641 ms; spread 17.4 %
-  {2, 64, 10, 4, 8, 511},
-  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0619 ms; runner-up splits=8 0.065 ms; spread 46.1 %
+  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0572 ms; runner-up splits=8 0.058 ms; spread 16.9 %
+  {2, 64, 10, 4, 16, 511},
+  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0657 ms; runner-up default 0.0678 ms; spread 34.1 %
   {2, 64, 11, 4, 16, 512},
-  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0708 ms; runner-up splits=16 0.0749 ms; spread 21.7 %
-  {2, 64, 12, 4, -1, 513},
-  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0805 ms; runner-up default 0.0845 ms; spread 17.4 %
-  {2, 64, 13, 4, 16, 514},
-  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.1061 ms; runner-up splits=16 0.1052 ms; spread 18.6 %
-  {2, 64, 14, 4, -1, 515},
-  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1412 ms; runner-up default 0.1447 ms; spread 12.6 %
+  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0692 ms; runner-up default 0.0719 ms; spread 19.9 %
+  {2, 64, 12, 4, 16, 513},
+  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.081 ms; runner-up splits=16 0.0803 ms; spread 48.9 %
+  {2, 64, 13, 4, -1, 514},
+  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1006 ms; runner-up splits=32 0.1032 ms; spread 17.7 %
+  {2, 64, 14, 4, 16, 515},
+  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1376 ms; runner-up splits=16 0.1419 ms; spread 33.0 %
   {2, 64, 15, 4, 32, 516},
-  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0961 ms; runner-up splits=16 0.0987 ms; spread 27.4 %
+  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0933 ms; runner-up splits=16 0.0974 ms; spread 25.2 %
   {2, 64, 13, 5, -1, 517},
-  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1301 ms; runner-up splits=8 0.1343 ms; spread 12.7 %
+  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1236 ms; runner-up splits=8 0.1304 ms; spread 12.2 %
   {2, 64, 13, 6, -1, 518},
-  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1931 ms; runner-up splits=8 0.1974 ms; spread 16.7 %
+  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1895 ms; runner-up splits=8 0.194 ms; spread 19.3 %
   {2, 64, 13, 7, -1, 519},
-  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3129 ms; runner-up splits=8 0.3254 ms; spread 8.9 %
+  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3047 ms; runner-up splits=8 0.3222 ms; spread 7.7 %
   {2, 64, 13, 8, -1, 520},
-  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5788 ms; runner-up splits=4 0.5798 ms; spread 5.5 %
+  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5606 ms; runner-up splits=4 0.5629 ms; spread 6.8 %
   {2, 64, 13, 9, 8, 521},
-  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0536 ms; runner-up default 0.0542 ms; spread 26.1 %
+  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0447 ms; runner-up default 0.0472 ms; spread 32.5 %
   {2, 128, 8, 4, 1, 522},
-  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0675 ms; runner-up splits=4 0.0679 ms; spread 23.4 %
-  {2, 128, 9, 4, 1, 523},
-  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0749 ms; runner-up splits=16 0.0757 ms; spread 24.6 %
+  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0571 ms; runner-up splits=16 0.0588 ms; spread 80.3 %
+  {2, 128, 9, 4, 8, 523},
+  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0611 ms; runner-up splits=16 0.0636 ms; spread 21.8 %
   {2, 128, 10, 4, 8, 524},
-  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.077 ms; runner-up splits=8 0.0806 ms; spread 41.7 %
+  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0675 ms; runner-up splits=8 0.0682 ms; spread 18.5 %
   {2, 128, 11, 4, 16, 525},
-  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0834 ms; runner-up default 0.085 ms; spread 19.7 %
-  {2, 128, 12, 4, 16, 526},
-  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1043 ms; runner-up default 0.106 ms; spread 19.1 %
+  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.079 ms; runner-up splits=16 0.0784 ms; spread 14.4 %
+  {2, 128, 12, 4, -1, 526},
+  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.0959 ms; runner-up default 0.0972 ms; spread 32.1 %
   {2, 128, 13, 4, 16, 527},
-  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1339 ms; runner-up splits=16 0.1388 ms; spread 13.8 %
+  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1311 ms; runner-up splits=16 0.1338 ms; spread 9.6 %
   {2, 128, 14, 4, 32, 528},
-  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1946 ms; runner-up default 0.2096 ms; spread 9.4 %
+  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1935 ms; runner-up default 0.2028 ms; spread 16.7 %
   {2, 128, 15, 4, 32, 529},
-  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1306 ms; runner-up splits=16 0.1303 ms; spread 13.6 %
+  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1265 ms; runner-up splits=16 0.1281 ms; spread 28.7 %
   {2, 128, 13, 5, -1, 530},
-  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.194 ms; runner-up splits=8 0.1988 ms; spread 71.6 %
+  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1871 ms; runner-up splits=8 0.1903 ms; spread 16.6 %
   {2, 128, 13, 6, -1, 531},
-  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=8 0.3186 ms; runner-up default 0.3219 ms; spread 7.2 %
-  {2, 128, 13, 7, 8, 532},
-  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5559 ms; runner-up splits=4 0.5566 ms; spread 20.1 %
+  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3038 ms; runner-up splits=8 0.3087 ms; spread 7.2 %
+  {2, 128, 13, 7, -1, 532},
+  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5422 ms; runner-up splits=4 0.5501 ms; spread 5.4 %
   {2, 128, 13, 8, -1, 533},
-  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.029 ms; runner-up splits=2 1.049 ms; spread 4.1 %
+  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.025 ms; runner-up splits=8 1.039 ms; spread 2.8 %
   {2, 128, 13, 9, -1, 534},
 };
 static const fg_tune_table plan_wisdom[] = {

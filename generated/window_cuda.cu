@@ -2379,14 +2379,15 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
-using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2394,219 +2395,219 @@ using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-24T01:32Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0591 ms; runner-up T64_64_3 0.0593 ms; spread 19.0 %
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.056 ms; runner-up T64_128_2P 0.056 ms; spread 24.2 %
   {1, 64, 8, 12, 0, 275},
-  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0765 ms; runner-up T64_128_2P 0.076 ms; spread 10.9 %
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0714 ms; runner-up T64_128_3P 0.071 ms; spread 16.0 %
   {1, 64, 9, 13, -1, 276},
-  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.1096 ms; runner-up T64_128_2P 0.1106 ms; spread 7.4 %
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0978 ms; runner-up T64_128_2 0.0982 ms; spread 10.7 %
   {1, 64, 10, 14, -1, 277},
-  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1947 ms; runner-up T64_128_3 0.1955 ms; spread 8.6 %
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1733 ms; runner-up T64_128_2 0.1741 ms; spread 8.2 %
   {1, 64, 11, 15, -1, 278},
-  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.578 ms; runner-up T64_128_3 0.5767 ms; spread 20.2 %
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5166 ms; runner-up T64_128_2 0.5159 ms; spread 2.1 %
   {1, 64, 12, 16, -1, 279},
-  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.606 ms; runner-up T64_128_3 1.604 ms; spread 1.6 %
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.444 ms; runner-up T64_128_2 1.438 ms; spread 1.0 %
   {1, 64, 13, 17, -1, 280},
-  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.602 ms; runner-up T64_128_3 3.608 ms; spread 1.6 %
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.234 ms; runner-up T64_128_3 3.235 ms; spread 1.0 %
   {1, 64, 14, 18, -1, 281},
-  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 7.62 ms; runner-up T64_128_3 7.619 ms; spread 0.8 %
-  {1, 64, 15, 19, -1, 282},
-  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.136 ms; runner-up T64_128_3 3.141 ms; spread 2.9 %
-  {1, 64, 13, 18, -1, 283},
-  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.265 ms; runner-up T64_128_3 6.254 ms; spread 1.2 %
-  {1, 64, 13, 19, -1, 284},
-  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 12.39 ms; runner-up T64_128_3 12.45 ms; spread 2.4 %
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 6.685 ms; runner-up T64_128_2P 6.741 ms; spread 0.3 %
+  {1, 64, 15, 19, 1, 282},
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 2.796 ms; runner-up T64_128_3 2.814 ms; spread 0.8 %
+  {1, 64, 13, 18, 1, 283},
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 5.516 ms; runner-up T64_128_2P 5.559 ms; spread 0.4 %
+  {1, 64, 13, 19, 1, 284},
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 11.01 ms; runner-up T64_128_2P 11.11 ms; spread 0.7 %
   {1, 64, 13, 20, -1, 285},
-  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 24.78 ms; runner-up T64_128_3 24.78 ms; spread 6.2 %
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 21.98 ms; runner-up T64_128_2 22.25 ms; spread 7.1 %
   {1, 64, 13, 21, -1, 286},
-  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 49.39 ms; runner-up T64_128_2 50.01 ms; spread 5.0 %
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 44.53 ms; runner-up T64_128_2 44.62 ms; spread 3.9 %
   {1, 64, 13, 22, -1, 287},
-  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0693 ms; runner-up T128_128_3P 0.0721 ms; spread 15.0 %
-  {1, 128, 8, 12, 1, 288},
-  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0891 ms; runner-up T128_128_3P 0.0912 ms; spread 26.4 %
-  {1, 128, 9, 13, 1, 289},
-  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1312 ms; runner-up T128_128_2P 0.1357 ms; spread 46.3 %
-  {1, 128, 10, 14, 2, 290},
-  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.2451 ms; runner-up T128_128_3P 0.2439 ms; spread 6.8 %
-  {1, 128, 11, 15, -1, 291},
-  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7253 ms; runner-up T128_176_2P 0.7261 ms; spread 5.4 %
-  {1, 128, 12, 16, 2, 292},
-  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.938 ms; runner-up T128_128_2 1.958 ms; spread 4.0 %
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0623 ms; runner-up T128_64_2 0.0623 ms; spread 14.1 %
+  {1, 128, 8, 12, 2, 288},
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0779 ms; runner-up T128_64_3P 0.0793 ms; spread 24.1 %
+  {1, 128, 9, 13, 3, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1096 ms; runner-up T128_128_3P 0.1109 ms; spread 12.7 %
+  {1, 128, 10, 14, 3, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.203 ms; runner-up T128_128_3P 0.2055 ms; spread 11.8 %
+  {1, 128, 11, 15, 3, 291},
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6132 ms; runner-up T128_128_2 0.6219 ms; spread 2.6 %
+  {1, 128, 12, 16, 3, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.687 ms; runner-up T128_128_3 1.706 ms; spread 0.9 %
   {1, 128, 13, 17, 3, 293},
-  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 4.475 ms; runner-up T128_128_2 4.432 ms; spread 1.1 %
-  {1, 128, 14, 18, -1, 294},
-  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 9.34 ms; runner-up T128_128_2 9.321 ms; spread 1.4 %
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.877 ms; runner-up T128_128_2 3.901 ms; spread 0.7 %
+  {1, 128, 14, 18, 3, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.258 ms; runner-up T128_128_3P 8.433 ms; spread 11.0 %
   {1, 128, 15, 19, -1, 295},
-  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.868 ms; runner-up T128_128_2 3.88 ms; spread 3.2 %
-  {1, 128, 13, 18, 3, 296},
-  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.897 ms; runner-up T128_128_2 8.046 ms; spread 2.1 %
-  {1, 128, 13, 19, -1, 297},
-  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.92 ms; runner-up T128_128_2 16.56 ms; spread 9.0 %
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.391 ms; runner-up T128_128_2P 3.43 ms; spread 1.2 %
+  {1, 128, 13, 18, 4, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 7.145 ms; runner-up T128_128_2P 7.257 ms; spread 1.2 %
+  {1, 128, 13, 19, 4, 297},
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 14.83 ms; runner-up T128_128_2P 15.17 ms; spread 1.3 %
   {1, 128, 13, 20, -1, 298},
-  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.82 ms; runner-up T128_128_2 33.3 ms; spread 16.1 %
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 29.48 ms; runner-up T128_128_2 30.71 ms; spread 34.5 %
   {1, 128, 13, 21, -1, 299},
-  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 67.69 ms; runner-up T128_128_3 68.72 ms; spread 14.3 %
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 63.54 ms; runner-up T128_128_3P 63.09 ms; spread 14.7 %
   {1, 128, 13, 22, -1, 300},
-  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0673 ms; runner-up T64_64_2 0.0675 ms; spread 20.3 %
-  {2, 64, 8, 12, 4, 301},
-  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0838 ms; runner-up T64_128_3P 0.0863 ms; spread 13.0 %
-  {2, 64, 9, 13, 0, 302},
-  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1202 ms; runner-up T64_128_3 0.1208 ms; spread 55.2 %
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.055 ms; runner-up T64_64_2 0.0557 ms; spread 17.7 %
+  {2, 64, 8, 12, 5, 301},
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0711 ms; runner-up T64_64_3 0.0713 ms; spread 19.2 %
+  {2, 64, 9, 13, 6, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0987 ms; runner-up T64_128_3 0.0987 ms; spread 11.4 %
   {2, 64, 10, 14, -1, 303},
-  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.2089 ms; runner-up T64_128_3 0.2087 ms; spread 54.5 %
-  {2, 64, 11, 15, -1, 304},
-  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.6077 ms; runner-up T64_128_3 0.6092 ms; spread 8.0 %
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1733 ms; runner-up T64_128_3 0.1748 ms; spread 10.6 %
+  {2, 64, 11, 15, 1, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.518 ms; runner-up T64_128_2 0.5167 ms; spread 2.1 %
   {2, 64, 12, 16, -1, 305},
-  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.665 ms; runner-up T64_128_3 1.668 ms; spread 3.5 %
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.437 ms; runner-up T64_128_2 1.434 ms; spread 3.3 %
   {2, 64, 13, 17, -1, 306},
-  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.694 ms; runner-up T64_128_3 3.674 ms; spread 3.5 %
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.24 ms; runner-up T64_128_2 3.226 ms; spread 4.4 %
   {2, 64, 14, 18, -1, 307},
-  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 7.664 ms; runner-up T64_128_3 7.665 ms; spread 1.2 %
-  {2, 64, 15, 19, -1, 308},
-  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.193 ms; runner-up T64_128_3 3.187 ms; spread 2.2 %
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 6.716 ms; runner-up T64_128_3 6.783 ms; spread 0.5 %
+  {2, 64, 15, 19, 1, 308},
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.833 ms; runner-up T64_128_2 2.809 ms; spread 0.4 %
   {2, 64, 13, 18, -1, 309},
-  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.315 ms; runner-up T64_128_3 6.285 ms; spread 1.6 %
-  {2, 64, 13, 19, -1, 310},
-  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 12.43 ms; runner-up T64_128_3 12.47 ms; spread 1.4 %
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 5.544 ms; runner-up T64_128_3 5.587 ms; spread 0.3 %
+  {2, 64, 13, 19, 1, 310},
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 11.09 ms; runner-up T64_128_2 11.27 ms; spread 3.2 %
   {2, 64, 13, 20, -1, 311},
-  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 24.73 ms; runner-up T64_128_3 24.99 ms; spread 6.1 %
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 22.39 ms; runner-up T64_128_2 22.47 ms; spread 7.8 %
   {2, 64, 13, 21, -1, 312},
-  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 50.1 ms; runner-up T64_128_2 50.45 ms; spread 6.3 %
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 44.95 ms; runner-up T64_128_2 45.49 ms; spread 10.0 %
   {2, 64, 13, 22, -1, 313},
-  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0693 ms; runner-up T128_128_2 0.0697 ms; spread 30.7 %
-  {2, 128, 8, 12, 1, 314},
-  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0917 ms; runner-up T128_128_3P 0.0926 ms; spread 21.8 %
-  {2, 128, 9, 13, 1, 315},
-  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1268 ms; runner-up T128_128_2P 0.1325 ms; spread 7.8 %
-  {2, 128, 10, 14, 2, 316},
-  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2359 ms; runner-up T128_128_3P 0.2351 ms; spread 9.3 %
-  {2, 128, 11, 15, -1, 317},
-  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7168 ms; runner-up T128_176_2P 0.7233 ms; spread 2.4 %
-  {2, 128, 12, 16, 2, 318},
-  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: default 1.966 ms; runner-up T128_176_2P 1.946 ms; spread 2.1 %
-  {2, 128, 13, 17, -1, 319},
-  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: default 4.427 ms; runner-up T128_128_2 4.402 ms; spread 0.6 %
-  {2, 128, 14, 18, -1, 320},
-  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2P 9.329 ms; runner-up T128_128_3 9.525 ms; spread 4.7 %
-  {2, 128, 15, 19, 3, 321},
-  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.839 ms; runner-up T128_128_3 3.87 ms; spread 0.7 %
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0647 ms; runner-up T128_64_3 0.0651 ms; spread 13.8 %
+  {2, 128, 8, 12, 7, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0794 ms; runner-up T128_128_3P 0.0797 ms; spread 15.2 %
+  {2, 128, 9, 13, 3, 315},
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1107 ms; runner-up T128_128_3P 0.1109 ms; spread 12.1 %
+  {2, 128, 10, 14, 3, 316},
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2032 ms; runner-up default 0.2061 ms; spread 6.9 %
+  {2, 128, 11, 15, 3, 317},
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6193 ms; runner-up T128_128_2 0.6261 ms; spread 2.1 %
+  {2, 128, 12, 16, 3, 318},
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.704 ms; runner-up T128_128_2 1.716 ms; spread 3.5 %
+  {2, 128, 13, 17, 3, 319},
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 3.973 ms; runner-up T128_128_2P 3.993 ms; spread 1.2 %
+  {2, 128, 14, 18, 4, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.154 ms; runner-up T128_128_2P 8.724 ms; spread 0.6 %
+  {2, 128, 15, 19, -1, 321},
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.471 ms; runner-up T128_128_2 3.511 ms; spread 0.7 %
   {2, 128, 13, 18, 3, 322},
-  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.933 ms; runner-up T128_128_2 7.988 ms; spread 5.2 %
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.322 ms; runner-up T128_128_2 7.404 ms; spread 2.0 %
   {2, 128, 13, 19, -1, 323},
-  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.98 ms; runner-up T128_128_2 16.57 ms; spread 2.1 %
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 14.83 ms; runner-up T128_128_2 15.56 ms; spread 1.2 %
   {2, 128, 13, 20, -1, 324},
-  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 34.29 ms; runner-up T128_128_3 34.26 ms; spread 16.1 %
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 30.18 ms; runner-up T128_128_2 31.49 ms; spread 23.4 %
   {2, 128, 13, 21, -1, 325},
-  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 70.3 ms; runner-up T128_128_3P 71.03 ms; spread 2.0 %
-  {2, 128, 13, 22, 5, 326},
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 63.97 ms; runner-up T128_128_3P 64.25 ms; spread 17.2 %
+  {2, 128, 13, 22, -1, 326},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-24T01:09Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0606 ms; runner-up T64_128_2P 0.063 ms; spread 26.4 %
-  {1, 64, 8, 12, 6, 275},
-  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0813 ms; runner-up T64_128_3 0.082 ms; spread 10.5 %
-  {1, 64, 9, 13, 0, 276},
-  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.1121 ms; runner-up T64_128_3P 0.1128 ms; spread 36.5 %
-  {1, 64, 10, 14, -1, 277},
-  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.2012 ms; runner-up T64_128_2 0.2013 ms; spread 4.3 %
-  {1, 64, 11, 15, -1, 278},
-  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5879 ms; runner-up T64_128_3 0.5847 ms; spread 1.8 %
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0564 ms; runner-up T64_128_3P 0.0564 ms; spread 14.3 %
+  {1, 64, 8, 12, 5, 275},
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.072 ms; runner-up T64_64_2 0.0727 ms; spread 53.5 %
+  {1, 64, 9, 13, 5, 276},
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1004 ms; runner-up default 0.1029 ms; spread 15.1 %
+  {1, 64, 10, 14, 8, 277},
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1781 ms; runner-up T64_128_2P 0.18 ms; spread 9.0 %
+  {1, 64, 11, 15, 1, 278},
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5232 ms; runner-up T64_128_2 0.5233 ms; spread 6.8 %
   {1, 64, 12, 16, -1, 279},
-  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.62 ms; runner-up T64_128_3 1.617 ms; spread 1.3 %
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.443 ms; runner-up T64_128_2 1.436 ms; spread 1.4 %
   {1, 64, 13, 17, -1, 280},
-  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.665 ms; runner-up T64_128_3 3.665 ms; spread 2.1 %
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.268 ms; runner-up T64_128_2 3.248 ms; spread 1.2 %
   {1, 64, 14, 18, -1, 281},
-  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 7.734 ms; runner-up T64_128_3 7.721 ms; spread 0.7 %
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.888 ms; runner-up T64_128_2 6.84 ms; spread 0.3 %
   {1, 64, 15, 19, -1, 282},
-  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.175 ms; runner-up T64_128_3 3.166 ms; spread 0.6 %
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.842 ms; runner-up T64_128_2 2.823 ms; spread 0.6 %
   {1, 64, 13, 18, -1, 283},
-  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.291 ms; runner-up T64_128_3 6.298 ms; spread 1.0 %
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.627 ms; runner-up T64_128_2 5.597 ms; spread 0.3 %
   {1, 64, 13, 19, -1, 284},
-  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 12.58 ms; runner-up T64_128_3 12.59 ms; spread 1.4 %
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 11.24 ms; runner-up T64_128_2 11.15 ms; spread 0.8 %
   {1, 64, 13, 20, -1, 285},
-  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 25.02 ms; runner-up T64_128_3 25.11 ms; spread 0.5 %
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 22.33 ms; runner-up T64_128_2 22.37 ms; spread 0.6 %
   {1, 64, 13, 21, -1, 286},
-  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 49.91 ms; runner-up T64_128_2 50.7 ms; spread 1.3 %
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 44.71 ms; runner-up T64_128_2 44.77 ms; spread 2.4 %
   {1, 64, 13, 22, -1, 287},
-  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.069 ms; runner-up T128_128_2 0.0694 ms; spread 27.5 %
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0641 ms; runner-up T128_64_3 0.0646 ms; spread 33.7 %
   {1, 128, 8, 12, 7, 288},
-  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0854 ms; runner-up T128_128_3P 0.0855 ms; spread 10.0 %
-  {1, 128, 9, 13, 1, 289},
-  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1261 ms; runner-up T128_128_2P 0.1288 ms; spread 7.7 %
-  {1, 128, 10, 14, 2, 290},
-  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2348 ms; runner-up T128_128_3 0.2368 ms; spread 7.5 %
-  {1, 128, 11, 15, 2, 291},
-  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.722 ms; runner-up T128_176_2P 0.727 ms; spread 8.2 %
-  {1, 128, 12, 16, 2, 292},
-  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.935 ms; runner-up T128_128_3 1.96 ms; spread 1.9 %
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0816 ms; runner-up T128_64_3P 0.0824 ms; spread 12.0 %
+  {1, 128, 9, 13, 7, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: default 0.1162 ms; runner-up T128_128_3P 0.1177 ms; spread 31.9 %
+  {1, 128, 10, 14, -1, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2057 ms; runner-up T128_128_3P 0.208 ms; spread 6.5 %
+  {1, 128, 11, 15, 3, 291},
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6156 ms; runner-up T128_128_3 0.6244 ms; spread 2.8 %
+  {1, 128, 12, 16, 3, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.692 ms; runner-up T128_128_2 1.707 ms; spread 1.8 %
   {1, 128, 13, 17, 3, 293},
-  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 4.424 ms; runner-up T128_128_2 4.408 ms; spread 0.9 %
-  {1, 128, 14, 18, -1, 294},
-  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 9.376 ms; runner-up T128_128_2 9.35 ms; spread 1.2 %
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.808 ms; runner-up T128_128_2 3.834 ms; spread 0.5 %
+  {1, 128, 14, 18, 3, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.265 ms; runner-up T128_128_2 8.337 ms; spread 2.0 %
   {1, 128, 15, 19, -1, 295},
-  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: default 3.879 ms; runner-up T128_128_2 3.855 ms; spread 2.7 %
-  {1, 128, 13, 18, -1, 296},
-  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.87 ms; runner-up T128_128_2 7.808 ms; spread 1.0 %
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.351 ms; runner-up T128_128_2 3.366 ms; spread 0.9 %
+  {1, 128, 13, 18, 3, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.995 ms; runner-up T128_128_2 6.962 ms; spread 2.2 %
   {1, 128, 13, 19, -1, 297},
-  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.53 ms; runner-up T128_128_2 16.06 ms; spread 0.7 %
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.8 ms; runner-up T128_128_2 14.34 ms; spread 2.6 %
   {1, 128, 13, 20, -1, 298},
-  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.14 ms; runner-up T128_128_2 33.23 ms; spread 13.4 %
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 27.68 ms; runner-up T128_128_2 29.73 ms; spread 10.8 %
   {1, 128, 13, 21, -1, 299},
-  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 67.22 ms; runner-up T128_128_3 68.63 ms; spread 11.8 %
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 59.19 ms; runner-up T128_128_3P 60.37 ms; spread 16.2 %
   {1, 128, 13, 22, -1, 300},
-  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0588 ms; runner-up default 0.0602 ms; spread 18.8 %
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0565 ms; runner-up T64_64_3P 0.0572 ms; spread 66.8 %
   {2, 64, 8, 12, 6, 301},
-  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0754 ms; runner-up T64_128_2P 0.0756 ms; spread 14.8 %
-  {2, 64, 9, 13, 6, 302},
-  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1139 ms; runner-up T64_128_3 0.1141 ms; spread 9.9 %
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0722 ms; runner-up T64_64_2 0.0717 ms; spread 15.7 %
+  {2, 64, 9, 13, -1, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1015 ms; runner-up T64_128_2 0.1009 ms; spread 15.9 %
   {2, 64, 10, 14, -1, 303},
-  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.2051 ms; runner-up T64_128_3 0.2067 ms; spread 7.2 %
-  {2, 64, 11, 15, -1, 304},
-  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5871 ms; runner-up T64_128_3 0.5894 ms; spread 7.9 %
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1783 ms; runner-up T64_128_3 0.1802 ms; spread 10.4 %
+  {2, 64, 11, 15, 1, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5298 ms; runner-up T64_128_2 0.5285 ms; spread 2.7 %
   {2, 64, 12, 16, -1, 305},
-  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.631 ms; runner-up T64_128_3 1.626 ms; spread 4.5 %
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.452 ms; runner-up T64_128_2 1.445 ms; spread 1.1 %
   {2, 64, 13, 17, -1, 306},
-  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.665 ms; runner-up T64_128_3 3.655 ms; spread 1.3 %
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.272 ms; runner-up T64_128_2 3.252 ms; spread 2.2 %
   {2, 64, 14, 18, -1, 307},
-  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 7.725 ms; runner-up T64_128_3 7.748 ms; spread 0.3 %
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.892 ms; runner-up T64_128_2 6.846 ms; spread 0.6 %
   {2, 64, 15, 19, -1, 308},
-  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.228 ms; runner-up T64_128_3 3.208 ms; spread 2.3 %
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.844 ms; runner-up T64_128_2 2.824 ms; spread 1.3 %
   {2, 64, 13, 18, -1, 309},
-  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.299 ms; runner-up T64_128_3 6.291 ms; spread 0.8 %
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.654 ms; runner-up T64_128_2 5.601 ms; spread 0.8 %
   {2, 64, 13, 19, -1, 310},
-  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 12.56 ms; runner-up T64_128_3 12.56 ms; spread 0.4 %
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 11.22 ms; runner-up T64_128_2 11.21 ms; spread 0.2 %
   {2, 64, 13, 20, -1, 311},
-  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 25.02 ms; runner-up T64_128_3 25.26 ms; spread 4.4 %
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 22.35 ms; runner-up T64_128_2 22.41 ms; spread 3.6 %
   {2, 64, 13, 21, -1, 312},
-  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 50.55 ms; runner-up T64_128_2 51.21 ms; spread 6.4 %
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 44.64 ms; runner-up T64_128_2 44.81 ms; spread 7.0 %
   {2, 64, 13, 22, -1, 313},
-  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0706 ms; runner-up T128_64_3 0.0724 ms; spread 15.7 %
-  {2, 128, 8, 12, 1, 314},
-  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0852 ms; runner-up T128_128_2P 0.0852 ms; spread 11.6 %
-  {2, 128, 9, 13, 2, 315},
-  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1271 ms; runner-up T128_128_2P 0.1272 ms; spread 25.0 %
-  {2, 128, 10, 14, 2, 316},
-  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.2403 ms; runner-up T128_128_3P 0.2386 ms; spread 5.8 %
-  {2, 128, 11, 15, -1, 317},
-  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.7194 ms; runner-up T128_176_2P 0.7225 ms; spread 2.7 %
-  {2, 128, 12, 16, 2, 318},
-  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.942 ms; runner-up T128_128_2 1.966 ms; spread 2.1 %
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0634 ms; runner-up T128_64_2P 0.0639 ms; spread 19.2 %
+  {2, 128, 8, 12, 2, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0824 ms; runner-up T128_64_3 0.0825 ms; spread 17.7 %
+  {2, 128, 9, 13, 7, 315},
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1146 ms; runner-up T128_128_3 0.1164 ms; spread 22.4 %
+  {2, 128, 10, 14, 3, 316},
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2036 ms; runner-up T128_128_3 0.2065 ms; spread 6.3 %
+  {2, 128, 11, 15, 3, 317},
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6292 ms; runner-up T128_128_3P 0.6355 ms; spread 8.4 %
+  {2, 128, 12, 16, 3, 318},
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.707 ms; runner-up T128_128_2 1.723 ms; spread 2.7 %
   {2, 128, 13, 17, 3, 319},
-  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2P 4.356 ms; runner-up T128_128_3 4.407 ms; spread 0.6 %
-  {2, 128, 14, 18, 3, 320},
-  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 9.396 ms; runner-up T128_128_2 9.434 ms; spread 0.5 %
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.935 ms; runner-up T128_128_2P 3.926 ms; spread 1.1 %
+  {2, 128, 14, 18, -1, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.379 ms; runner-up T128_128_2 8.553 ms; spread 1.3 %
   {2, 128, 15, 19, -1, 321},
-  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 3.84 ms; runner-up T128_128_2 3.873 ms; spread 0.7 %
-  {2, 128, 13, 18, 3, 322},
-  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.816 ms; runner-up T128_176_2P 7.809 ms; spread 1.4 %
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.393 ms; runner-up T128_128_2P 3.428 ms; spread 1.8 %
+  {2, 128, 13, 18, 4, 322},
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.066 ms; runner-up T128_128_2P 7.087 ms; spread 1.5 %
   {2, 128, 13, 19, -1, 323},
-  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 16.03 ms; runner-up T128_128_2 16.41 ms; spread 9.0 %
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 13.91 ms; runner-up T128_128_2 14.98 ms; spread 3.4 %
   {2, 128, 13, 20, -1, 324},
-  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 32.98 ms; runner-up T128_128_2 34.69 ms; spread 15.9 %
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 28.54 ms; runner-up T128_128_2 30.54 ms; spread 11.6 %
   {2, 128, 13, 21, -1, 325},
-  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 70.37 ms; runner-up T128_128_3P 71.63 ms; spread 13.7 %
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 58.57 ms; runner-up T128_128_3P 62.57 ms; spread 18.2 %
   {2, 128, 13, 22, -1, 326},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -2638,9 +2639,11 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
         case 6: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2660,11 +2663,10 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 1: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
