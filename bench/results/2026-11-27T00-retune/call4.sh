@@ -1,0 +1,3 @@
+# Call 4 (H200, 00:26Z, right after call 3 on the same warm machine and its
+# build): four more passes of each side, and the peers once more.
+B=/tmp/fg-build/bench/fusegen-bench; test -x $B || { echo no build; exit 1; }; for i in 3 4 5 6; do $B --cases bench/cases.tsv --out $OUT/t$i.jsonl 2>/dev/null; FUSEGEN_WISDOM_DEVICE="(untuned)" $B --cases bench/cases.tsv --out $OUT/u$i.jsonl 2>/dev/null; FUSEGEN_WISDOM_DEVICE="NVIDIA H100 80GB HBM3" $B --cases bench/cases.tsv --out $OUT/o$i.jsonl 2>/dev/null; done; OUT=$OUT/p STEPS="peers" PEERS_FLEX_ONLY=alibi-pf-8k,softcap-pf-8k,window-pf-8k,window-pf-32k sh bench/run-gpu.sh > /dev/null 2>&1; mv $OUT/p/peers.jsonl $OUT/peers2.jsonl; rm -rf $OUT/p; cd $OUT && tar czf call4.tgz *.jsonl && rm *.jsonl && ls
