@@ -29,7 +29,9 @@
  * Timing: bf16 inputs (random, not zeros), O bf16, LSE and any other
  * value per row f32 (all computed); 3 warm-up launches, then each launch
  * timed alone with cudaEvents (record, launch, record, synchronize, as
- * peers.py does); the median is reported.  Decode
+ * peers.py does); the median is reported, with the configuration the
+ * launches took (`config`: fg_last_config(), a tuned row with its wisdom
+ * file and line, or the default rules).  Decode
  * cases rotate over enough K/V buffer sets (at least 2) that the L2 cannot
  * hold the next one.  FLOPs = 4 d b hq (visible (query, key) pairs, as
  * peers.py's visible_pairs), K+V bytes = 2 (K elements) 2.
@@ -67,6 +69,7 @@ typedef struct bcase {
     int has[MAX_PARAMS];
     char setting[160]; /* the params set, for the dry run and notes */
     char note[200];    /* why it cannot run, or what went wrong */
+    char config[200];  /* fg_last_config() after the last timed launch */
     double flops, kv_bytes, ms;
 } bcase;
 
@@ -330,6 +333,10 @@ static void result_line(FILE *f, const bcase *c)
     json_str(f, c->note);
     fputs(", \"plan\": ", f);
     json_str(f, c->plan);
+    /* which configuration ran and why (fg_last_config): a tuned row with
+     * its wisdom file and line, or the default rules */
+    fputs(", \"config\": ", f);
+    json_str(f, c->config);
     fputs("}\n", f);
     fflush(f);
 }
@@ -521,6 +528,7 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
             goto events;
         }
     }
+    snprintf(c->config, sizeof c->config, "%s", fg_last_config());
     qsort(times, (size_t)reps, sizeof *times, cmp_float);
     c->ms = times[reps / 2];
     /* The output of the last launch: no NaN in its first rows. */
@@ -679,9 +687,9 @@ int main(int argc, char **argv)
             failed++;
         result_line(out, c);
         if (c->ms > 0)
-            fprintf(stderr, "%-16s %-16s %10.3f %10.1f %10.1f  %s\n", c->id, c->plan, c->ms,
+            fprintf(stderr, "%-16s %-16s %10.3f %10.1f %10.1f  %s%s%s\n", c->id, c->plan, c->ms,
                     c->flops / (c->ms * 1e-3) / 1e12, c->kv_bytes / (c->ms * 1e-3) / 1e9,
-                    c->note);
+                    c->note, *c->note && *c->config ? "; " : "", c->config);
         else
             fprintf(stderr, "%-16s %-16s %10s %10s %10s  %s\n", c->id, c->plan, "-", "-", "-",
                     c->note);
