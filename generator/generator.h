@@ -636,6 +636,11 @@ fg_tile_state mask_classify(const fg_mask *m, long r0, long r1, long c0, long c1
 int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval_env *env,
                    long *lo, long *hi);
 
+/* Whether every row's visible columns are exactly the interval that
+ * mask_key_range gives the row alone (linear atoms, their ANDs, and ORs of
+ * intervals that share an end); *from0 (may be NULL): each starts at 0. */
+bool mask_rows_exact(const fg_mask *m, bool *from0);
+
 /* Code for the backends.  print returns the backend's text (an arena
  * string) for an int expression of dims and params (E_NUM, E_DIM, E_PARAM,
  * + - * /, min, max, abs); the emitted code uses `long` arithmetic. */
@@ -652,6 +657,10 @@ char *mask_emit_tile_state_spans(fg_arena *a, const fg_mask *m, fg_mask_print_fn
 /* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to
  * the keys rows [r0, r1) can see, as mask_key_range; empty: 0 and 0. */
 char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* For a mask that mask_rows_exact accepts: statements that set `k_lo` and
+ * `k_hi` (long, declared by the caller) to the keys that row `row` (long)
+ * can see, clipped to the key count; none when k_lo >= k_hi. */
+char *mask_emit_row_keys(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
 /* The same with the walk over the rows starting at `first` (C text) and
  * stepping by `step` (a GPU warp's lanes share the rows); *walks (may be
  * NULL) says whether the code walks the rows at all. */

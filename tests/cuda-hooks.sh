@@ -53,6 +53,7 @@ run_sim() {
     return 1
 }
 
+rows=0 # sources whose masks are an interval of keys per row (plan_row_keys)
 spans=0 # sources whose span hooks ran (docmask), and whose tile-affine score ran (relbias)
 biases=0
 for cu in "$srcdir"/generated/*_cuda.cu; do
@@ -71,7 +72,8 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
     grep -q rr_dispatch "$cu" && continue # the row kernels: no mask hooks
     {
         awk '/^struct plan_params \{/,/^\};/' "$cu"
-        for hook in 'bool plan_visible' 'void plan_key_range' 'int plan_tile_class'; do
+        grep '^__attribute__((unused)) constexpr bool plan_mask_rows' "$cu"
+        for hook in 'bool plan_visible' 'void plan_key_range' 'int plan_tile_class' 'void plan_row_keys'; do
             awk -v h="$hook" 'index($0, "__device__ __forceinline__ " h "(") == 1 { on = 1 }
                               on { print } on && /^}/ { exit }' "$cu"
         done
@@ -97,6 +99,8 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
     fi
     flags=
     grep -q '^    int W;' "$tmp/hooks.h" && flags=-DSIM_HAS_W
+    grep -q '^    int P;' "$tmp/hooks.h" && flags="$flags -DSIM_HAS_P"
+    grep -q 'constexpr bool plan_mask_rows = true' "$tmp/hooks.h" && rows=$((rows + 1))
     grep -q 'row += 32' "$tmp/hooks.h" && flags="$flags -DSIM_EXACT_RANGE"
     if ! $cxx -std=c++11 -O1 -pthread $flags -I"$tmp" -o "$tmp/sim" "$srcdir/tests/cuda_hooks_sim.cc"; then
         echo "FAIL: $name: the hooks do not compile on the host"
@@ -114,6 +118,11 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
 done
 if test "$n" -eq 0; then
     echo "FAIL: no generated CUDA source with a mask"
+    exit 1
+fi
+if test "$rows" -eq 0; then
+    # causal, window and prefixlm are: their row bounds must have run
+    echo "FAIL: no mask with an interval of keys per row simulated"
     exit 1
 fi
 if test "$spans" -eq 0 || test "$biases" -eq 0; then

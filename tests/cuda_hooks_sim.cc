@@ -51,7 +51,7 @@ template <class V> static V plan_shfl_xor(V v, int o) { return __shfl_xor_sync(0
 int main()
 {
     srand(12345);
-    long bad = 0, cases = 0, tiles = 0;
+    long bad = 0, cases = 0, tiles = 0, rows = 0;
     for (int it = 0; it < 300; it++) {
         plan_params p;
         memset(&p, 0, sizeof p);
@@ -60,6 +60,9 @@ int main()
         p.off = p.N - p.M;
 #ifdef SIM_HAS_W
         p.W = 1 + rand() % 150;
+#endif
+#ifdef SIM_HAS_P
+        p.P = rand() % 200;
 #endif
         const int r0 = rand() % p.M;
         const int r1 = r0 + 1 + rand() % 128 > p.M ? p.M : r0 + 1 + rand() % 128;
@@ -93,6 +96,25 @@ int main()
                            p.M, p.N, r0, r1, l, got[l][0], got[l][1], lo, hi);
                 break;
             }
+        // an interval of keys per row (plan_mask_rows): the row's bounds
+        // give exactly its visible keys, each row of the block
+        for (int i = r0; plan_mask_rows && i < r1; i++) {
+            int klo, khi;
+            plan_row_keys(i, p, &klo, &khi);
+            for (int j = 0; j < p.N; j++) {
+                rows++;
+                if ((j >= klo && j < khi) != plan_visible(i, j, p)) {
+                    if (bad++ < 5)
+                        printf("M %d N %d row %d: keys [%d, %d), key %d visible %d\n", p.M, p.N, i, klo,
+                               khi, j, (int)plan_visible(i, j, p));
+                    break;
+                }
+            }
+            if (plan_mask_rows_from0 && klo != 0 && klo < khi) {
+                if (bad++ < 5)
+                    printf("M %d N %d row %d: keys [%d, %d) do not start at 0\n", p.M, p.N, i, klo, khi);
+            }
+        }
         for (int n0 = 0; n0 < p.N; n0 += 64) {
             const int n1 = n0 + 64 < p.N ? n0 + 64 : p.N;
             int vis = 0, all = 0;
@@ -112,6 +134,10 @@ int main()
             }
         }
     }
-    printf("%ld row blocks, %ld tiles, %ld disagreements\n", cases, tiles, bad);
+    if (plan_mask_rows)
+        printf("%ld row blocks, %ld tiles, %ld keys of rows' intervals, %ld disagreements\n", cases,
+               tiles, rows, bad);
+    else
+        printf("%ld row blocks, %ld tiles, %ld disagreements\n", cases, tiles, bad);
     return bad != 0;
 }

@@ -256,6 +256,45 @@ static void check_against_brute_force(fixture *f, bool exact_state, bool exact_r
     assert_true(partial > 0 && skipped > 0 && full > 0);
 }
 
+/* mask_rows_exact: whether it says so (want) and, when it does, that every
+ * row of every shape sees exactly the keys mask_key_range gives the row
+ * alone, starting at key 0 when it also says so (from0).  When it says no
+ * (want false), differ says whether some row of the shapes sees other keys
+ * than that interval (a gap, or an opaque leaf's narrower set). */
+static void check_rows_exact(fixture *f, bool want, bool want_from0, bool differ)
+{
+    fg_eval_env env = {leaf, f};
+    bool from0 = !want_from0;
+    assert_int_equal(mask_rows_exact(&f->mask, &from0), want);
+    assert_int_equal(from0, want && want_from0);
+    int rows = 0, gaps = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int i = 0; i < NDIMS; i++)
+            f->dimval[i] = shapes[s][i];
+        f->qval = shapes[s][4];
+        long M = f->dimval[DIM_M], N = f->dimval[DIM_N];
+        for (long r = 0; r < M; r++) {
+            long lo, hi;
+            assert_int_equal(mask_key_range(&f->mask, r, r + 1, N, &env, &lo, &hi), 0);
+            bool gap = false;
+            for (long c = 0; c < N; c++)
+                if (visible(f, r, c) != (c >= lo && c < hi)) {
+                    gap = true;
+                    if (want)
+                        fail_msg("shape %zu row %ld: keys [%ld,%ld), key %ld visible %d", s, r, lo,
+                                 hi, c, visible(f, r, c));
+                }
+            if (want && from0 && lo < hi && lo != 0)
+                fail_msg("shape %zu row %ld: keys [%ld,%ld) do not start at 0", s, r, lo, hi);
+            gaps += gap;
+            rows++;
+        }
+    }
+    assert_true(rows > 100);
+    if (!want)
+        assert_int_equal(gaps > 0, differ);
+}
+
 /* ---- the emitted code, compiled and run ---------------------------- */
 
 static char *print_plain(void *ctx, const fg_expr *e)
@@ -386,6 +425,7 @@ static void test_bottom_right_causal_is_one_atom(void **state)
     assert_int_equal(f->mask.col_extent->kind, E_DIM);
     assert_int_equal(f->mask.col_extent->ref, DIM_N);
     check_against_brute_force(f, true, true);
+    check_rows_exact(f, true, true, false);
 }
 
 static void test_top_left_causal_matches_brute_force(void **state)
@@ -425,6 +465,7 @@ static void test_sliding_window_is_a_conjunction(void **state)
     assert_string_equal(mask_atom_to_string(f->a, &f->plan, &f->mask, &n->rhs->atom),
                         "m - n + N - M - W < 0");
     check_against_brute_force(f, true, true);
+    check_rows_exact(f, true, false, false);
 }
 
 static void test_prefix_lm_is_a_disjunction(void **state)
@@ -435,6 +476,19 @@ static void test_prefix_lm_is_a_disjunction(void **state)
     assert_string_equal(mask_atom_to_string(f->a, &f->plan, &f->mask, &f->mask.root->lhs->atom),
                         "n - P < 0");
     check_against_brute_force(f, true, true);
+    check_rows_exact(f, true, true, false); /* [0, P) and [0, i + N - M] share key 0 */
+}
+
+static void test_prefix_or_window_has_gaps(void **state)
+{
+    fixture *f = *state;
+    /* attention sinks: the first P keys, and a window of W keys ending at
+     * the row's own; between them a gap, so no interval per row */
+    fg_expr *window = bin(E_AND, bin(E_LE, ax(AX_N), pos()),
+                          bin(E_LT, bin(E_SUB, pos(), ax(AX_N)), dm(DIM_W)));
+    analyse(f, bin(E_OR, bin(E_LT, ax(AX_N), dm(DIM_P)), window), false);
+    check_against_brute_force(f, false, true); /* an OR of two partial atoms may be full */
+    check_rows_exact(f, false, false, true);
 }
 
 static void test_prefix_lm_within_a_window_conjunction(void **state)
@@ -444,6 +498,7 @@ static void test_prefix_lm_within_a_window_conjunction(void **state)
     fg_expr *window = bin(E_LT, bin(E_SUB, pos(), ax(AX_N)), dm(DIM_W));
     analyse(f, bin(E_AND, prefix, window), false);
     check_against_brute_force(f, true, true);
+    check_rows_exact(f, true, false, false);
 }
 
 static void test_negation_is_pushed_to_the_atoms(void **state)
@@ -491,6 +546,7 @@ static void test_non_linear_condition_is_opaque_and_safe(void **state)
     assert_int_equal(f->mask.root->lhs->op, MASK_OPAQUE);
     assert_int_equal(f->mask.root->rhs->op, MASK_ATOM);
     check_against_brute_force(f, false, false);
+    check_rows_exact(f, false, false, true); /* the interval is causal's, wider than n m < 200 */
     analyse(f, bin(E_LE, ax(AX_N), ax(AX_H)), false);
     assert_int_equal(f->mask.root->op, MASK_OPAQUE);
     fg_eval_env env = {leaf, f};
@@ -669,6 +725,7 @@ int main(void)
         T(test_emitted_code_agrees_with_brute_force),
         T(test_reads_of_an_input_compared_are_span_atoms),
         T(test_no_where_means_no_mask),
+        T(test_prefix_or_window_has_gaps), /* last: the others' random tiles as before */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

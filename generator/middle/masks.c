@@ -708,6 +708,45 @@ int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval
     return 0;
 }
 
+/* Whether each row sees exactly the interval node_range gives it, not only
+ * columns within it.  A linear atom is a half-line of columns (*lo0: it
+ * starts at column 0; *hin: it ends at the last); TRUE is every column; an
+ * AND of intervals is an interval; an OR of two is one when both start at
+ * column 0, or both end at the last, or one side is all or nothing (a
+ * condition on the row alone), since node_range takes the hull of the
+ * nonempty sides.  Opaque leaves and span atoms are not intervals. */
+static bool node_exact(const fg_mask_node *n, bool *lo0, bool *hin)
+{
+    bool l0, lh, r0, rh;
+    switch (n->op) {
+    case MASK_TRUE:
+        *lo0 = *hin = true;
+        return true;
+    case MASK_ATOM:
+        *lo0 = n->atom.a_col >= 0;
+        *hin = n->atom.a_col <= 0;
+        return true;
+    case MASK_AND:
+    case MASK_OR:
+        if (!node_exact(n->lhs, &l0, &lh) || !node_exact(n->rhs, &r0, &rh))
+            return false;
+        *lo0 = l0 && r0;
+        *hin = lh && rh;
+        return n->op == MASK_AND || (l0 && r0) || (lh && rh) || (l0 && lh) || (r0 && rh);
+    default:
+        return false;
+    }
+}
+
+bool mask_rows_exact(const fg_mask *m, bool *from0)
+{
+    bool lo0 = true, hin = true;
+    bool exact = m->present && m->root && m->col_extent && node_exact(m->root, &lo0, &hin);
+    if (from0)
+        *from0 = exact && lo0;
+    return exact;
+}
+
 /* ------------------------------------------------------------------ */
 /* Code for the backends                                               */
 /* ------------------------------------------------------------------ */
@@ -1022,6 +1061,16 @@ char *mask_emit_key_range_strided(fg_arena *a, const fg_mask *m, fg_mask_print_f
     emit_fmt(&em, "        } else {\n            c_lo = c_lo < lo%d ? c_lo : lo%d;\n", t, t);
     emit_fmt(&em, "            c_hi = c_hi > hi%d ? c_hi : hi%d;\n        }\n", t, t);
     emit_put(&em, "    }\n");
+    return em.s;
+}
+
+char *mask_emit_row_keys(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    emitter em = {.a = a, .print = print, .ctx = ctx};
+    emit_put(&em, "    /* [k_lo, k_hi): the keys row `row` can see (k_lo >= k_hi: none) */\n");
+    emit_fmt(&em, "    const long n_keys = (long)(%s);\n", print(ctx, m->col_extent));
+    int t = emit_range_node(&em, m->root);
+    emit_fmt(&em, "    k_lo = lo%d;\n    k_hi = hi%d;\n", t, t);
     return em.s;
 }
 

@@ -144,6 +144,29 @@ fg_cuda_key_range[[[]]]m4_dnl
 ]]])m4_dnl
 }
 
+// The keys [*lo, *hi) that row i sees, with plan_mask_rows: then a key is
+// visible exactly when it lies there (the mask is an interval of keys per
+// row), and the kernels' masked step compares each key with the row's bounds
+// instead of calling plan_visible; with plan_mask_rows_from0 *lo is 0.
+fg_cuda_mask_rows_if([[[m4_dnl
+__attribute__((unused)) constexpr bool plan_mask_rows = true;
+__attribute__((unused)) constexpr bool plan_mask_rows_from0 = fg_cuda_mask_rows_from0_if([[[true]]], [[[false]]]);
+__device__ __forceinline__ void plan_row_keys(int i, const plan_params& p, int* lo, int* hi) {
+  const long row = i;
+  long k_lo, k_hi;
+fg_cuda_row_keys[[[]]]m4_dnl
+  *lo = (int)k_lo;
+  *hi = (int)k_hi;
+}
+]]], [[[m4_dnl
+__attribute__((unused)) constexpr bool plan_mask_rows = false;  // not an interval of keys per row: plan_visible
+__attribute__((unused)) constexpr bool plan_mask_rows_from0 = false;
+__device__ __forceinline__ void plan_row_keys(int, const plan_params& p, int* lo, int* hi) {
+  *lo = 0;
+  *hi = p.N;
+}
+]]])m4_dnl
+
 // Tile rows [m0, m1) x keys [n0, n1): 0 = nothing visible (skipped), 1 = some
 // (mask applied), 2 = all (no mask code).
 __device__ __forceinline__ int plan_tile_class(int m0, int m1, int n0, int n1, const plan_params& p) {

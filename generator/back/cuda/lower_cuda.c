@@ -585,6 +585,15 @@ static void key_range_defs(cu *c, fg_defs *defs)
                                   : "";
     fg_def_bool(defs, "cuda_key_range_lanes", lanes);
     fg_def_code(defs, "cuda_key_range", kr);
+    /* a mask whose rows each see one interval of keys (causal, window,
+     * prefix-LM): the masked step compares each key with its row's bounds
+     * instead of evaluating plan_visible */
+    bool from0 = false;
+    const bool intervals = c->at->mask_skip && mask_rows_exact(k->mask, &from0);
+    fg_def_bool(defs, "cuda_mask_rows", intervals);
+    fg_def_bool(defs, "cuda_mask_rows_from0", intervals && from0);
+    fg_def_code(defs, "cuda_row_keys",
+                intervals ? mask_emit_row_keys(c->a, k->mask, mask_print_cuda, c) : "");
     /* span atoms (an id read at the row against one read at the key): the
      * kernels that take them classify tiles and narrow key ranges from the
      * values' ranges; they need skippable tiles */

@@ -131,6 +131,10 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
     constexpr bool FOLD = plan_score_folds;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
     float tm = -INFINITY;
+    // with an interval of keys per row (plan_mask_rows), the lane's row's
+    // bounds: a key's test is one or two compares, in place of plan_visible
+    int klo = 0, khi = 0;
+    if constexpr (MASKED && plan_mask_rows) plan_row_keys(i, p, &klo, &khi);
 #pragma unroll
     for (int kb = 0; kb < NKB; ++kb)
 #pragma unroll
@@ -139,7 +143,9 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
         float x = FOLD ? plan_score_inner(s[kb][r], i, j, h, p) : plan_score(s[kb][r], i, j, h, p);
         if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
         if constexpr (MASKED) {
-          if (!(j < N && plan_visible(i, j, p))) x = plan_softmax ? -INFINITY : 0.f;
+          const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || j >= klo) && j < khi
+                                          : j < N && plan_visible(i, j, p);
+          if (!vis) x = plan_softmax ? -INFINITY : 0.f;
         }
         s[kb][r] = x;
         tm = ck_max(tm, x);
