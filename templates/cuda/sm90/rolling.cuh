@@ -210,38 +210,38 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       (void)aoff;
       const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
       const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
-      // Row by row of the thread's two (hr): with an interval of keys per
-      // row (plan_mask_rows), the row's bounds less jbase, so that a key's
-      // test is one or two compares of its constant offset, in place of
-      // plan_visible and j < N; the bounds live for one row only.
+      // with an interval of keys per row (plan_mask_rows), the bounds of
+      // the thread's two rows less jbase: a key's test is then one or two
+      // compares of its constant offset, in place of plan_visible and j < N
+      // (the loops keep their order: with rows outer, ptxas spilled in
+      // sinkwindow's kernels, which test plan_visible)
+      int klo[2] = {0, 0}, khi[2] = {0, 0};
+      if constexpr (MASKED && plan_mask_rows) {
 #pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        const int i = ibase + hr * 8;
-        int klo = 0, khi = 0;
-        if constexpr (MASKED && plan_mask_rows) {
-          plan_row_keys(i, p, &klo, &khi);
-          klo -= jbase;
-          khi -= jbase;
+        for (int hr = 0; hr < 2; ++hr) {
+          plan_row_keys(ibase + hr * 8, p, &klo[hr], &khi[hr]);
+          klo[hr] -= jbase;
+          khi[hr] -= jbase;
         }
-#pragma unroll
-        for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const int e = 2 * hr + c;
-            const int j = jbase + nb * 8 + c;
-            float x = AFF ? sacc[nb * 4 + e]
-                      : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
-                             : plan_score(sacc[nb * 4 + e], i, j, h, p);
-            if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
-            if constexpr (MASKED) {
-              const int jo = nb * 8 + c;  // j - jbase
-              const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo) && jo < khi
-                                              : j < N && plan_visible(i, j, p);
-              if (!vis) x = plan_softmax ? -INFINITY : 0.f;
-            }
-            sacc[nb * 4 + e] = x;
-          }
       }
+#pragma unroll
+      for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int i = ibase + (e >> 1) * 8;
+          const int j = jbase + nb * 8 + (e & 1);
+          float x = AFF ? sacc[nb * 4 + e]
+                    : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
+                           : plan_score(sacc[nb * 4 + e], i, j, h, p);
+          if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
+          if constexpr (MASKED) {
+            const int jo = nb * 8 + (e & 1);  // j - jbase
+            const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
+                                            : j < N && plan_visible(i, j, p);
+            if (!vis) x = plan_softmax ? -INFINITY : 0.f;
+          }
+          sacc[nb * 4 + e] = x;
+        }
       if constexpr (!plan_softmax) {  // sacc holds the weights (P); O takes no correction
         corr[0] = corr[1] = 1.f;
         return;
