@@ -186,7 +186,9 @@ if has_step tune; then
       ${TUNE_ARGS:-} > "$OUT/tune.log" 2>&1
     rc=$?
     tail -5 "$OUT/tune.log"
-    cp wisdom/*.wisdom "$OUT/" 2> /dev/null
+    # never over a file of the same name that TUNE_ARGS' --wisdom wrote
+    # there (2026-11-27: a retune's output was lost so)
+    cp -n wisdom/*.wisdom "$OUT/" 2> /dev/null
     step tune $rc
   else
     step tune "not built"
