@@ -146,8 +146,8 @@ fg_cuda_key_range[[[]]]m4_dnl
 
 // The keys [*lo, *hi) that row i sees, with plan_mask_rows: then a key is
 // visible exactly when it lies there (the mask is an interval of keys per
-// row), and the kernels' masked step compares each key with the row's bounds
-// instead of calling plan_visible; with plan_mask_rows_from0 *lo is 0.
+// row), and the sm_90a and CDNA masked steps compare each key with the row's
+// bounds instead of calling plan_visible; with plan_mask_rows_from0 *lo is 0.
 fg_cuda_mask_rows_if([[[m4_dnl
 __attribute__((unused)) constexpr bool plan_mask_rows = true;
 __attribute__((unused)) constexpr bool plan_mask_rows_from0 = fg_cuda_mask_rows_from0_if([[[true]]], [[[false]]]);
