@@ -1224,10 +1224,13 @@ typedef struct fg_wisdom {
 /* Parses a wisdom file's text; each fault is "NAME:LINE:COL: error: ..."
  * through d and the result is -1 (nothing of the file may be used). */
 int wisdom_parse(fg_arena *a, const fg_source *src, fg_diag *d, fg_wisdom **out);
-/* back/emit.c: FNV-1a over the skeletons of the attention kernels
- * (templates/cuda/sm80/ and cuda/sm90/: the kernels and their launchers),
+/* back/emit.c: FNV-1a over the templates the attention kernels' device
+ * code comes from (templates/cuda/sm80/ and cuda/sm90/, the kernels and
+ * their launchers; cuda/attention.m4 and cuda/prelude.m4 around them;
+ * gpu/hooks.m4, chains.m4 and validate.m4, the hooks printed into them),
  * as the templates hash of generated files is over all templates: a
- * wisdom file names it, and rows tuned on other skeletons are stale. */
+ * wisdom file names it, and rows tuned on other templates are stale.  The
+ * generator's lowering (lower_cuda.c) is not covered. */
 const char *tune_templates_hash(fg_arena *a, const char *templates_dir);
 
 /* What tuning gives one plan's kernel. */

@@ -850,16 +850,21 @@ static void collect_templates(fg_arena *a, const char *root, const char *rel, fg
     closedir(dir);
 }
 
-/* FNV-1a over the template files under each of parts (folders below dir;
- * nparts 0: the whole tree), in sorted order of their paths. */
+/* FNV-1a over the template files under each of parts (folders or files
+ * below dir; nparts 0: the whole tree), in sorted order of their paths. */
 static const char *hash_templates(fg_arena *a, const char *dir, const char *const *parts,
                                   int nparts)
 {
     fg_vec files = {0};
     if (nparts == 0)
         collect_templates(a, dir, "", &files, 0);
-    for (int i = 0; i < nparts; i++)
-        collect_templates(a, dir, parts[i], &files, 0);
+    for (int i = 0; i < nparts; i++) {
+        struct stat st;
+        if (stat(arena_printf(a, "%s/%s", dir, parts[i]), &st) == 0 && S_ISREG(st.st_mode))
+            vec_push(a, &files, (void *)parts[i]);
+        else
+            collect_templates(a, dir, parts[i], &files, 0);
+    }
     qsort(files.items, (size_t)files.len, sizeof files.items[0], cmp_str);
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < files.len; i++) {
@@ -885,8 +890,13 @@ static const char *templates_hash(fg_emit_run *r)
 
 const char *tune_templates_hash(fg_arena *a, const char *templates_dir)
 {
-    static const char *const parts[] = {"cuda/sm80", "cuda/sm90"};
-    return hash_templates(a, templates_dir, parts, 2);
+    /* the skeletons, the attention kernel's file around them and the hooks
+     * it prints into them: what a tuned kernel's device code comes from,
+     * short of the generator's own lowering */
+    static const char *const parts[] = {"cuda/sm80",         "cuda/sm90",        "cuda/attention.m4",
+                                        "cuda/prelude.m4",   "gpu/hooks.m4",     "gpu/chains.m4",
+                                        "gpu/validate.m4"};
+    return hash_templates(a, templates_dir, parts, (int)(sizeof parts / sizeof parts[0]));
 }
 
 /* Whether backend `be` gives plan k a kernel in a run with options o: 1
