@@ -2422,22 +2422,22 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
-using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
-using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
-using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
 using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
 using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
@@ -2446,160 +2446,160 @@ using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V sta
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0127 ms; runner-up T64_64_3 0.0127 ms; spread 12.4 %
+  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0129 ms; runner-up T64_128_2P 0.0132 ms; spread 15.3 %
   {1, 64, 8, 12, 0, 171},
-  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0159 ms; runner-up T64_64_2P 0.016 ms; spread 6.2 %
-  {1, 64, 9, 13, 0, 172},
-  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.023 ms; runner-up T64_128_2P 0.023 ms; spread 18.1 %
-  {1, 64, 10, 14, -1, 173},
-  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0399 ms; runner-up T64_128_3 0.0396 ms; spread 4.9 %
+  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0161 ms; runner-up T64_64_2P 0.0164 ms; spread 8.9 %
+  {1, 64, 9, 13, 1, 172},
+  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0229 ms; runner-up default 0.0232 ms; spread 16.2 %
+  {1, 64, 10, 14, 2, 173},
+  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0409 ms; runner-up T64_128_2P 0.0405 ms; spread 4.6 %
   {1, 64, 11, 15, -1, 174},
-  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1191 ms; runner-up T64_128_3 0.1189 ms; spread 2.0 %
-  {1, 64, 12, 16, -1, 175},
-  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4002 ms; runner-up T64_176_2P 0.4071 ms; spread 1.0 %
-  {1, 64, 13, 17, 1, 176},
-  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.489 ms; runner-up T64_176_3 1.515 ms; spread 0.2 %
-  {1, 64, 14, 18, 1, 177},
-  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.09 ms; runner-up T64_128_2 6.031 ms; spread 0.0 %
-  {1, 64, 15, 19, -1, 178},
-  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_3 0.8162 ms; runner-up T64_128_2 0.8217 ms; spread 0.5 %
-  {1, 64, 13, 18, 2, 179},
-  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 1.68 ms; runner-up T64_176_3P 1.68 ms; spread 0.2 %
-  {1, 64, 13, 19, 3, 180},
-  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.256 ms; runner-up T64_176_3P 3.379 ms; spread 0.2 %
+  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3P 0.1212 ms; runner-up T64_176_3 0.1221 ms; spread 2.0 %
+  {1, 64, 12, 16, 0, 175},
+  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3996 ms; runner-up T64_176_2 0.4017 ms; spread 1.0 %
+  {1, 64, 13, 17, 3, 176},
+  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.46 ms; runner-up T64_176_2 1.468 ms; spread 0.2 %
+  {1, 64, 14, 18, 3, 177},
+  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.661 ms; runner-up T64_128_3P 6.009 ms; spread 5.0 %
+  {1, 64, 15, 19, 4, 178},
+  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2 0.7894 ms; runner-up T64_128_3P 0.8071 ms; spread 6.4 %
+  {1, 64, 13, 18, 4, 179},
+  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 1.605 ms; runner-up T64_176_3 1.62 ms; spread 0.3 %
+  {1, 64, 13, 19, 4, 180},
+  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.371 ms; runner-up T64_176_3 3.366 ms; spread 0.5 %
   {1, 64, 13, 20, -1, 181},
-  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.706 ms; runner-up T64_176_2 7.116 ms; spread 9.7 %
+  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.624 ms; runner-up T64_176_2 7.008 ms; spread 9.3 %
   {1, 64, 13, 21, -1, 182},
-  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 14.13 ms; runner-up T64_176_3 14.14 ms; spread 0.9 %
-  {1, 64, 13, 22, 4, 183},
-  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0143 ms; runner-up T128_64_2P 0.0144 ms; spread 19.9 %
+  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 13.91 ms; runner-up T64_176_2 13.99 ms; spread 2.1 %
+  {1, 64, 13, 22, 3, 183},
+  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0166 ms; runner-up T128_64_3 0.0169 ms; spread 12.5 %
   {1, 128, 8, 12, 5, 184},
-  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0182 ms; runner-up T128_128_2P 0.0184 ms; spread 9.9 %
-  {1, 128, 9, 13, 6, 185},
-  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0255 ms; runner-up T128_128_2P 0.0259 ms; spread 9.8 %
+  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: default 0.0204 ms; runner-up T128_64_3P 0.0205 ms; spread 7.7 %
+  {1, 128, 9, 13, -1, 185},
+  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0285 ms; runner-up T128_128_2 0.0287 ms; spread 5.3 %
   {1, 128, 10, 14, 6, 186},
-  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0479 ms; runner-up T128_128_2P 0.0481 ms; spread 4.9 %
-  {1, 128, 11, 15, 6, 187},
-  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1446 ms; runner-up T128_128_3P 0.1451 ms; spread 1.7 %
-  {1, 128, 12, 16, 7, 188},
-  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.5042 ms; runner-up T128_128_2 0.5019 ms; spread 0.4 %
-  {1, 128, 13, 17, -1, 189},
-  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.883 ms; runner-up T128_128_2 2.027 ms; spread 0.4 %
+  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2 0.0506 ms; runner-up T128_128_2P 0.0508 ms; spread 5.4 %
+  {1, 128, 11, 15, 7, 187},
+  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1509 ms; runner-up T128_128_3 0.151 ms; spread 3.8 %
+  {1, 128, 12, 16, 8, 188},
+  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 0.5052 ms; runner-up T128_176_2P 0.5116 ms; spread 1.2 %
+  {1, 128, 13, 17, 7, 189},
+  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.886 ms; runner-up T128_128_2 1.97 ms; spread 0.9 %
   {1, 128, 14, 18, -1, 190},
-  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.665 ms; runner-up T128_128_2 8.07 ms; spread 12.1 %
+  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.362 ms; runner-up T128_128_2 7.682 ms; spread 6.1 %
   {1, 128, 15, 19, -1, 191},
-  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.059 ms; runner-up T128_128_3 1.062 ms; spread 0.5 %
-  {1, 128, 13, 18, 8, 192},
-  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.182 ms; runner-up T128_128_2 2.272 ms; spread 0.8 %
+  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.038 ms; runner-up T128_176_2P 1.042 ms; spread 3.0 %
+  {1, 128, 13, 18, 7, 192},
+  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.178 ms; runner-up T128_128_2 2.246 ms; spread 0.6 %
   {1, 128, 13, 19, -1, 193},
-  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_64_3 5.875 ms; runner-up T128_64_3P 5.888 ms; spread 0.3 %
+  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_64_3 5.89 ms; runner-up T128_128_3 5.89 ms; spread 0.2 %
   {1, 128, 13, 20, 9, 194},
-  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3 11.77 ms; runner-up T128_64_3P 11.77 ms; spread 0.3 %
-  {1, 128, 13, 21, 9, 195},
-  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.62 ms; runner-up T128_128_2P 23.63 ms; spread 0.2 %
-  {1, 128, 13, 22, 8, 196},
-  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0129 ms; runner-up T64_64_2P 0.013 ms; spread 23.6 %
-  {2, 64, 8, 12, 10, 197},
-  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0159 ms; runner-up T64_64_2P 0.016 ms; spread 5.8 %
-  {2, 64, 9, 13, 0, 198},
-  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0228 ms; runner-up T64_128_3P 0.0229 ms; spread 5.9 %
-  {2, 64, 10, 14, 11, 199},
-  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0403 ms; runner-up T64_128_3P 0.0402 ms; spread 4.1 %
-  {2, 64, 11, 15, -1, 200},
-  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1201 ms; runner-up T64_128_3 0.1195 ms; spread 2.3 %
-  {2, 64, 12, 16, -1, 201},
-  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4003 ms; runner-up T64_176_2P 0.4069 ms; spread 0.5 %
-  {2, 64, 13, 17, 1, 202},
-  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.483 ms; runner-up T64_176_2 1.527 ms; spread 2.4 %
-  {2, 64, 14, 18, 1, 203},
-  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.044 ms; runner-up T64_176_3P 6.069 ms; spread 3.4 %
-  {2, 64, 15, 19, -1, 204},
-  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.8124 ms; runner-up T64_176_2P 0.816 ms; spread 3.3 %
-  {2, 64, 13, 18, 12, 205},
-  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.67 ms; runner-up T64_176_3 1.686 ms; spread 1.6 %
-  {2, 64, 13, 19, 1, 206},
-  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.328 ms; runner-up T64_128_3 3.521 ms; spread 0.7 %
+  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3P 11.8 ms; runner-up T128_64_3 11.81 ms; spread 0.4 %
+  {1, 128, 13, 21, 10, 195},
+  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.64 ms; runner-up T128_128_2P 23.66 ms; spread 0.9 %
+  {1, 128, 13, 22, 7, 196},
+  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0132 ms; runner-up T64_128_2 0.0134 ms; spread 22.6 %
+  {2, 64, 8, 12, 1, 197},
+  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0162 ms; runner-up T64_128_2P 0.0164 ms; spread 9.7 %
+  {2, 64, 9, 13, 11, 198},
+  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.023 ms; runner-up T64_128_3P 0.023 ms; spread 4.9 %
+  {2, 64, 10, 14, 2, 199},
+  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0397 ms; runner-up default 0.0406 ms; spread 5.7 %
+  {2, 64, 11, 15, 0, 200},
+  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3P 0.1197 ms; runner-up T64_176_2 0.1204 ms; spread 2.0 %
+  {2, 64, 12, 16, 0, 201},
+  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3987 ms; runner-up T64_176_2 0.4005 ms; spread 1.3 %
+  {2, 64, 13, 17, 3, 202},
+  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.484 ms; runner-up T64_176_2 1.498 ms; spread 0.1 %
+  {2, 64, 14, 18, 3, 203},
+  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_3P 6.067 ms; runner-up T64_128_2 6.155 ms; spread 6.0 %
+  {2, 64, 15, 19, 0, 204},
+  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2 0.8224 ms; runner-up T64_128_2 0.8315 ms; spread 0.8 %
+  {2, 64, 13, 18, 4, 205},
+  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3 1.648 ms; runner-up T64_128_2 1.671 ms; spread 0.4 %
+  {2, 64, 13, 19, 3, 206},
+  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.396 ms; runner-up T64_176_3 3.475 ms; spread 0.4 %
   {2, 64, 13, 20, -1, 207},
-  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.636 ms; runner-up T64_128_3 7.137 ms; spread 0.3 %
+  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.947 ms; runner-up T64_176_2 7.022 ms; spread 9.9 %
   {2, 64, 13, 21, -1, 208},
-  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 14.55 ms; runner-up T64_176_3 14.6 ms; spread 0.9 %
+  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2 14.26 ms; runner-up T64_176_3 14.35 ms; spread 0.1 %
   {2, 64, 13, 22, 4, 209},
-  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.016 ms; runner-up T128_64_3P 0.0164 ms; spread 17.2 %
-  {2, 128, 8, 12, 6, 210},
-  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_64_3P 0.0196 ms; runner-up T128_128_3P 0.0196 ms; spread 4.6 %
-  {2, 128, 9, 13, 5, 211},
-  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0273 ms; runner-up T128_128_2P 0.0274 ms; spread 60.1 %
-  {2, 128, 10, 14, 6, 212},
-  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0496 ms; runner-up T128_128_2 0.0502 ms; spread 4.0 %
-  {2, 128, 11, 15, 7, 213},
-  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1484 ms; runner-up T128_128_2 0.1486 ms; spread 2.6 %
+  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0152 ms; runner-up T128_64_2P 0.0155 ms; spread 13.5 %
+  {2, 128, 8, 12, 9, 210},
+  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_64_2P 0.0192 ms; runner-up T128_128_3P 0.0196 ms; spread 11.6 %
+  {2, 128, 9, 13, 12, 211},
+  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2 0.0275 ms; runner-up T128_128_2P 0.0281 ms; spread 5.9 %
+  {2, 128, 10, 14, 7, 212},
+  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0484 ms; runner-up T128_128_2 0.0492 ms; spread 8.7 %
+  {2, 128, 11, 15, 6, 213},
+  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2 0.1464 ms; runner-up T128_128_3 0.1469 ms; spread 2.4 %
   {2, 128, 12, 16, 7, 214},
-  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.5167 ms; runner-up T128_176_2P 0.5155 ms; spread 0.7 %
+  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.5115 ms; runner-up T128_176_2P 0.5079 ms; spread 0.6 %
   {2, 128, 13, 17, -1, 215},
-  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.939 ms; runner-up T128_176_2P 2.043 ms; spread 0.5 %
+  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.913 ms; runner-up T128_128_3P 1.985 ms; spread 0.3 %
   {2, 128, 14, 18, -1, 216},
-  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.798 ms; runner-up T128_128_2 8.364 ms; spread 4.1 %
+  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.941 ms; runner-up T128_128_2 8.246 ms; spread 6.9 %
   {2, 128, 15, 19, -1, 217},
-  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.078 ms; runner-up default 1.108 ms; spread 0.8 %
-  {2, 128, 13, 18, 8, 218},
-  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.239 ms; runner-up T128_176_2P 2.321 ms; spread 0.8 %
+  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.075 ms; runner-up T128_128_2 1.156 ms; spread 0.7 %
+  {2, 128, 13, 18, -1, 218},
+  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.216 ms; runner-up T128_128_3 2.219 ms; spread 0.5 %
   {2, 128, 13, 19, -1, 219},
-  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_128_3P 5.889 ms; runner-up T128_128_3 5.893 ms; spread 0.2 %
-  {2, 128, 13, 20, 6, 220},
-  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3P 11.8 ms; runner-up T128_128_2 11.81 ms; spread 0.3 %
-  {2, 128, 13, 21, 5, 221},
-  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.6 ms; runner-up T128_128_2P 23.65 ms; spread 0.2 %
-  {2, 128, 13, 22, 8, 222},
+  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_128_3P 5.875 ms; runner-up T128_128_2 5.88 ms; spread 0.4 %
+  {2, 128, 13, 20, 8, 220},
+  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3P 11.78 ms; runner-up T128_64_3 11.8 ms; spread 0.4 %
+  {2, 128, 13, 21, 10, 221},
+  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.59 ms; runner-up T128_128_2P 23.64 ms; spread 0.3 %
+  {2, 128, 13, 22, 7, 222},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
   // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0151 ms; runner-up T64_128_2 0.0156 ms; spread 29.9 %
-  {1, 64, 8, 12, 0, 171},
+  {1, 64, 8, 12, 1, 171},
   // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0182 ms; runner-up T64_64_3 0.0186 ms; spread 9.7 %
-  {1, 64, 9, 13, 0, 172},
+  {1, 64, 9, 13, 1, 172},
   // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_64_3P 0.0252 ms; runner-up T64_128_2 0.0256 ms; spread 3.9 %
-  {1, 64, 10, 14, 0, 173},
+  {1, 64, 10, 14, 1, 173},
   // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.042 ms; runner-up default 0.0426 ms; spread 6.2 %
-  {1, 64, 11, 15, 2, 174},
+  {1, 64, 11, 15, 13, 174},
   // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3 0.1227 ms; runner-up T64_128_2 0.1237 ms; spread 1.9 %
-  {1, 64, 12, 16, 2, 175},
+  {1, 64, 12, 16, 13, 175},
   // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4121 ms; runner-up T64_176_2P 0.4178 ms; spread 1.8 %
-  {1, 64, 13, 17, 1, 176},
+  {1, 64, 13, 17, 14, 176},
   // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.491 ms; runner-up T64_176_2P 1.532 ms; spread 1.4 %
-  {1, 64, 14, 18, 1, 177},
+  {1, 64, 14, 18, 14, 177},
   // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 5.772 ms; runner-up T64_176_3 5.815 ms; spread 1.2 %
-  {1, 64, 15, 19, 1, 178},
+  {1, 64, 15, 19, 14, 178},
   // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.815 ms; runner-up T64_176_2P 0.8279 ms; spread 0.9 %
-  {1, 64, 13, 18, 1, 179},
+  {1, 64, 13, 18, 14, 179},
   // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.616 ms; runner-up T64_176_3 1.639 ms; spread 0.5 %
-  {1, 64, 13, 19, 1, 180},
+  {1, 64, 13, 19, 14, 180},
   // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.293 ms; runner-up T64_176_3P 3.372 ms; spread 0.5 %
   {1, 64, 13, 20, -1, 181},
   // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.606 ms; runner-up T64_176_2 6.864 ms; spread 4.1 %
   {1, 64, 13, 21, -1, 182},
   // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.82 ms; runner-up T64_176_3 13.88 ms; spread 4.5 %
-  {1, 64, 13, 22, 1, 183},
+  {1, 64, 13, 22, 14, 183},
   // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0169 ms; runner-up T128_64_2P 0.0176 ms; spread 21.6 %
-  {1, 128, 8, 12, 6, 184},
+  {1, 128, 8, 12, 8, 184},
   // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0204 ms; runner-up T128_128_2P 0.0207 ms; spread 75.1 %
-  {1, 128, 9, 13, 6, 185},
+  {1, 128, 9, 13, 8, 185},
   // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0284 ms; runner-up T128_128_3P 0.0286 ms; spread 6.3 %
-  {1, 128, 10, 14, 7, 186},
+  {1, 128, 10, 14, 6, 186},
   // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0505 ms; runner-up T128_128_3P 0.0506 ms; spread 3.9 %
-  {1, 128, 11, 15, 7, 187},
+  {1, 128, 11, 15, 6, 187},
   // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1472 ms; runner-up T128_128_3P 0.1486 ms; spread 3.3 %
-  {1, 128, 12, 16, 7, 188},
+  {1, 128, 12, 16, 6, 188},
   // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 0.5028 ms; runner-up T128_128_2P 0.5033 ms; spread 0.9 %
-  {1, 128, 13, 17, 8, 189},
+  {1, 128, 13, 17, 7, 189},
   // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.879 ms; runner-up T128_128_2 2.033 ms; spread 1.0 %
   {1, 128, 14, 18, -1, 190},
   // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.23 ms; runner-up T128_176_2 8.066 ms; spread 11.8 %
   {1, 128, 15, 19, -1, 191},
   // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.033 ms; runner-up T128_176_2P 1.053 ms; spread 1.4 %
-  {1, 128, 13, 18, 8, 192},
+  {1, 128, 13, 18, 7, 192},
   // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.097 ms; runner-up T128_128_2P 2.184 ms; spread 1.5 %
   {1, 128, 13, 19, -1, 193},
   // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.421 ms; runner-up T128_128_2 4.89 ms; spread 0.5 %
@@ -2609,41 +2609,41 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 19.91 ms; runner-up T128_128_3 20.03 ms; spread 13.6 %
   {1, 128, 13, 22, -1, 196},
   // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0149 ms; runner-up T64_128_2 0.015 ms; spread 18.7 %
-  {2, 64, 8, 12, 10, 197},
+  {2, 64, 8, 12, 11, 197},
   // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0181 ms; runner-up T64_128_2P 0.0186 ms; spread 14.8 %
-  {2, 64, 9, 13, 10, 198},
+  {2, 64, 9, 13, 11, 198},
   // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_64_2 0.0258 ms; runner-up T64_64_2P 0.0258 ms; spread 6.7 %
-  {2, 64, 10, 14, 13, 199},
+  {2, 64, 10, 14, 15, 199},
   // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0426 ms; runner-up T64_128_3 0.0427 ms; spread 2.3 %
-  {2, 64, 11, 15, 14, 200},
+  {2, 64, 11, 15, 0, 200},
   // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1243 ms; runner-up T64_128_3 0.1256 ms; spread 1.6 %
   {2, 64, 12, 16, -1, 201},
   // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4194 ms; runner-up T64_176_3 0.424 ms; spread 1.4 %
-  {2, 64, 13, 17, 1, 202},
+  {2, 64, 13, 17, 14, 202},
   // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.502 ms; runner-up T64_176_2P 1.526 ms; spread 0.9 %
-  {2, 64, 14, 18, 1, 203},
+  {2, 64, 14, 18, 14, 203},
   // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.937 ms; runner-up T64_176_3P 5.969 ms; spread 0.1 %
-  {2, 64, 15, 19, 15, 204},
+  {2, 64, 15, 19, 4, 204},
   // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.8133 ms; runner-up T64_176_2P 0.826 ms; spread 3.2 %
-  {2, 64, 13, 18, 1, 205},
+  {2, 64, 13, 18, 14, 205},
   // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.625 ms; runner-up T64_176_3 1.642 ms; spread 0.6 %
-  {2, 64, 13, 19, 1, 206},
+  {2, 64, 13, 19, 14, 206},
   // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.298 ms; runner-up T64_176_3 3.388 ms; spread 1.0 %
   {2, 64, 13, 20, -1, 207},
   // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.598 ms; runner-up T64_176_2P 7.055 ms; spread 8.7 %
   {2, 64, 13, 21, -1, 208},
   // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 14.09 ms; runner-up T64_176_2 14.24 ms; spread 6.2 %
-  {2, 64, 13, 22, 1, 209},
+  {2, 64, 13, 22, 14, 209},
   // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0169 ms; runner-up T128_128_3P 0.0169 ms; spread 16.3 %
-  {2, 128, 8, 12, 5, 210},
+  {2, 128, 8, 12, 10, 210},
   // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3 0.0206 ms; runner-up T128_128_3P 0.0206 ms; spread 4.3 %
   {2, 128, 9, 13, 16, 211},
   // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0279 ms; runner-up T128_128_2P 0.0281 ms; spread 4.0 %
-  {2, 128, 10, 14, 6, 212},
+  {2, 128, 10, 14, 8, 212},
   // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0505 ms; runner-up T128_128_3P 0.0509 ms; spread 19.5 %
-  {2, 128, 11, 15, 7, 213},
+  {2, 128, 11, 15, 6, 213},
   // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1501 ms; runner-up T128_128_2P 0.1506 ms; spread 2.3 %
-  {2, 128, 12, 16, 6, 214},
+  {2, 128, 12, 16, 8, 214},
   // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.5154 ms; runner-up T128_128_2 0.5104 ms; spread 1.3 %
   {2, 128, 13, 17, -1, 215},
   // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.908 ms; runner-up T128_128_2 2.085 ms; spread 0.8 %
@@ -2651,13 +2651,13 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.86 ms; runner-up T128_176_2 8.194 ms; spread 6.5 %
   {2, 128, 15, 19, -1, 217},
   // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.061 ms; runner-up T128_128_2P 1.09 ms; spread 4.9 %
-  {2, 128, 13, 18, 8, 218},
+  {2, 128, 13, 18, 7, 218},
   // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.154 ms; runner-up T128_176_2P 2.297 ms; spread 1.2 %
   {2, 128, 13, 19, -1, 219},
   // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.519 ms; runner-up T128_176_2 5.043 ms; spread 9.3 %
   {2, 128, 13, 20, -1, 220},
   // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 9.866 ms; runner-up default 10.14 ms; spread 4.3 %
-  {2, 128, 13, 21, 8, 221},
+  {2, 128, 13, 21, 7, 221},
   // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.61 ms; runner-up T128_128_2P 20.85 ms; spread 0.2 %
   {2, 128, 13, 22, 16, 222},
 };
@@ -2690,17 +2690,15 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 14: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 15: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 14: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 15: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2720,11 +2718,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 5: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
         case 16: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }

@@ -1614,111 +1614,111 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.01 ms; runner-up default 0.0102 ms; spread 31.4 %
-  {1, 64, 8, 4, 1, 431},
-  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0353 ms; runner-up splits=16 0.0524 ms; spread 35.3 %
+  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0123 ms; runner-up splits=1 0.0122 ms; spread 135.9 %
+  {1, 64, 8, 4, -1, 431},
+  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up splits=8 0.0158 ms; spread 3.2 %
   {1, 64, 9, 4, 1, 432},
-  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.02 ms; runner-up splits=4 0.0201 ms; spread 8.5 %
+  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0165 ms; runner-up splits=8 0.0168 ms; spread 8.7 %
   {1, 64, 10, 4, 16, 433},
-  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0185 ms; runner-up splits=8 0.0184 ms; spread 10.4 %
-  {1, 64, 11, 4, -1, 434},
-  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0206 ms; runner-up splits=8 0.0205 ms; spread 16.6 %
-  {1, 64, 12, 4, -1, 435},
-  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0281 ms; runner-up splits=16 0.0289 ms; spread 23.7 %
+  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0186 ms; runner-up splits=16 0.0187 ms; spread 37.9 %
+  {1, 64, 11, 4, 8, 434},
+  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.021 ms; runner-up splits=16 0.0214 ms; spread 11.7 %
+  {1, 64, 12, 4, 8, 435},
+  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.027 ms; runner-up splits=16 0.0276 ms; spread 32.9 %
   {1, 64, 13, 4, 8, 436},
-  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0375 ms; runner-up splits=16 0.0384 ms; spread 6.4 %
+  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0385 ms; runner-up default 0.0401 ms; spread 7.2 %
   {1, 64, 14, 4, 8, 437},
-  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0594 ms; runner-up default 0.0641 ms; spread 2.7 %
+  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0628 ms; runner-up splits=16 0.0672 ms; spread 5.5 %
   {1, 64, 15, 4, 8, 438},
-  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0366 ms; runner-up splits=8 0.037 ms; spread 6.9 %
+  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0381 ms; runner-up splits=8 0.0396 ms; spread 6.8 %
   {1, 64, 13, 5, 4, 439},
-  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0591 ms; runner-up splits=16 0.0618 ms; spread 4.3 %
+  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0614 ms; runner-up splits=16 0.0648 ms; spread 2.3 %
   {1, 64, 13, 6, 2, 440},
-  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.102 ms; runner-up splits=8 0.1075 ms; spread 3.4 %
+  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1038 ms; runner-up splits=8 0.1104 ms; spread 4.7 %
   {1, 64, 13, 7, 1, 441},
-  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1976 ms; runner-up splits=1 0.1968 ms; spread 1.0 %
-  {1, 64, 13, 8, -1, 442},
-  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.3767 ms; runner-up splits=16 0.377 ms; spread 1.2 %
-  {1, 64, 13, 9, 8, 443},
-  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0109 ms; runner-up splits=1 0.0111 ms; spread 8.2 %
+  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.2006 ms; runner-up splits=8 0.2012 ms; spread 1.3 %
+  {1, 64, 13, 8, 16, 442},
+  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3797 ms; runner-up splits=8 0.3814 ms; spread 0.7 %
+  {1, 64, 13, 9, 16, 443},
+  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0126 ms; runner-up splits=1 0.0127 ms; spread 15.0 %
   {1, 128, 8, 4, -1, 444},
-  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0143 ms; runner-up splits=4 0.0144 ms; spread 14.6 %
-  {1, 128, 9, 4, 8, 445},
-  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0163 ms; spread 7.0 %
-  {1, 128, 10, 4, 8, 446},
-  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0189 ms; runner-up default 0.0191 ms; spread 7.9 %
+  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0156 ms; runner-up splits=4 0.0159 ms; spread 10.1 %
+  {1, 128, 9, 4, 1, 445},
+  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0187 ms; runner-up splits=8 0.0194 ms; spread 22.2 %
+  {1, 128, 10, 4, -1, 446},
+  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0212 ms; runner-up default 0.0215 ms; spread 5.9 %
   {1, 128, 11, 4, 8, 447},
-  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0247 ms; runner-up default 0.025 ms; spread 9.1 %
-  {1, 128, 12, 4, 8, 448},
-  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.036 ms; runner-up splits=8 0.0357 ms; spread 5.9 %
+  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0272 ms; runner-up splits=8 0.0277 ms; spread 9.4 %
+  {1, 128, 12, 4, -1, 448},
+  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0389 ms; runner-up splits=8 0.039 ms; spread 4.5 %
   {1, 128, 13, 4, -1, 449},
-  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=4 0.0594 ms; runner-up splits=8 0.0597 ms; spread 4.9 %
-  {1, 128, 14, 4, 4, 450},
-  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1043 ms; runner-up splits=8 0.1046 ms; spread 2.7 %
-  {1, 128, 15, 4, -1, 451},
-  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0585 ms; runner-up splits=2 0.0588 ms; spread 3.9 %
+  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0606 ms; runner-up splits=8 0.0603 ms; spread 53.8 %
+  {1, 128, 14, 4, -1, 450},
+  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: splits=4 0.106 ms; runner-up splits=8 0.1063 ms; spread 5.4 %
+  {1, 128, 15, 4, 4, 451},
+  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0599 ms; runner-up default 0.0607 ms; spread 2.3 %
   {1, 128, 13, 5, 4, 452},
-  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1005 ms; runner-up splits=2 0.1048 ms; spread 3.1 %
+  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1027 ms; runner-up splits=2 0.1057 ms; spread 2.1 %
   {1, 128, 13, 6, 1, 453},
-  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1912 ms; runner-up splits=1 0.1924 ms; spread 1.4 %
+  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1933 ms; runner-up splits=1 0.1922 ms; spread 2.2 %
   {1, 128, 13, 7, -1, 454},
-  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3749 ms; runner-up splits=1 0.3744 ms; spread 0.8 %
+  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3741 ms; runner-up splits=1 0.3733 ms; spread 1.0 %
   {1, 128, 13, 8, -1, 455},
-  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: splits=8 0.7344 ms; runner-up splits=4 0.7363 ms; spread 0.5 %
-  {1, 128, 13, 9, 8, 456},
-  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0106 ms; runner-up splits=1 0.0105 ms; spread 32.6 %
+  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.7388 ms; runner-up splits=8 0.7341 ms; spread 1.7 %
+  {1, 128, 13, 9, -1, 456},
+  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0107 ms; runner-up splits=1 0.0109 ms; spread 40.0 %
   {2, 64, 8, 4, -1, 457},
-  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up splits=8 0.0134 ms; spread 28.6 %
+  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0127 ms; runner-up splits=8 0.014 ms; spread 16.6 %
   {2, 64, 9, 4, 1, 458},
-  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0145 ms; runner-up default 0.015 ms; spread 11.3 %
-  {2, 64, 10, 4, 8, 459},
-  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0164 ms; runner-up splits=8 0.0167 ms; spread 14.9 %
-  {2, 64, 11, 4, -1, 460},
-  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0192 ms; runner-up default 0.0204 ms; spread 22.5 %
+  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0147 ms; runner-up default 0.0151 ms; spread 18.7 %
+  {2, 64, 10, 4, 16, 459},
+  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up splits=16 0.0172 ms; spread 19.4 %
+  {2, 64, 11, 4, 8, 460},
+  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0195 ms; runner-up splits=16 0.0201 ms; spread 9.3 %
   {2, 64, 12, 4, 8, 461},
-  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0259 ms; runner-up splits=16 0.0266 ms; spread 10.7 %
+  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.025 ms; runner-up splits=16 0.0267 ms; spread 15.2 %
   {2, 64, 13, 4, 8, 462},
-  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0367 ms; runner-up splits=16 0.0389 ms; spread 8.2 %
-  {2, 64, 14, 4, 8, 463},
-  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up splits=16 0.0635 ms; spread 6.0 %
+  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.0385 ms; runner-up splits=8 0.0393 ms; spread 8.6 %
+  {2, 64, 14, 4, -1, 463},
+  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0617 ms; runner-up default 0.0656 ms; spread 3.4 %
   {2, 64, 15, 4, 8, 464},
-  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.037 ms; runner-up splits=4 0.0368 ms; spread 39.8 %
-  {2, 64, 13, 5, -1, 465},
-  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0592 ms; runner-up default 0.062 ms; spread 5.1 %
+  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.04 ms; runner-up splits=4 0.0402 ms; spread 9.8 %
+  {2, 64, 13, 5, 8, 465},
+  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0604 ms; runner-up splits=16 0.0633 ms; spread 4.9 %
   {2, 64, 13, 6, 2, 466},
-  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.102 ms; runner-up splits=8 0.1071 ms; spread 4.0 %
+  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1049 ms; runner-up splits=8 0.1103 ms; spread 3.5 %
   {2, 64, 13, 7, 1, 467},
-  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.1999 ms; runner-up splits=8 0.2003 ms; spread 2.0 %
+  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.2035 ms; runner-up splits=8 0.2037 ms; spread 4.7 %
   {2, 64, 13, 8, 16, 468},
-  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3784 ms; runner-up splits=8 0.383 ms; spread 1.1 %
-  {2, 64, 13, 9, 16, 469},
-  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up default 0.0132 ms; spread 15.1 %
-  {2, 128, 8, 4, 1, 470},
-  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0141 ms; runner-up splits=16 0.0146 ms; spread 14.9 %
+  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.3779 ms; runner-up splits=16 0.378 ms; spread 3.4 %
+  {2, 64, 13, 9, 8, 469},
+  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0131 ms; runner-up splits=1 0.0134 ms; spread 25.1 %
+  {2, 128, 8, 4, -1, 470},
+  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0173 ms; runner-up splits=1 0.0175 ms; spread 17.6 %
   {2, 128, 9, 4, 8, 471},
-  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=4 0.0159 ms; runner-up splits=8 0.0163 ms; spread 11.2 %
-  {2, 128, 10, 4, 4, 472},
-  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0188 ms; runner-up default 0.0192 ms; spread 12.5 %
-  {2, 128, 11, 4, 8, 473},
-  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0246 ms; runner-up splits=16 0.0251 ms; spread 9.5 %
-  {2, 128, 12, 4, 8, 474},
-  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0361 ms; runner-up splits=16 0.0375 ms; spread 6.6 %
+  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: default 0.0189 ms; runner-up splits=8 0.0188 ms; spread 8.8 %
+  {2, 128, 10, 4, -1, 472},
+  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0195 ms; runner-up splits=8 0.0214 ms; spread 40.2 %
+  {2, 128, 11, 4, -1, 473},
+  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0266 ms; runner-up splits=4 0.0285 ms; spread 19.9 %
+  {2, 128, 12, 4, -1, 474},
+  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0379 ms; runner-up splits=16 0.0385 ms; spread 10.5 %
   {2, 128, 13, 4, 8, 475},
-  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0588 ms; runner-up splits=16 0.062 ms; spread 4.8 %
+  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0627 ms; runner-up splits=16 0.0661 ms; spread 24.8 %
   {2, 128, 14, 4, 8, 476},
-  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1049 ms; runner-up splits=16 0.1098 ms; spread 1.4 %
+  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1092 ms; runner-up splits=32 0.1109 ms; spread 6.2 %
   {2, 128, 15, 4, 8, 477},
-  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0583 ms; runner-up splits=8 0.0606 ms; spread 5.7 %
+  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0612 ms; runner-up splits=8 0.0626 ms; spread 5.2 %
   {2, 128, 13, 5, 4, 478},
-  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.1068 ms; runner-up splits=16 0.1077 ms; spread 4.2 %
+  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.1077 ms; runner-up splits=16 0.1109 ms; spread 3.1 %
   {2, 128, 13, 6, 2, 479},
-  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.195 ms; runner-up splits=16 0.1982 ms; spread 2.2 %
+  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1938 ms; runner-up splits=8 0.2016 ms; spread 1.9 %
   {2, 128, 13, 7, 1, 480},
-  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.376 ms; runner-up splits=32 0.3794 ms; spread 0.8 %
+  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.3786 ms; runner-up splits=32 0.3788 ms; spread 1.5 %
   {2, 128, 13, 8, 16, 481},
-  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=32 0.735 ms; runner-up splits=16 0.7373 ms; spread 0.4 %
+  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=32 0.7404 ms; runner-up splits=16 0.7414 ms; spread 0.9 %
   {2, 128, 13, 9, 32, 482},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;

@@ -2414,20 +2414,22 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
 using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
-using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T64_64_2P = fh_cfg<64, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2435,112 +2437,112 @@ using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stage
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0122 ms; runner-up T64_64_2P 0.0124 ms; spread 29.4 %
+  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0137 ms; runner-up T64_64_2P 0.0139 ms; spread 18.5 %
   {1, 64, 8, 12, 0, 67},
-  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0142 ms; runner-up T64_128_3 0.0144 ms; spread 25.6 %
-  {1, 64, 9, 13, -1, 68},
-  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0195 ms; runner-up T64_128_2 0.0197 ms; spread 22.3 %
+  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.016 ms; runner-up T64_128_2 0.0163 ms; spread 8.4 %
+  {1, 64, 9, 13, 1, 68},
+  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0206 ms; runner-up T64_128_3P 0.0208 ms; spread 9.5 %
   {1, 64, 10, 14, -1, 69},
-  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.0343 ms; runner-up T64_128_2 0.0344 ms; spread 6.5 %
+  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0352 ms; runner-up T64_128_3 0.0357 ms; spread 3.5 %
   {1, 64, 11, 15, 1, 70},
-  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.0965 ms; runner-up T64_128_3 0.0964 ms; spread 3.1 %
+  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.0993 ms; runner-up T64_128_3 0.0994 ms; spread 3.0 %
   {1, 64, 12, 16, -1, 71},
-  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: default 0.3275 ms; runner-up T64_128_3 0.3282 ms; spread 0.9 %
-  {1, 64, 13, 17, -1, 72},
-  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: default 1.219 ms; runner-up T64_128_3 1.236 ms; spread 0.7 %
+  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3249 ms; runner-up T64_176_2P 0.3286 ms; spread 0.8 %
+  {1, 64, 13, 17, 2, 72},
+  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: default 1.204 ms; runner-up T64_176_3P 1.194 ms; spread 1.2 %
   {1, 64, 14, 18, -1, 73},
-  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.751 ms; runner-up T64_176_2 4.768 ms; spread 2.2 %
+  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.698 ms; runner-up T64_128_3 4.765 ms; spread 2.5 %
   {1, 64, 15, 19, -1, 74},
-  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 0.6531 ms; runner-up T64_128_3 0.6666 ms; spread 0.6 %
-  {1, 64, 13, 18, 0, 75},
-  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 1.325 ms; runner-up T64_128_3 1.331 ms; spread 0.3 %
-  {1, 64, 13, 19, 0, 76},
-  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.981 ms; runner-up T64_128_3 3.019 ms; spread 0.4 %
+  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_3 0.6494 ms; runner-up T64_176_3P 0.6545 ms; spread 1.0 %
+  {1, 64, 13, 18, 3, 75},
+  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_3 1.318 ms; runner-up default 1.342 ms; spread 0.3 %
+  {1, 64, 13, 19, 3, 76},
+  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.981 ms; runner-up T64_128_3 3.013 ms; spread 1.0 %
   {1, 64, 13, 20, -1, 77},
-  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.981 ms; runner-up T64_128_3 6.174 ms; spread 2.2 %
+  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.989 ms; runner-up T64_128_3P 6.103 ms; spread 2.6 %
   {1, 64, 13, 21, -1, 78},
-  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: default 12.29 ms; runner-up T64_176_3P 12.43 ms; spread 3.0 %
+  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: default 12.29 ms; runner-up T64_176_3P 12.39 ms; spread 2.7 %
   {1, 64, 13, 22, -1, 79},
-  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0132 ms; runner-up T128_128_3P 0.0133 ms; spread 13.9 %
-  {1, 128, 8, 12, 2, 80},
-  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.016 ms; runner-up T128_128_2P 0.0166 ms; spread 11.4 %
-  {1, 128, 9, 13, 3, 81},
-  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0227 ms; runner-up T128_128_2P 0.0228 ms; spread 6.6 %
-  {1, 128, 10, 14, 3, 82},
-  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0426 ms; runner-up T128_128_3P 0.0437 ms; spread 11.0 %
-  {1, 128, 11, 15, 2, 83},
-  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1274 ms; runner-up T128_128_2P 0.1277 ms; spread 1.4 %
-  {1, 128, 12, 16, 3, 84},
-  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4339 ms; runner-up T128_128_2 0.4389 ms; spread 1.0 %
+  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0147 ms; runner-up T128_128_3P 0.015 ms; spread 7.4 %
+  {1, 128, 8, 12, 4, 80},
+  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0174 ms; runner-up T128_128_2P 0.0178 ms; spread 8.7 %
+  {1, 128, 9, 13, 5, 81},
+  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0245 ms; runner-up T128_128_3 0.0247 ms; spread 6.5 %
+  {1, 128, 10, 14, 4, 82},
+  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0445 ms; runner-up T128_128_3P 0.0447 ms; spread 21.6 %
+  {1, 128, 11, 15, 4, 83},
+  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1288 ms; runner-up T128_128_3P 0.1296 ms; spread 14.5 %
+  {1, 128, 12, 16, 4, 84},
+  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4419 ms; runner-up T128_128_3P 0.4378 ms; spread 1.7 %
   {1, 128, 13, 17, -1, 85},
-  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.616 ms; runner-up T128_128_2 1.681 ms; spread 0.3 %
+  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.63 ms; runner-up T128_128_2 1.679 ms; spread 0.9 %
   {1, 128, 14, 18, -1, 86},
-  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.26 ms; runner-up T128_128_2 6.887 ms; spread 10.4 %
+  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.293 ms; runner-up T128_128_3 6.861 ms; spread 0.7 %
   {1, 128, 15, 19, -1, 87},
-  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2 0.9089 ms; runner-up T128_128_3P 0.9132 ms; spread 1.3 %
-  {1, 128, 13, 18, 4, 88},
-  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 2.012 ms; runner-up T128_128_2P 2.055 ms; spread 2.3 %
-  {1, 128, 13, 19, 5, 89},
-  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_64_2 5.858 ms; runner-up T128_128_3 5.865 ms; spread 0.5 %
-  {1, 128, 13, 20, 6, 90},
-  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 11.77 ms; runner-up T128_64_3P 11.78 ms; spread 0.1 %
-  {1, 128, 13, 21, 5, 91},
-  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.68 ms; runner-up T128_64_3 23.69 ms; spread 1.0 %
-  {1, 128, 13, 22, 5, 92},
-  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0123 ms; runner-up T64_128_2P 0.0128 ms; spread 16.7 %
-  {2, 64, 8, 12, 7, 93},
-  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0143 ms; runner-up T64_128_3 0.0144 ms; spread 13.2 %
+  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9243 ms; runner-up T128_128_2P 0.9769 ms; spread 0.6 %
+  {1, 128, 13, 18, -1, 88},
+  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2P 2.039 ms; runner-up T128_128_2 2.053 ms; spread 0.9 %
+  {1, 128, 13, 19, 4, 89},
+  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: T128_128_2P 5.868 ms; runner-up T128_128_2 5.874 ms; spread 0.4 %
+  {1, 128, 13, 20, 4, 90},
+  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3 11.81 ms; runner-up T128_128_2 11.82 ms; spread 0.2 %
+  {1, 128, 13, 21, 6, 91},
+  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 23.66 ms; runner-up T128_128_2P 23.75 ms; spread 0.3 %
+  {1, 128, 13, 22, 7, 92},
+  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0139 ms; runner-up T64_128_2 0.0144 ms; spread 10.6 %
+  {2, 64, 8, 12, 1, 93},
+  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0164 ms; runner-up T64_128_2 0.0165 ms; spread 6.3 %
   {2, 64, 9, 13, 0, 94},
-  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0193 ms; runner-up T64_128_3P 0.0199 ms; spread 13.1 %
-  {2, 64, 10, 14, 1, 95},
-  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0349 ms; runner-up T64_128_3P 0.0362 ms; spread 7.1 %
-  {2, 64, 11, 15, -1, 96},
-  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.0978 ms; runner-up T64_128_2 0.0987 ms; spread 1.8 %
+  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0217 ms; runner-up T64_128_3P 0.0216 ms; spread 13.4 %
+  {2, 64, 10, 14, -1, 95},
+  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2P 0.0367 ms; runner-up T64_128_3 0.0367 ms; spread 5.8 %
+  {2, 64, 11, 15, 1, 96},
+  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1016 ms; runner-up T64_128_3 0.1016 ms; spread 3.4 %
   {2, 64, 12, 16, -1, 97},
-  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_3 0.3346 ms; runner-up T64_128_2 0.3364 ms; spread 1.3 %
-  {2, 64, 13, 17, 1, 98},
-  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: default 1.22 ms; runner-up T64_128_2 1.247 ms; spread 0.5 %
+  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3263 ms; runner-up T64_128_3 0.3314 ms; spread 0.9 %
+  {2, 64, 13, 17, 2, 98},
+  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: default 1.222 ms; runner-up T64_176_2P 1.215 ms; spread 1.3 %
   {2, 64, 14, 18, -1, 99},
-  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: default 4.853 ms; runner-up T64_176_2 4.962 ms; spread 4.2 %
-  {2, 64, 15, 19, -1, 100},
-  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: default 0.7148 ms; runner-up T64_128_2 0.7253 ms; spread 0.7 %
-  {2, 64, 13, 18, -1, 101},
-  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.388 ms; runner-up T64_128_3 1.498 ms; spread 1.8 %
+  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_3 4.65 ms; runner-up default 4.711 ms; spread 0.3 %
+  {2, 64, 15, 19, 3, 100},
+  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_3 0.6603 ms; runner-up T64_176_3P 0.6701 ms; spread 1.7 %
+  {2, 64, 13, 18, 3, 101},
+  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.366 ms; runner-up T64_176_2P 1.375 ms; spread 2.1 %
   {2, 64, 13, 19, -1, 102},
-  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.986 ms; runner-up T64_128_3 3.083 ms; spread 0.5 %
+  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.985 ms; runner-up T64_176_3P 3.11 ms; spread 0.8 %
   {2, 64, 13, 20, -1, 103},
-  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.041 ms; runner-up T64_128_3 6.114 ms; spread 3.8 %
+  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.991 ms; runner-up T64_128_3 6.198 ms; spread 0.4 %
   {2, 64, 13, 21, -1, 104},
-  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 12.09 ms; runner-up T64_176_3P 12.59 ms; spread 6.3 %
+  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 12.4 ms; runner-up T64_176_3P 12.5 ms; spread 6.6 %
   {2, 64, 13, 22, -1, 105},
-  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0134 ms; runner-up T128_64_3P 0.0139 ms; spread 12.9 %
+  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0154 ms; runner-up T128_128_2 0.0156 ms; spread 15.2 %
   {2, 128, 8, 12, 8, 106},
-  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0172 ms; runner-up T128_128_2P 0.0172 ms; spread 25.7 %
-  {2, 128, 9, 13, 3, 107},
-  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0232 ms; runner-up T128_128_2P 0.0235 ms; spread 6.3 %
-  {2, 128, 10, 14, 3, 108},
-  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0434 ms; runner-up T128_128_3P 0.0448 ms; spread 6.9 %
-  {2, 128, 11, 15, 2, 109},
-  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1314 ms; runner-up T128_128_2P 0.1314 ms; spread 2.6 %
-  {2, 128, 12, 16, 3, 110},
-  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4493 ms; runner-up T128_128_3P 0.451 ms; spread 0.4 %
+  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.018 ms; runner-up T128_128_2P 0.0193 ms; spread 6.9 %
+  {2, 128, 9, 13, 5, 107},
+  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0252 ms; runner-up T128_128_2 0.0257 ms; spread 12.7 %
+  {2, 128, 10, 14, 4, 108},
+  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.046 ms; runner-up T128_128_3P 0.0466 ms; spread 9.0 %
+  {2, 128, 11, 15, 4, 109},
+  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1311 ms; runner-up T128_128_2 0.1318 ms; spread 2.9 %
+  {2, 128, 12, 16, 4, 110},
+  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4546 ms; runner-up T128_128_2P 0.4512 ms; spread 0.9 %
   {2, 128, 13, 17, -1, 111},
-  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.676 ms; runner-up T128_128_2 1.77 ms; spread 0.3 %
+  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.68 ms; runner-up T128_128_2P 1.731 ms; spread 0.5 %
   {2, 128, 14, 18, -1, 112},
-  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 6.98 ms; runner-up T128_128_2 6.956 ms; spread 14.2 %
+  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 6.69 ms; runner-up T128_128_2P 7.159 ms; spread 2.6 %
   {2, 128, 15, 19, -1, 113},
-  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: default 0.9581 ms; runner-up T128_128_2 1.104 ms; spread 1.0 %
+  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: default 0.9336 ms; runner-up T128_128_2 1.02 ms; spread 1.8 %
   {2, 128, 13, 18, -1, 114},
-  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.122 ms; runner-up T128_128_2 2.188 ms; spread 4.9 %
-  {2, 128, 13, 19, -1, 115},
-  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_64_3 5.866 ms; runner-up T128_128_2P 5.867 ms; spread 0.2 %
-  {2, 128, 13, 20, 8, 116},
-  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3 11.78 ms; runner-up T128_128_2P 11.8 ms; spread 0.1 %
+  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 2.089 ms; runner-up default 2.128 ms; spread 0.7 %
+  {2, 128, 13, 19, 7, 115},
+  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: T128_64_3 5.886 ms; runner-up T128_128_2P 5.894 ms; spread 0.6 %
+  {2, 128, 13, 20, 6, 116},
+  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_64_3P 11.77 ms; runner-up T128_64_3 11.77 ms; spread 0.2 %
   {2, 128, 13, 21, 8, 117},
-  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2P 23.65 ms; runner-up T128_128_2 23.66 ms; spread 0.6 %
-  {2, 128, 13, 22, 2, 118},
+  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2P 23.68 ms; runner-up T128_128_2 23.69 ms; spread 0.4 %
+  {2, 128, 13, 22, 4, 118},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
@@ -2550,11 +2552,11 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0145 ms; runner-up T64_128_3 0.0144 ms; spread 12.6 %
   {1, 64, 9, 13, -1, 68},
   // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0205 ms; runner-up T64_128_3P 0.021 ms; spread 11.4 %
-  {1, 64, 10, 14, 1, 69},
+  {1, 64, 10, 14, 3, 69},
   // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0341 ms; runner-up T64_128_2 0.0342 ms; spread 4.6 %
-  {1, 64, 11, 15, 7, 70},
+  {1, 64, 11, 15, 0, 70},
   // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3 0.0984 ms; runner-up T64_128_2 0.0988 ms; spread 2.3 %
-  {1, 64, 12, 16, 1, 71},
+  {1, 64, 12, 16, 3, 71},
   // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: default 0.3342 ms; runner-up T64_176_3P 0.3356 ms; spread 1.2 %
   {1, 64, 13, 17, -1, 72},
   // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: default 1.225 ms; runner-up T64_128_3 1.222 ms; spread 0.4 %
@@ -2562,7 +2564,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.737 ms; runner-up T64_128_2 4.827 ms; spread 3.4 %
   {1, 64, 15, 19, -1, 74},
   // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_3 0.6608 ms; runner-up T64_176_3P 0.6631 ms; spread 1.0 %
-  {1, 64, 13, 18, 1, 75},
+  {1, 64, 13, 18, 3, 75},
   // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.321 ms; runner-up T64_128_2 1.336 ms; spread 0.4 %
   {1, 64, 13, 19, -1, 76},
   // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.679 ms; runner-up T64_128_3 2.831 ms; spread 1.9 %
@@ -2572,15 +2574,15 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: default 11.33 ms; runner-up T64_176_3P 11.89 ms; spread 12.8 %
   {1, 64, 13, 22, -1, 79},
   // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.014 ms; runner-up T128_128_3P 0.014 ms; spread 20.4 %
-  {1, 128, 8, 12, 2, 80},
+  {1, 128, 8, 12, 4, 80},
   // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0166 ms; runner-up T128_128_2P 0.0168 ms; spread 6.9 %
-  {1, 128, 9, 13, 3, 81},
+  {1, 128, 9, 13, 5, 81},
   // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3 0.0237 ms; runner-up T128_176_2P 0.0242 ms; spread 11.5 %
   {1, 128, 10, 14, 10, 82},
   // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0421 ms; runner-up T128_128_3P 0.0433 ms; spread 10.3 %
-  {1, 128, 11, 15, 2, 83},
+  {1, 128, 11, 15, 4, 83},
   // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1282 ms; runner-up T128_128_2 0.1283 ms; spread 3.6 %
-  {1, 128, 12, 16, 3, 84},
+  {1, 128, 12, 16, 5, 84},
   // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4315 ms; runner-up T128_176_2P 0.4327 ms; spread 0.6 %
   {1, 128, 13, 17, -1, 85},
   // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.607 ms; runner-up T128_128_2 1.681 ms; spread 0.4 %
@@ -2596,11 +2598,11 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 8.653 ms; runner-up T128_128_3P 8.951 ms; spread 5.3 %
   {1, 128, 13, 21, -1, 91},
   // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 17.91 ms; runner-up T128_128_3 17.99 ms; spread 0.1 %
-  {1, 128, 13, 22, 3, 92},
+  {1, 128, 13, 22, 5, 92},
   // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0139 ms; runner-up T64_64_3 0.0141 ms; spread 23.2 %
   {2, 64, 8, 12, 12, 93},
   // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0146 ms; runner-up T64_128_3P 0.0148 ms; spread 14.9 %
-  {2, 64, 9, 13, 0, 94},
+  {2, 64, 9, 13, 13, 94},
   // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0201 ms; runner-up T64_128_2P 0.0199 ms; spread 3.8 %
   {2, 64, 10, 14, -1, 95},
   // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0346 ms; runner-up T64_128_2 0.035 ms; spread 7.5 %
@@ -2614,7 +2616,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: default 4.72 ms; runner-up T64_128_3 4.967 ms; spread 0.9 %
   {2, 64, 15, 19, -1, 100},
   // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.6676 ms; runner-up T64_176_3P 0.6692 ms; spread 1.0 %
-  {2, 64, 13, 18, 13, 101},
+  {2, 64, 13, 18, 14, 101},
   // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.324 ms; runner-up T64_128_2 1.352 ms; spread 0.2 %
   {2, 64, 13, 19, -1, 102},
   // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.699 ms; runner-up T64_128_2 2.968 ms; spread 0.3 %
@@ -2624,15 +2626,15 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 12.21 ms; runner-up T64_176_3P 12.17 ms; spread 13.3 %
   {2, 64, 13, 22, -1, 105},
   // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0146 ms; runner-up T128_128_2 0.015 ms; spread 11.0 %
-  {2, 128, 8, 12, 6, 106},
+  {2, 128, 8, 12, 15, 106},
   // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0168 ms; runner-up T128_128_3P 0.0169 ms; spread 15.4 %
-  {2, 128, 9, 13, 2, 107},
+  {2, 128, 9, 13, 4, 107},
   // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.025 ms; runner-up T128_128_3P 0.0248 ms; spread 11.4 %
   {2, 128, 10, 14, -1, 108},
   // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0439 ms; runner-up T128_128_2P 0.0442 ms; spread 7.8 %
-  {2, 128, 11, 15, 3, 109},
+  {2, 128, 11, 15, 5, 109},
   // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1321 ms; runner-up T128_128_2P 0.133 ms; spread 1.4 %
-  {2, 128, 12, 16, 3, 110},
+  {2, 128, 12, 16, 5, 110},
   // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4479 ms; runner-up T128_176_2P 0.445 ms; spread 0.9 %
   {2, 128, 13, 17, -1, 111},
   // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.666 ms; runner-up T128_128_2 1.739 ms; spread 0.3 %
@@ -2648,7 +2650,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: default 8.9 ms; runner-up T128_128_3P 9.307 ms; spread 10.0 %
   {2, 128, 13, 21, -1, 117},
   // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 18.38 ms; runner-up default 18.61 ms; spread 1.1 %
-  {2, 128, 13, 22, 3, 118},
+  {2, 128, 13, 22, 5, 118},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
@@ -2679,12 +2681,14 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T64_64_2P", file, line); return plan_launch_sm90<T, T64_64_2P>(a, D, st, dev, entry, done);
         case 12: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 14: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2704,14 +2708,14 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 2: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
         case 10: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         case 11: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 15: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -1606,111 +1606,111 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0106 ms; runner-up splits=1 0.0106 ms; spread 38.3 %
-  {1, 64, 8, 4, -1, 327},
-  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0119 ms; runner-up splits=8 0.0135 ms; spread 17.0 %
+  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=64 0.015 ms; runner-up splits=4 0.0151 ms; spread 16.2 %
+  {1, 64, 8, 4, 64, 327},
+  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0129 ms; runner-up splits=4 0.0142 ms; spread 24.6 %
   {1, 64, 9, 4, 1, 328},
-  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0143 ms; runner-up default 0.0146 ms; spread 68.4 %
-  {1, 64, 10, 4, 8, 329},
-  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0164 ms; runner-up splits=16 0.0164 ms; spread 6.0 %
+  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=1 0.0388 ms; runner-up splits=16 0.0517 ms; spread 30.1 %
+  {1, 64, 10, 4, 1, 329},
+  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0209 ms; runner-up splits=8 0.0207 ms; spread 92.6 %
   {1, 64, 11, 4, -1, 330},
-  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0187 ms; runner-up default 0.0194 ms; spread 9.9 %
+  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0208 ms; runner-up splits=16 0.0208 ms; spread 12.2 %
   {1, 64, 12, 4, 8, 331},
-  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0246 ms; runner-up splits=16 0.0259 ms; spread 5.1 %
+  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0252 ms; runner-up default 0.0273 ms; spread 12.2 %
   {1, 64, 13, 4, 8, 332},
-  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0362 ms; runner-up default 0.0384 ms; spread 6.3 %
+  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0372 ms; runner-up default 0.0393 ms; spread 6.6 %
   {1, 64, 14, 4, 8, 333},
-  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up splits=16 0.0634 ms; spread 3.1 %
+  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0594 ms; runner-up splits=16 0.0639 ms; spread 4.9 %
   {1, 64, 15, 4, 8, 334},
-  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0364 ms; runner-up default 0.0378 ms; spread 18.0 %
-  {1, 64, 13, 5, 4, 335},
-  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0588 ms; runner-up default 0.0617 ms; spread 4.5 %
+  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0377 ms; runner-up splits=4 0.0377 ms; spread 5.5 %
+  {1, 64, 13, 5, -1, 335},
+  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0596 ms; runner-up default 0.0618 ms; spread 4.5 %
   {1, 64, 13, 6, 2, 336},
-  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1017 ms; runner-up default 0.1081 ms; spread 2.3 %
+  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1042 ms; runner-up splits=16 0.1122 ms; spread 6.5 %
   {1, 64, 13, 7, 1, 337},
-  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.1975 ms; runner-up splits=8 0.1976 ms; spread 0.6 %
-  {1, 64, 13, 8, 16, 338},
-  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3762 ms; runner-up splits=8 0.3777 ms; spread 0.7 %
+  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.1982 ms; runner-up splits=16 0.1993 ms; spread 2.1 %
+  {1, 64, 13, 8, 8, 338},
+  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.377 ms; runner-up splits=8 0.3792 ms; spread 0.9 %
   {1, 64, 13, 9, 16, 339},
-  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0108 ms; runner-up default 0.0112 ms; spread 23.6 %
+  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0115 ms; runner-up default 0.0116 ms; spread 25.9 %
   {1, 128, 8, 4, 1, 340},
-  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0135 ms; runner-up splits=4 0.014 ms; spread 13.3 %
+  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.014 ms; runner-up splits=8 0.0147 ms; spread 17.5 %
   {1, 128, 9, 4, 1, 341},
-  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.016 ms; runner-up default 0.0162 ms; spread 9.6 %
-  {1, 128, 10, 4, 8, 342},
-  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0191 ms; runner-up splits=4 0.0194 ms; spread 12.6 %
+  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0167 ms; runner-up splits=4 0.0171 ms; spread 83.9 %
+  {1, 128, 10, 4, -1, 342},
+  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0193 ms; runner-up splits=4 0.0197 ms; spread 10.0 %
   {1, 128, 11, 4, 8, 343},
-  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0245 ms; runner-up splits=8 0.0255 ms; spread 7.0 %
+  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0259 ms; runner-up splits=8 0.0257 ms; spread 15.6 %
   {1, 128, 12, 4, -1, 344},
-  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0362 ms; runner-up splits=4 0.0364 ms; spread 9.8 %
-  {1, 128, 13, 4, 8, 345},
-  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.059 ms; runner-up splits=8 0.0588 ms; spread 2.5 %
+  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0373 ms; runner-up splits=8 0.0371 ms; spread 4.6 %
+  {1, 128, 13, 4, -1, 345},
+  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0594 ms; runner-up splits=8 0.0594 ms; spread 14.2 %
   {1, 128, 14, 4, -1, 346},
-  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1047 ms; runner-up splits=8 0.1051 ms; spread 3.1 %
-  {1, 128, 15, 4, -1, 347},
-  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0582 ms; runner-up splits=4 0.0581 ms; spread 3.2 %
-  {1, 128, 13, 5, -1, 348},
-  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.1023 ms; runner-up splits=2 0.1046 ms; spread 2.8 %
+  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1047 ms; runner-up default 0.1064 ms; spread 1.9 %
+  {1, 128, 15, 4, 8, 347},
+  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0584 ms; runner-up default 0.0594 ms; spread 7.3 %
+  {1, 128, 13, 5, 4, 348},
+  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.103 ms; runner-up splits=2 0.1042 ms; spread 2.2 %
   {1, 128, 13, 6, 1, 349},
-  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1918 ms; runner-up splits=1 0.1906 ms; spread 0.9 %
+  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1916 ms; runner-up splits=1 0.1909 ms; spread 3.5 %
   {1, 128, 13, 7, -1, 350},
-  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3739 ms; runner-up splits=1 0.3754 ms; spread 0.9 %
+  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.3754 ms; runner-up splits=1 0.3756 ms; spread 1.5 %
   {1, 128, 13, 8, -1, 351},
-  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: splits=8 0.7316 ms; runner-up splits=4 0.7348 ms; spread 0.5 %
+  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: splits=8 0.7328 ms; runner-up splits=4 0.7378 ms; spread 0.5 %
   {1, 128, 13, 9, 8, 352},
-  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0097 ms; runner-up splits=1 0.0096 ms; spread 13.2 %
-  {2, 64, 8, 4, -1, 353},
-  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0114 ms; runner-up splits=4 0.0128 ms; spread 29.2 %
+  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0106 ms; runner-up default 0.0109 ms; spread 29.0 %
+  {2, 64, 8, 4, 1, 353},
+  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0122 ms; runner-up splits=4 0.0135 ms; spread 15.5 %
   {2, 64, 9, 4, 1, 354},
-  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0139 ms; runner-up splits=4 0.0142 ms; spread 22.6 %
+  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0144 ms; runner-up splits=4 0.0151 ms; spread 13.1 %
   {2, 64, 10, 4, 8, 355},
-  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0175 ms; runner-up splits=16 0.0174 ms; spread 13.7 %
+  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0166 ms; runner-up splits=16 0.017 ms; spread 8.3 %
   {2, 64, 11, 4, -1, 356},
-  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0199 ms; runner-up splits=4 0.0205 ms; spread 29.1 %
-  {2, 64, 12, 4, -1, 357},
-  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0256 ms; runner-up splits=16 0.0274 ms; spread 6.7 %
+  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0198 ms; runner-up splits=8 0.0201 ms; spread 13.6 %
+  {2, 64, 12, 4, 16, 357},
+  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0252 ms; runner-up splits=16 0.0263 ms; spread 5.5 %
   {2, 64, 13, 4, 8, 358},
-  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0371 ms; runner-up default 0.0376 ms; spread 5.6 %
+  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0378 ms; runner-up splits=16 0.0388 ms; spread 8.2 %
   {2, 64, 14, 4, 8, 359},
-  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.059 ms; runner-up default 0.064 ms; spread 5.4 %
+  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0606 ms; runner-up splits=16 0.0638 ms; spread 2.5 %
   {2, 64, 15, 4, 8, 360},
-  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0366 ms; runner-up default 0.0378 ms; spread 5.8 %
+  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0366 ms; runner-up default 0.0377 ms; spread 7.0 %
   {2, 64, 13, 5, 4, 361},
-  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0592 ms; runner-up default 0.0623 ms; spread 6.8 %
+  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0603 ms; runner-up splits=16 0.0626 ms; spread 13.8 %
   {2, 64, 13, 6, 2, 362},
-  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.1013 ms; runner-up splits=8 0.1075 ms; spread 4.1 %
+  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.102 ms; runner-up splits=8 0.1088 ms; spread 2.3 %
   {2, 64, 13, 7, 1, 363},
-  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=16 0.1974 ms; runner-up splits=8 0.1982 ms; spread 1.3 %
-  {2, 64, 13, 8, 16, 364},
-  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3765 ms; runner-up splits=8 0.3782 ms; spread 3.6 %
+  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.1974 ms; runner-up splits=16 0.1978 ms; spread 1.8 %
+  {2, 64, 13, 8, 8, 364},
+  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.3779 ms; runner-up splits=8 0.3795 ms; spread 1.4 %
   {2, 64, 13, 9, 16, 365},
-  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0108 ms; runner-up splits=1 0.011 ms; spread 21.5 %
+  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.0124 ms; spread 7.3 %
   {2, 128, 8, 4, -1, 366},
-  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0137 ms; runner-up splits=1 0.014 ms; spread 13.6 %
+  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0142 ms; runner-up splits=1 0.0144 ms; spread 11.3 %
   {2, 128, 9, 4, 4, 367},
-  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0155 ms; runner-up splits=4 0.0161 ms; spread 27.5 %
+  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0168 ms; spread 14.1 %
   {2, 128, 10, 4, 8, 368},
-  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0188 ms; runner-up splits=8 0.0188 ms; spread 15.1 %
-  {2, 128, 11, 4, -1, 369},
-  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0243 ms; runner-up splits=4 0.0249 ms; spread 7.4 %
+  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0194 ms; runner-up default 0.0197 ms; spread 16.2 %
+  {2, 128, 11, 4, 8, 369},
+  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0242 ms; runner-up splits=4 0.0255 ms; spread 10.2 %
   {2, 128, 12, 4, 8, 370},
-  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0362 ms; runner-up default 0.0379 ms; spread 8.5 %
+  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0366 ms; runner-up splits=16 0.0383 ms; spread 7.6 %
   {2, 128, 13, 4, 8, 371},
-  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0582 ms; runner-up default 0.0609 ms; spread 19.2 %
+  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up default 0.0608 ms; spread 5.1 %
   {2, 128, 14, 4, 8, 372},
-  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1055 ms; runner-up splits=4 0.1083 ms; spread 3.8 %
+  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.1071 ms; runner-up splits=32 0.1091 ms; spread 5.6 %
   {2, 128, 15, 4, 8, 373},
-  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0584 ms; runner-up splits=16 0.0612 ms; spread 3.2 %
+  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0591 ms; runner-up splits=8 0.0617 ms; spread 6.3 %
   {2, 128, 13, 5, 4, 374},
-  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=1 0.105 ms; runner-up splits=2 0.1052 ms; spread 2.3 %
-  {2, 128, 13, 6, 1, 375},
-  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1923 ms; runner-up splits=16 0.1964 ms; spread 1.3 %
+  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.1062 ms; runner-up splits=1 0.1068 ms; spread 2.9 %
+  {2, 128, 13, 6, 2, 375},
+  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1942 ms; runner-up splits=16 0.1987 ms; spread 2.6 %
   {2, 128, 13, 7, 1, 376},
-  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.3763 ms; runner-up splits=32 0.3778 ms; spread 1.2 %
+  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.3774 ms; runner-up splits=32 0.3785 ms; spread 1.7 %
   {2, 128, 13, 8, 16, 377},
-  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=32 0.7375 ms; runner-up splits=16 0.7378 ms; spread 0.8 %
+  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=32 0.7374 ms; runner-up splits=16 0.7383 ms; spread 0.4 %
   {2, 128, 13, 9, 32, 378},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;

@@ -2353,16 +2353,17 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_64_2P = fh_cfg<64, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 
@@ -2372,142 +2373,142 @@ using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stage
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0121 ms; runner-up T64_64_2P 0.0123 ms; spread 8.7 %
+  // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0124 ms; runner-up T64_64_2P 0.0125 ms; spread 8.0 %
   {1, 64, 8, 12, 0, 15},
-  // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0151 ms; runner-up T64_128_2P 0.0152 ms; spread 9.3 %
-  {1, 64, 9, 13, 1, 16},
-  // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0204 ms; runner-up T64_128_2 0.0206 ms; spread 13.0 %
-  {1, 64, 10, 14, 1, 17},
-  // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0509 ms; runner-up T64_128_3 0.0516 ms; spread 4.3 %
-  {1, 64, 11, 15, 1, 18},
-  // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1631 ms; runner-up T64_128_3P 0.1668 ms; spread 1.4 %
-  {1, 64, 12, 16, 2, 19},
-  // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6024 ms; runner-up T64_176_3 0.6164 ms; spread 0.7 %
-  {1, 64, 13, 17, 2, 20},
-  // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.256 ms; runner-up T64_128_3 2.337 ms; spread 0.9 %
-  {1, 64, 14, 18, 2, 21},
-  // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: default 9.225 ms; runner-up T64_176_3P 9.414 ms; spread 1.1 %
+  // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.014 ms; runner-up T64_64_2P 0.0144 ms; spread 10.0 %
+  {1, 64, 9, 13, 0, 16},
+  // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0191 ms; runner-up T64_128_3P 0.0189 ms; spread 12.1 %
+  {1, 64, 10, 14, -1, 17},
+  // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0501 ms; runner-up T64_128_3 0.0502 ms; spread 5.0 %
+  {1, 64, 11, 15, 0, 18},
+  // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1617 ms; runner-up T64_128_3 0.1648 ms; spread 1.8 %
+  {1, 64, 12, 16, 1, 19},
+  // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.5966 ms; runner-up T64_176_2P 0.606 ms; spread 0.8 %
+  {1, 64, 13, 17, 1, 20},
+  // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.248 ms; runner-up T64_128_3P 2.32 ms; spread 0.3 %
+  {1, 64, 14, 18, 1, 21},
+  // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: default 9.253 ms; runner-up T64_176_3 9.369 ms; spread 4.3 %
   {1, 64, 15, 19, -1, 22},
-  // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.152 ms; runner-up T64_176_3 1.177 ms; spread 0.6 %
-  {1, 64, 13, 18, 2, 23},
-  // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.31 ms; runner-up T64_176_3 2.385 ms; spread 0.6 %
-  {1, 64, 13, 19, 2, 24},
-  // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.54 ms; runner-up default 4.678 ms; spread 0.1 %
-  {1, 64, 13, 20, 2, 25},
-  // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_128_2 9.006 ms; runner-up default 9.272 ms; spread 0.1 %
-  {1, 64, 13, 21, 2, 26},
-  // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 18.85 ms; runner-up default 19.11 ms; spread 1.4 %
-  {1, 64, 13, 22, 3, 27},
-  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0122 ms; runner-up T128_64_2 0.0123 ms; spread 5.2 %
-  {1, 128, 8, 12, 4, 28},
-  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0153 ms; runner-up T128_128_2P 0.0157 ms; spread 7.3 %
-  {1, 128, 9, 13, 5, 29},
-  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.022 ms; runner-up T128_176_2P 0.0221 ms; spread 9.0 %
-  {1, 128, 10, 14, 5, 30},
-  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0612 ms; runner-up T128_128_3 0.0618 ms; spread 9.0 %
-  {1, 128, 11, 15, 4, 31},
-  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2084 ms; runner-up T128_128_2 0.2104 ms; spread 1.5 %
+  // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.157 ms; runner-up T64_176_2P 1.181 ms; spread 0.2 %
+  {1, 64, 13, 18, 1, 23},
+  // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.327 ms; runner-up T64_176_3 2.422 ms; spread 3.6 %
+  {1, 64, 13, 19, 1, 24},
+  // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.539 ms; runner-up default 4.675 ms; spread 0.3 %
+  {1, 64, 13, 20, 1, 25},
+  // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_128_2 9.311 ms; runner-up T64_176_3 9.384 ms; spread 4.5 %
+  {1, 64, 13, 21, 1, 26},
+  // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 18.86 ms; runner-up default 19.09 ms; spread 1.9 %
+  {1, 64, 13, 22, 2, 27},
+  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_176_2P 0.0143 ms; runner-up T128_64_3 0.0144 ms; spread 15.0 %
+  {1, 128, 8, 12, 3, 28},
+  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0159 ms; runner-up T128_64_3 0.0164 ms; spread 6.2 %
+  {1, 128, 9, 13, 4, 29},
+  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0228 ms; runner-up T128_128_3 0.0229 ms; spread 7.9 %
+  {1, 128, 10, 14, 4, 30},
+  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0621 ms; runner-up T128_128_3 0.0621 ms; spread 4.2 %
+  {1, 128, 11, 15, 5, 31},
+  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2086 ms; runner-up T128_128_2 0.2105 ms; spread 1.8 %
   {1, 128, 12, 16, 5, 32},
-  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.774 ms; runner-up T128_176_2P 0.788 ms; spread 0.3 %
+  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7729 ms; runner-up T128_128_2 0.7937 ms; spread 1.3 %
   {1, 128, 13, 17, -1, 33},
-  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.059 ms; runner-up T128_128_2 3.089 ms; spread 0.1 %
+  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.042 ms; runner-up T128_128_2 3.107 ms; spread 0.6 %
   {1, 128, 14, 18, -1, 34},
-  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2P 13.6 ms; runner-up T128_128_2 13.63 ms; spread 1.5 %
+  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2 13.23 ms; runner-up T128_176_2P 13.26 ms; spread 2.7 %
   {1, 128, 15, 19, 6, 35},
-  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: default 1.611 ms; runner-up T128_128_2 1.611 ms; spread 0.5 %
+  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: default 1.621 ms; runner-up T128_128_2 1.608 ms; spread 1.5 %
   {1, 128, 13, 18, -1, 36},
-  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.095 ms; runner-up T128_176_2P 3.197 ms; spread 1.3 %
+  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.068 ms; runner-up T128_128_2 3.207 ms; spread 3.3 %
   {1, 128, 13, 19, -1, 37},
-  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.062 ms; runner-up T128_176_2P 6.439 ms; spread 11.7 %
+  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.071 ms; runner-up T128_128_2 6.473 ms; spread 0.3 %
   {1, 128, 13, 20, -1, 38},
-  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_176_2P 13.45 ms; runner-up T128_128_2 13.65 ms; spread 3.8 %
-  {1, 128, 13, 21, 6, 39},
-  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 26.97 ms; runner-up T128_128_3P 27.17 ms; spread 5.1 %
-  {1, 128, 13, 22, -1, 40},
-  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0115 ms; runner-up T64_128_2P 0.0125 ms; spread 17.5 %
-  {2, 64, 8, 12, 0, 41},
-  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0151 ms; runner-up T64_128_2 0.0152 ms; spread 22.5 %
-  {2, 64, 9, 13, 7, 42},
-  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.0199 ms; runner-up T64_128_2 0.0199 ms; spread 9.8 %
-  {2, 64, 10, 14, 7, 43},
-  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.05 ms; runner-up default 0.0506 ms; spread 6.5 %
-  {2, 64, 11, 15, 2, 44},
-  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1637 ms; runner-up default 0.1667 ms; spread 3.5 %
-  {2, 64, 12, 16, 2, 45},
-  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.5915 ms; runner-up T64_176_3 0.598 ms; spread 0.7 %
-  {2, 64, 13, 17, 2, 46},
-  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.284 ms; runner-up T64_176_3 2.3 ms; spread 0.8 %
-  {2, 64, 14, 18, 2, 47},
-  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: default 9.463 ms; runner-up T64_128_3P 9.919 ms; spread 1.5 %
+  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: default 13.17 ms; runner-up T128_176_2P 13.38 ms; spread 12.1 %
+  {1, 128, 13, 21, -1, 39},
+  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 27.17 ms; runner-up T128_128_2 27.25 ms; spread 3.1 %
+  {1, 128, 13, 22, 5, 40},
+  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2P 0.0117 ms; runner-up T64_64_3P 0.0119 ms; spread 19.2 %
+  {2, 64, 8, 12, 7, 41},
+  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0136 ms; runner-up T64_128_2 0.0141 ms; spread 9.2 %
+  {2, 64, 9, 13, 8, 42},
+  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0187 ms; runner-up T64_128_2 0.019 ms; spread 16.1 %
+  {2, 64, 10, 14, 0, 43},
+  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.049 ms; runner-up T64_128_3 0.0498 ms; spread 9.3 %
+  {2, 64, 11, 15, 1, 44},
+  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1611 ms; runner-up T64_128_3 0.1639 ms; spread 2.2 %
+  {2, 64, 12, 16, 1, 45},
+  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.5887 ms; runner-up T64_176_3 0.598 ms; spread 0.8 %
+  {2, 64, 13, 17, 1, 46},
+  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.276 ms; runner-up default 2.342 ms; spread 0.2 %
+  {2, 64, 14, 18, 1, 47},
+  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: default 9.723 ms; runner-up T64_176_3P 9.705 ms; spread 5.1 %
   {2, 64, 15, 19, -1, 48},
-  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.162 ms; runner-up T64_176_2P 1.182 ms; spread 0.3 %
-  {2, 64, 13, 18, 2, 49},
-  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.388 ms; runner-up T64_176_2P 2.444 ms; spread 1.8 %
-  {2, 64, 13, 19, 2, 50},
-  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.616 ms; runner-up default 4.805 ms; spread 1.5 %
-  {2, 64, 13, 20, 2, 51},
-  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 9.271 ms; runner-up T64_128_2 9.465 ms; spread 8.5 %
+  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.16 ms; runner-up T64_128_3P 1.197 ms; spread 0.6 %
+  {2, 64, 13, 18, 1, 49},
+  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.405 ms; runner-up T64_128_3 2.47 ms; spread 0.5 %
+  {2, 64, 13, 19, 1, 50},
+  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: default 4.689 ms; runner-up T64_128_2 4.737 ms; spread 0.1 %
+  {2, 64, 13, 20, -1, 51},
+  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 9.596 ms; runner-up T64_128_2 9.641 ms; spread 9.3 %
   {2, 64, 13, 21, -1, 52},
-  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.57 ms; runner-up T64_128_3P 19.68 ms; spread 1.1 %
-  {2, 64, 13, 22, 3, 53},
-  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2P 0.0122 ms; runner-up T128_64_2 0.0122 ms; spread 5.8 %
-  {2, 128, 8, 12, 8, 54},
-  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0152 ms; runner-up T128_128_2P 0.0154 ms; spread 8.0 %
+  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.5 ms; runner-up T64_128_3 19.76 ms; spread 0.1 %
+  {2, 64, 13, 22, 2, 53},
+  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0135 ms; runner-up T128_128_2 0.0139 ms; spread 11.3 %
+  {2, 128, 8, 12, 4, 54},
+  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0162 ms; runner-up T128_128_2P 0.0163 ms; spread 13.2 %
   {2, 128, 9, 13, 5, 55},
-  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.022 ms; runner-up T128_128_2P 0.022 ms; spread 21.5 %
-  {2, 128, 10, 14, -1, 56},
-  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0623 ms; runner-up T128_128_2P 0.0625 ms; spread 4.0 %
+  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.023 ms; runner-up T128_176_2P 0.0234 ms; spread 11.0 %
+  {2, 128, 10, 14, 4, 56},
+  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0654 ms; runner-up T128_128_2P 0.0658 ms; spread 5.0 %
   {2, 128, 11, 15, 5, 57},
-  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2146 ms; runner-up T128_128_2 0.2164 ms; spread 0.8 %
+  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2172 ms; runner-up T128_128_2P 0.2196 ms; spread 1.7 %
   {2, 128, 12, 16, 5, 58},
-  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.7982 ms; runner-up T128_128_2 0.8244 ms; spread 0.6 %
+  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.8044 ms; runner-up T128_128_3P 0.8128 ms; spread 0.4 %
   {2, 128, 13, 17, -1, 59},
-  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.186 ms; runner-up T128_128_2 3.259 ms; spread 0.2 %
-  {2, 128, 14, 18, -1, 60},
-  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 13.47 ms; runner-up T128_128_2 13.77 ms; spread 7.7 %
+  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 3.259 ms; runner-up default 3.309 ms; spread 7.7 %
+  {2, 128, 14, 18, 9, 60},
+  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 13.76 ms; runner-up T128_128_2 13.73 ms; spread 10.3 %
   {2, 128, 15, 19, -1, 61},
-  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.646 ms; runner-up T128_128_2 1.671 ms; spread 0.6 %
+  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.65 ms; runner-up T128_128_2 1.658 ms; spread 2.4 %
   {2, 128, 13, 18, -1, 62},
-  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.22 ms; runner-up T128_128_2 3.349 ms; spread 0.6 %
+  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.18 ms; runner-up T128_128_2 3.228 ms; spread 0.9 %
   {2, 128, 13, 19, -1, 63},
-  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.351 ms; runner-up T128_128_2 6.852 ms; spread 11.5 %
+  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.296 ms; runner-up T128_128_2 6.956 ms; spread 0.6 %
   {2, 128, 13, 20, -1, 64},
-  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 13.66 ms; runner-up T128_176_2P 13.79 ms; spread 21.1 %
-  {2, 128, 13, 21, 9, 65},
-  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 27.77 ms; runner-up T128_128_2 28.12 ms; spread 1.7 %
-  {2, 128, 13, 22, 5, 66},
+  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: default 13.32 ms; runner-up T128_176_2P 13.76 ms; spread 16.9 %
+  {2, 128, 13, 21, -1, 65},
+  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 27.83 ms; runner-up T128_128_3P 27.94 ms; spread 12.1 %
+  {2, 128, 13, 22, -1, 66},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
   // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0116 ms; runner-up T64_128_2P 0.0131 ms; spread 5.2 %
-  {1, 64, 8, 12, 0, 15},
+  {1, 64, 8, 12, 10, 15},
   // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0143 ms; runner-up T64_128_3P 0.0144 ms; spread 16.3 %
-  {1, 64, 9, 13, 7, 16},
+  {1, 64, 9, 13, 8, 16},
   // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0203 ms; runner-up T64_128_2 0.0211 ms; spread 17.5 %
-  {1, 64, 10, 14, 10, 17},
+  {1, 64, 10, 14, 11, 17},
   // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0513 ms; runner-up T64_128_2 0.0511 ms; spread 7.0 %
   {1, 64, 11, 15, -1, 18},
   // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1655 ms; runner-up default 0.1675 ms; spread 4.1 %
-  {1, 64, 12, 16, 2, 19},
+  {1, 64, 12, 16, 1, 19},
   // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6054 ms; runner-up T64_176_3 0.6139 ms; spread 0.8 %
-  {1, 64, 13, 17, 2, 20},
+  {1, 64, 13, 17, 1, 20},
   // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.317 ms; runner-up T64_176_3 2.373 ms; spread 0.9 %
-  {1, 64, 14, 18, 2, 21},
+  {1, 64, 14, 18, 1, 21},
   // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: default 9.422 ms; runner-up T64_128_2 9.336 ms; spread 2.5 %
   {1, 64, 15, 19, -1, 22},
   // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.189 ms; runner-up T64_176_3 1.203 ms; spread 0.5 %
-  {1, 64, 13, 18, 2, 23},
+  {1, 64, 13, 18, 1, 23},
   // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.336 ms; runner-up T64_176_3 2.361 ms; spread 1.3 %
-  {1, 64, 13, 19, 2, 24},
+  {1, 64, 13, 19, 1, 24},
   // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.654 ms; runner-up default 4.759 ms; spread 2.5 %
-  {1, 64, 13, 20, 2, 25},
+  {1, 64, 13, 20, 1, 25},
   // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: default 9.441 ms; runner-up T64_128_2 9.47 ms; spread 2.8 %
   {1, 64, 13, 21, -1, 26},
   // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 19.22 ms; runner-up T64_176_3P 19.33 ms; spread 1.8 %
-  {1, 64, 13, 22, 11, 27},
+  {1, 64, 13, 22, 12, 27},
   // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0125 ms; runner-up T128_64_3P 0.0128 ms; spread 15.8 %
   {1, 128, 8, 12, 5, 28},
   // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0154 ms; runner-up T128_128_3P 0.0154 ms; spread 7.3 %
@@ -2535,31 +2536,31 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 27.23 ms; runner-up T128_128_3P 27.51 ms; spread 5.6 %
   {1, 128, 13, 22, -1, 40},
   // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0109 ms; runner-up T64_64_3 0.011 ms; spread 15.3 %
-  {2, 64, 8, 12, 7, 41},
+  {2, 64, 8, 12, 8, 41},
   // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0154 ms; runner-up T64_128_2 0.016 ms; spread 31.7 %
-  {2, 64, 9, 13, 1, 42},
+  {2, 64, 9, 13, 0, 42},
   // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0203 ms; runner-up T64_128_2 0.021 ms; spread 14.4 %
-  {2, 64, 10, 14, 1, 43},
+  {2, 64, 10, 14, 0, 43},
   // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.0516 ms; runner-up default 0.0524 ms; spread 2.9 %
-  {2, 64, 11, 15, 2, 44},
+  {2, 64, 11, 15, 1, 44},
   // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1683 ms; runner-up T64_128_2 0.1676 ms; spread 1.6 %
   {2, 64, 12, 16, -1, 45},
   // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6076 ms; runner-up T64_176_2P 0.6125 ms; spread 0.4 %
-  {2, 64, 13, 17, 2, 46},
+  {2, 64, 13, 17, 1, 46},
   // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.301 ms; runner-up default 2.368 ms; spread 3.9 %
-  {2, 64, 14, 18, 2, 47},
+  {2, 64, 14, 18, 1, 47},
   // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: default 9.546 ms; runner-up T64_176_3P 9.759 ms; spread 6.1 %
   {2, 64, 15, 19, -1, 48},
   // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.192 ms; runner-up T64_176_3 1.215 ms; spread 0.6 %
-  {2, 64, 13, 18, 2, 49},
+  {2, 64, 13, 18, 1, 49},
   // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.355 ms; runner-up default 2.444 ms; spread 0.4 %
-  {2, 64, 13, 19, 2, 50},
+  {2, 64, 13, 19, 1, 50},
   // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: default 4.763 ms; runner-up T64_128_2 4.816 ms; spread 0.8 %
   {2, 64, 13, 20, -1, 51},
   // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 9.443 ms; runner-up T64_128_2 9.813 ms; spread 4.8 %
   {2, 64, 13, 21, -1, 52},
   // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.84 ms; runner-up T64_128_3P 19.95 ms; spread 1.5 %
-  {2, 64, 13, 22, 3, 53},
+  {2, 64, 13, 22, 2, 53},
   // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0125 ms; runner-up T128_64_2P 0.0126 ms; spread 20.5 %
   {2, 128, 8, 12, 5, 54},
   // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0154 ms; runner-up T128_128_3P 0.0158 ms; spread 10.4 %
@@ -2616,13 +2617,14 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T64_64_2P", file, line); return plan_launch_sm90<T, T64_64_2P>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2642,10 +2644,10 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
+        case 3: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
         case 4: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
         case 5: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }

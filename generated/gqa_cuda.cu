@@ -2415,18 +2415,18 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
-using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2434,118 +2434,118 @@ using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 119: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0514 ms; runner-up T64_128_2P 0.0517 ms; spread 18.3 %
+  // line 119: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0548 ms; runner-up T64_64_2P 0.0552 ms; spread 128.4 %
   {1, 64, 8, 12, 0, 119},
-  // line 120: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0617 ms; runner-up T64_128_3 0.062 ms; spread 86.0 %
-  {1, 64, 9, 13, 1, 120},
-  // line 121: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0776 ms; runner-up T64_128_2 0.0791 ms; spread 16.3 %
-  {1, 64, 10, 14, -1, 121},
-  // line 122: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1345 ms; runner-up T64_128_2 0.1361 ms; spread 50.0 %
-  {1, 64, 11, 15, 2, 122},
-  // line 123: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.3862 ms; runner-up T64_128_3 0.3837 ms; spread 3.5 %
-  {1, 64, 12, 16, -1, 123},
-  // line 124: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.333 ms; runner-up T64_176_3P 1.331 ms; spread 2.0 %
-  {1, 64, 13, 17, -1, 124},
-  // line 125: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.891 ms; runner-up T64_128_3 4.9 ms; spread 0.8 %
-  {1, 64, 14, 18, 3, 125},
-  // line 126: bf16 D 64, 2^15 keys, 2^19 rows of work: default 18.65 ms; runner-up T64_128_2 19.31 ms; spread 2.6 %
+  // line 120: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0682 ms; runner-up T64_128_2P 0.0686 ms; spread 15.8 %
+  {1, 64, 9, 13, 0, 120},
+  // line 121: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.0882 ms; runner-up T64_128_3P 0.0893 ms; spread 13.3 %
+  {1, 64, 10, 14, 1, 121},
+  // line 122: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1393 ms; runner-up T64_128_3P 0.14 ms; spread 6.1 %
+  {1, 64, 11, 15, -1, 122},
+  // line 123: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3 0.4035 ms; runner-up T64_128_3P 0.4036 ms; spread 5.9 %
+  {1, 64, 12, 16, 2, 123},
+  // line 124: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.31 ms; runner-up T64_176_2P 1.325 ms; spread 1.4 %
+  {1, 64, 13, 17, 1, 124},
+  // line 125: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.766 ms; runner-up T64_176_2P 4.871 ms; spread 1.0 %
+  {1, 64, 14, 18, 1, 125},
+  // line 126: bf16 D 64, 2^15 keys, 2^19 rows of work: default 18.78 ms; runner-up T64_176_3P 18.7 ms; spread 6.9 %
   {1, 64, 15, 19, -1, 126},
-  // line 127: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.619 ms; runner-up T64_128_3 2.61 ms; spread 1.3 %
+  // line 127: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.596 ms; runner-up T64_176_3P 2.588 ms; spread 1.4 %
   {1, 64, 13, 18, -1, 127},
-  // line 128: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.355 ms; runner-up T64_128_3 5.306 ms; spread 0.9 %
-  {1, 64, 13, 19, -1, 128},
-  // line 129: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.83 ms; runner-up T64_128_3 11.03 ms; spread 5.9 %
+  // line 128: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_3 5.232 ms; runner-up T64_176_2P 5.295 ms; spread 0.3 %
+  {1, 64, 13, 19, 2, 128},
+  // line 129: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.76 ms; runner-up T64_128_3 10.89 ms; spread 6.3 %
   {1, 64, 13, 20, -1, 129},
-  // line 130: bf16 D 64, 2^13 keys, 2^21 rows of work: default 21.76 ms; runner-up T64_176_3P 22.41 ms; spread 23.5 %
+  // line 130: bf16 D 64, 2^13 keys, 2^21 rows of work: default 20.99 ms; runner-up T64_176_3P 21.88 ms; spread 4.2 %
   {1, 64, 13, 21, -1, 130},
-  // line 131: bf16 D 64, 2^13 keys, 2^22 rows of work: default 45.11 ms; runner-up T64_176_3P 44.71 ms; spread 10.4 %
-  {1, 64, 13, 22, -1, 131},
-  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0522 ms; runner-up T128_128_2P 0.0531 ms; spread 27.1 %
-  {1, 128, 8, 12, 4, 132},
-  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0645 ms; runner-up T128_128_2P 0.0652 ms; spread 15.7 %
+  // line 131: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 44.19 ms; runner-up default 44.64 ms; spread 1.7 %
+  {1, 64, 13, 22, 1, 131},
+  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2P 0.0607 ms; runner-up T128_64_2 0.0618 ms; spread 14.8 %
+  {1, 128, 8, 12, 3, 132},
+  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0749 ms; runner-up default 0.0764 ms; spread 14.8 %
   {1, 128, 9, 13, 4, 133},
-  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0898 ms; runner-up T128_128_2P 0.0906 ms; spread 10.1 %
-  {1, 128, 10, 14, 4, 134},
-  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1625 ms; runner-up T128_128_2P 0.1636 ms; spread 9.0 %
-  {1, 128, 11, 15, 4, 135},
-  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.4988 ms; runner-up T128_128_2P 0.5012 ms; spread 4.6 %
+  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0975 ms; runner-up T128_128_3P 0.0981 ms; spread 14.4 %
+  {1, 128, 10, 14, 5, 134},
+  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1732 ms; runner-up T128_128_3P 0.1755 ms; spread 7.9 %
+  {1, 128, 11, 15, 5, 135},
+  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5021 ms; runner-up T128_128_2P 0.5037 ms; spread 14.1 %
   {1, 128, 12, 16, 4, 136},
-  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.724 ms; runner-up T128_128_3P 1.734 ms; spread 1.2 %
-  {1, 128, 13, 17, 5, 137},
-  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.35 ms; runner-up T128_128_2 6.662 ms; spread 2.7 %
+  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.697 ms; runner-up T128_128_2P 1.71 ms; spread 1.5 %
+  {1, 128, 13, 17, 6, 137},
+  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.423 ms; runner-up T128_128_2 6.668 ms; spread 0.8 %
   {1, 128, 14, 18, -1, 138},
-  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 25.73 ms; runner-up T128_128_2 27.6 ms; spread 15.5 %
+  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 26.13 ms; runner-up T128_176_2P 27.33 ms; spread 18.9 %
   {1, 128, 15, 19, -1, 139},
-  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: default 3.55 ms; runner-up T128_128_2 3.55 ms; spread 0.7 %
-  {1, 128, 13, 18, -1, 140},
-  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 7.499 ms; runner-up default 7.642 ms; spread 3.7 %
-  {1, 128, 13, 19, 6, 141},
-  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 16.81 ms; runner-up T128_128_3 17.51 ms; spread 4.7 %
+  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.478 ms; runner-up T128_128_2 3.512 ms; spread 3.0 %
+  {1, 128, 13, 18, 5, 140},
+  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.591 ms; runner-up T128_128_2 7.602 ms; spread 9.9 %
+  {1, 128, 13, 19, -1, 141},
+  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 16.58 ms; runner-up T128_128_2 17.18 ms; spread 4.5 %
   {1, 128, 13, 20, -1, 142},
-  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 33.97 ms; runner-up T128_128_2 34.99 ms; spread 12.9 %
+  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 33.89 ms; runner-up T128_128_2P 34.82 ms; spread 15.2 %
   {1, 128, 13, 21, -1, 143},
-  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2 70.74 ms; runner-up T128_176_2P 71.17 ms; spread 1.6 %
+  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2 70.9 ms; runner-up T128_128_3P 70.9 ms; spread 1.7 %
   {1, 128, 13, 22, 7, 144},
-  // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0495 ms; runner-up T64_128_3P 0.0501 ms; spread 18.3 %
-  {2, 64, 8, 12, 8, 145},
-  // line 146: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0585 ms; runner-up T64_128_3 0.0583 ms; spread 14.7 %
-  {2, 64, 9, 13, -1, 146},
-  // line 147: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0799 ms; runner-up T64_128_3P 0.0806 ms; spread 17.9 %
+  // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0504 ms; runner-up T64_64_2 0.052 ms; spread 26.0 %
+  {2, 64, 8, 12, 2, 145},
+  // line 146: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0607 ms; runner-up T64_128_3P 0.0609 ms; spread 20.3 %
+  {2, 64, 9, 13, 8, 146},
+  // line 147: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0803 ms; runner-up T64_128_3P 0.0807 ms; spread 11.5 %
   {2, 64, 10, 14, -1, 147},
-  // line 148: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1386 ms; runner-up T64_128_2 0.1383 ms; spread 9.7 %
+  // line 148: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1376 ms; runner-up T64_128_3P 0.1367 ms; spread 33.5 %
   {2, 64, 11, 15, -1, 148},
-  // line 149: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.3896 ms; runner-up T64_128_3 0.3901 ms; spread 4.2 %
+  // line 149: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.384 ms; runner-up T64_128_3 0.3828 ms; spread 2.3 %
   {2, 64, 12, 16, -1, 149},
-  // line 150: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.336 ms; runner-up T64_128_3 1.333 ms; spread 1.5 %
-  {2, 64, 13, 17, -1, 150},
-  // line 151: fp16 D 64, 2^14 keys, 2^18 rows of work: default 4.987 ms; runner-up T64_128_2 4.985 ms; spread 2.0 %
-  {2, 64, 14, 18, -1, 151},
-  // line 152: fp16 D 64, 2^15 keys, 2^19 rows of work: default 19.46 ms; runner-up T64_176_2 20.28 ms; spread 14.7 %
+  // line 150: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.3 ms; runner-up default 1.317 ms; spread 1.7 %
+  {2, 64, 13, 17, 1, 150},
+  // line 151: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.862 ms; runner-up default 4.929 ms; spread 1.6 %
+  {2, 64, 14, 18, 1, 151},
+  // line 152: fp16 D 64, 2^15 keys, 2^19 rows of work: default 18.81 ms; runner-up T64_176_3P 19.64 ms; spread 20.4 %
   {2, 64, 15, 19, -1, 152},
-  // line 153: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.638 ms; runner-up T64_128_3 2.64 ms; spread 1.5 %
-  {2, 64, 13, 18, 3, 153},
-  // line 154: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.375 ms; runner-up T64_128_2 5.398 ms; spread 1.8 %
+  // line 153: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 2.624 ms; runner-up T64_128_3 2.639 ms; spread 2.2 %
+  {2, 64, 13, 18, 9, 153},
+  // line 154: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.36 ms; runner-up T64_176_3P 5.365 ms; spread 4.0 %
   {2, 64, 13, 19, -1, 154},
-  // line 155: fp16 D 64, 2^13 keys, 2^20 rows of work: default 11.12 ms; runner-up T64_128_3 11.18 ms; spread 7.1 %
+  // line 155: fp16 D 64, 2^13 keys, 2^20 rows of work: default 11.04 ms; runner-up T64_128_3 11.27 ms; spread 10.1 %
   {2, 64, 13, 20, -1, 155},
-  // line 156: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.74 ms; runner-up T64_128_3 22.84 ms; spread 22.0 %
+  // line 156: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.33 ms; runner-up T64_128_3 22.67 ms; spread 27.4 %
   {2, 64, 13, 21, -1, 156},
-  // line 157: fp16 D 64, 2^13 keys, 2^22 rows of work: default 45.08 ms; runner-up T64_176_3P 46.26 ms; spread 16.8 %
-  {2, 64, 13, 22, -1, 157},
-  // line 158: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0545 ms; runner-up T128_64_2 0.0557 ms; spread 94.3 %
-  {2, 128, 8, 12, 9, 158},
-  // line 159: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0671 ms; runner-up T128_128_3P 0.0688 ms; spread 19.2 %
-  {2, 128, 9, 13, 9, 159},
-  // line 160: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0921 ms; runner-up T128_128_2P 0.0928 ms; spread 15.2 %
+  // line 157: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 45.25 ms; runner-up default 46.27 ms; spread 4.4 %
+  {2, 64, 13, 22, 1, 157},
+  // line 158: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0611 ms; runner-up T128_128_2P 0.0613 ms; spread 137.2 %
+  {2, 128, 8, 12, 4, 158},
+  // line 159: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.071 ms; runner-up T128_128_2P 0.0712 ms; spread 54.9 %
+  {2, 128, 9, 13, 4, 159},
+  // line 160: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.097 ms; runner-up T128_128_2P 0.0972 ms; spread 74.8 %
   {2, 128, 10, 14, 4, 160},
-  // line 161: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1668 ms; runner-up T128_128_2P 0.1675 ms; spread 6.1 %
-  {2, 128, 11, 15, 4, 161},
-  // line 162: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5091 ms; runner-up T128_128_2P 0.5126 ms; spread 3.2 %
+  // line 161: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1784 ms; runner-up T128_128_3P 0.1791 ms; spread 43.3 %
+  {2, 128, 11, 15, 5, 161},
+  // line 162: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5108 ms; runner-up T128_128_2P 0.5118 ms; spread 8.5 %
   {2, 128, 12, 16, 4, 162},
-  // line 163: fp16 D 128, 2^13 keys, 2^17 rows of work: default 1.78 ms; runner-up T128_176_2P 1.772 ms; spread 1.6 %
-  {2, 128, 13, 17, -1, 163},
-  // line 164: fp16 D 128, 2^14 keys, 2^18 rows of work: default 6.766 ms; runner-up T128_128_2 6.979 ms; spread 8.6 %
+  // line 163: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.757 ms; runner-up T128_128_3P 1.769 ms; spread 2.0 %
+  {2, 128, 13, 17, 6, 163},
+  // line 164: fp16 D 128, 2^14 keys, 2^18 rows of work: default 6.678 ms; runner-up T128_128_2 6.856 ms; spread 2.7 %
   {2, 128, 14, 18, -1, 164},
-  // line 165: fp16 D 128, 2^15 keys, 2^19 rows of work: default 27.09 ms; runner-up T128_176_2 28.27 ms; spread 17.8 %
+  // line 165: fp16 D 128, 2^15 keys, 2^19 rows of work: default 26.8 ms; runner-up T128_176_2P 28.31 ms; spread 18.7 %
   {2, 128, 15, 19, -1, 165},
-  // line 166: fp16 D 128, 2^13 keys, 2^18 rows of work: default 3.727 ms; runner-up T128_128_2 3.7 ms; spread 8.5 %
-  {2, 128, 13, 18, -1, 166},
-  // line 167: fp16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 7.856 ms; runner-up default 7.939 ms; spread 1.5 %
-  {2, 128, 13, 19, 6, 167},
-  // line 168: fp16 D 128, 2^13 keys, 2^20 rows of work: default 17.04 ms; runner-up T128_128_2 17.79 ms; spread 0.9 %
+  // line 166: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.567 ms; runner-up T128_128_3 3.599 ms; spread 1.3 %
+  {2, 128, 13, 18, 5, 166},
+  // line 167: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.571 ms; runner-up T128_128_2 7.748 ms; spread 3.3 %
+  {2, 128, 13, 19, -1, 167},
+  // line 168: fp16 D 128, 2^13 keys, 2^20 rows of work: default 17.05 ms; runner-up T128_128_2 17.8 ms; spread 0.4 %
   {2, 128, 13, 20, -1, 168},
-  // line 169: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 35.16 ms; runner-up T128_128_2P 35.66 ms; spread 7.1 %
-  {2, 128, 13, 21, 6, 169},
-  // line 170: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_176_2 73.04 ms; runner-up T128_128_3P 73.53 ms; spread 2.1 %
-  {2, 128, 13, 22, 7, 170},
+  // line 169: fp16 D 128, 2^13 keys, 2^21 rows of work: default 34.9 ms; runner-up T128_128_2 35.5 ms; spread 24.5 %
+  {2, 128, 13, 21, -1, 169},
+  // line 170: fp16 D 128, 2^13 keys, 2^22 rows of work: default 71.71 ms; runner-up T128_128_3 72.73 ms; spread 14.2 %
+  {2, 128, 13, 22, -1, 170},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
   // line 119: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0509 ms; runner-up T64_64_2P 0.0513 ms; spread 23.8 %
-  {1, 64, 8, 12, 10, 119},
+  {1, 64, 8, 12, 0, 119},
   // line 120: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0608 ms; runner-up T64_64_2 0.061 ms; spread 18.4 %
   {1, 64, 9, 13, -1, 120},
   // line 121: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0822 ms; runner-up T64_128_2 0.0836 ms; spread 23.1 %
@@ -2557,7 +2557,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 124: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.329 ms; runner-up T64_176_3P 1.326 ms; spread 1.1 %
   {1, 64, 13, 17, -1, 124},
   // line 125: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.861 ms; runner-up T64_128_3 4.914 ms; spread 0.5 %
-  {1, 64, 14, 18, 3, 125},
+  {1, 64, 14, 18, 1, 125},
   // line 126: bf16 D 64, 2^15 keys, 2^19 rows of work: default 19.18 ms; runner-up T64_176_3P 19.14 ms; spread 3.3 %
   {1, 64, 15, 19, -1, 126},
   // line 127: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.643 ms; runner-up T64_176_3P 2.623 ms; spread 1.3 %
@@ -2573,7 +2573,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: default 0.0642 ms; runner-up T128_64_2 0.0637 ms; spread 13.5 %
   {1, 128, 8, 12, -1, 132},
   // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0723 ms; runner-up T128_128_3P 0.0741 ms; spread 15.2 %
-  {1, 128, 9, 13, 9, 133},
+  {1, 128, 9, 13, 5, 133},
   // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0998 ms; runner-up T128_128_2P 0.101 ms; spread 14.0 %
   {1, 128, 10, 14, 4, 134},
   // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1763 ms; runner-up T128_128_2P 0.1789 ms; spread 13.4 %
@@ -2581,7 +2581,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5106 ms; runner-up T128_128_2P 0.5136 ms; spread 3.7 %
   {1, 128, 12, 16, 4, 136},
   // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.706 ms; runner-up T128_128_3P 1.726 ms; spread 1.4 %
-  {1, 128, 13, 17, 5, 137},
+  {1, 128, 13, 17, 6, 137},
   // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.591 ms; runner-up T128_128_2 6.676 ms; spread 2.8 %
   {1, 128, 14, 18, -1, 138},
   // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 24.82 ms; runner-up T128_176_2 27.5 ms; spread 14.5 %
@@ -2597,7 +2597,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: default 65.59 ms; runner-up T128_128_3P 64.96 ms; spread 14.8 %
   {1, 128, 13, 22, -1, 144},
   // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0501 ms; runner-up T64_64_3P 0.0513 ms; spread 18.0 %
-  {2, 64, 8, 12, 11, 145},
+  {2, 64, 8, 12, 10, 145},
   // line 146: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0617 ms; runner-up T64_128_3P 0.0626 ms; spread 74.5 %
   {2, 64, 9, 13, 2, 146},
   // line 147: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0808 ms; runner-up T64_128_2 0.0812 ms; spread 13.0 %
@@ -2613,7 +2613,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 152: fp16 D 64, 2^15 keys, 2^19 rows of work: default 19.31 ms; runner-up T64_176_2 19.73 ms; spread 5.5 %
   {2, 64, 15, 19, -1, 152},
   // line 153: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.636 ms; runner-up T64_128_3 2.65 ms; spread 0.8 %
-  {2, 64, 13, 18, 3, 153},
+  {2, 64, 13, 18, 1, 153},
   // line 154: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.351 ms; runner-up T64_128_3 5.311 ms; spread 5.3 %
   {2, 64, 13, 19, -1, 154},
   // line 155: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.85 ms; runner-up T64_128_3 11.01 ms; spread 2.4 %
@@ -2625,21 +2625,21 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 158: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0628 ms; runner-up T128_64_2 0.0636 ms; spread 136.0 %
   {2, 128, 8, 12, 4, 158},
   // line 159: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0744 ms; runner-up T128_128_3P 0.0755 ms; spread 42.2 %
-  {2, 128, 9, 13, 9, 159},
+  {2, 128, 9, 13, 5, 159},
   // line 160: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1023 ms; runner-up T128_128_2P 0.1034 ms; spread 12.5 %
   {2, 128, 10, 14, 4, 160},
   // line 161: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1777 ms; runner-up T128_128_2P 0.1798 ms; spread 21.0 %
   {2, 128, 11, 15, 4, 161},
   // line 162: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5237 ms; runner-up T128_128_3P 0.5241 ms; spread 14.1 %
-  {2, 128, 12, 16, 9, 162},
+  {2, 128, 12, 16, 5, 162},
   // line 163: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.766 ms; runner-up T128_128_3P 1.78 ms; spread 1.9 %
-  {2, 128, 13, 17, 5, 163},
+  {2, 128, 13, 17, 6, 163},
   // line 164: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 6.903 ms; runner-up default 7.028 ms; spread 1.3 %
-  {2, 128, 14, 18, 6, 164},
+  {2, 128, 14, 18, 11, 164},
   // line 165: fp16 D 128, 2^15 keys, 2^19 rows of work: default 26.96 ms; runner-up T128_176_2 28.58 ms; spread 14.6 %
   {2, 128, 15, 19, -1, 165},
   // line 166: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.65 ms; runner-up T128_128_2P 3.651 ms; spread 2.8 %
-  {2, 128, 13, 18, 6, 166},
+  {2, 128, 13, 18, 11, 166},
   // line 167: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.376 ms; runner-up T128_128_2 7.474 ms; spread 1.2 %
   {2, 128, 13, 19, -1, 167},
   // line 168: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.32 ms; runner-up T128_128_2 16.05 ms; spread 5.0 %
@@ -2678,13 +2678,12 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
         case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2704,11 +2703,12 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
+        case 3: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
         case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -1607,112 +1607,112 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0412 ms; runner-up splits=1 0.0411 ms; spread 35.0 %
-  {1, 64, 8, 4, -1, 379},
-  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0482 ms; runner-up splits=8 0.054 ms; spread 26.6 %
+  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0451 ms; runner-up default 0.0459 ms; spread 32.0 %
+  {1, 64, 8, 4, 1, 379},
+  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0537 ms; runner-up splits=8 0.0601 ms; spread 21.8 %
   {1, 64, 9, 4, 1, 380},
-  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.056 ms; runner-up splits=8 0.0568 ms; spread 15.2 %
-  {1, 64, 10, 4, 16, 381},
-  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0612 ms; runner-up splits=8 0.0628 ms; spread 23.3 %
+  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0619 ms; runner-up splits=16 0.0622 ms; spread 20.6 %
+  {1, 64, 10, 4, 8, 381},
+  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0631 ms; runner-up splits=8 0.0636 ms; spread 100.2 %
   {1, 64, 11, 4, 16, 382},
-  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0674 ms; runner-up splits=16 0.067 ms; spread 21.8 %
+  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0736 ms; runner-up splits=16 0.0753 ms; spread 22.1 %
   {1, 64, 12, 4, -1, 383},
-  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0815 ms; runner-up default 0.0824 ms; spread 15.0 %
+  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0842 ms; runner-up default 0.0874 ms; spread 13.1 %
   {1, 64, 13, 4, 16, 384},
-  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1085 ms; runner-up splits=32 0.1085 ms; spread 12.7 %
-  {1, 64, 14, 4, 16, 385},
-  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1548 ms; runner-up splits=16 0.1628 ms; spread 31.6 %
+  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=32 0.1116 ms; runner-up splits=16 0.1141 ms; spread 13.8 %
+  {1, 64, 14, 4, 32, 385},
+  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1584 ms; runner-up splits=16 0.1642 ms; spread 13.0 %
   {1, 64, 15, 4, 32, 386},
-  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1032 ms; runner-up splits=16 0.1032 ms; spread 12.9 %
+  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1147 ms; runner-up splits=16 0.1143 ms; spread 74.6 %
   {1, 64, 13, 5, -1, 387},
-  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=8 0.1473 ms; runner-up splits=16 0.1481 ms; spread 30.0 %
-  {1, 64, 13, 6, 8, 388},
-  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2345 ms; runner-up default 0.2383 ms; spread 13.1 %
-  {1, 64, 13, 7, 8, 389},
-  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4143 ms; runner-up splits=16 0.4144 ms; spread 20.2 %
+  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1617 ms; runner-up splits=16 0.1627 ms; spread 14.8 %
+  {1, 64, 13, 6, -1, 388},
+  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.2492 ms; runner-up splits=8 0.2471 ms; spread 12.6 %
+  {1, 64, 13, 7, -1, 389},
+  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4142 ms; runner-up splits=16 0.4153 ms; spread 6.5 %
   {1, 64, 13, 8, 8, 390},
-  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7553 ms; runner-up splits=8 0.7563 ms; spread 6.3 %
+  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7531 ms; runner-up splits=8 0.7552 ms; spread 5.6 %
   {1, 64, 13, 9, 16, 391},
-  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0444 ms; runner-up splits=1 0.044 ms; spread 29.7 %
-  {1, 128, 8, 4, -1, 392},
-  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0552 ms; runner-up splits=4 0.0554 ms; spread 36.6 %
+  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0463 ms; runner-up default 0.0476 ms; spread 27.1 %
+  {1, 128, 8, 4, 1, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0573 ms; runner-up splits=8 0.0594 ms; spread 49.7 %
   {1, 128, 9, 4, 1, 393},
-  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0587 ms; runner-up splits=4 0.0622 ms; spread 14.4 %
+  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0627 ms; runner-up splits=4 0.0645 ms; spread 20.0 %
   {1, 128, 10, 4, 8, 394},
-  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0679 ms; runner-up splits=8 0.0692 ms; spread 17.5 %
-  {1, 128, 11, 4, -1, 395},
-  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0795 ms; runner-up splits=8 0.0824 ms; spread 13.9 %
+  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0696 ms; runner-up default 0.0725 ms; spread 22.6 %
+  {1, 128, 11, 4, 8, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0824 ms; runner-up splits=8 0.0837 ms; spread 32.0 %
   {1, 128, 12, 4, -1, 396},
-  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1487 ms; runner-up splits=16 0.1507 ms; spread 29.8 %
+  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1044 ms; runner-up splits=16 0.1078 ms; spread 15.0 %
   {1, 128, 13, 4, -1, 397},
-  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1479 ms; runner-up default 0.1506 ms; spread 11.1 %
-  {1, 128, 14, 4, 16, 398},
-  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2362 ms; runner-up splits=32 0.2371 ms; spread 10.1 %
+  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1516 ms; runner-up splits=16 0.1521 ms; spread 10.2 %
+  {1, 128, 14, 4, -1, 398},
+  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2402 ms; runner-up splits=16 0.2396 ms; spread 13.3 %
   {1, 128, 15, 4, -1, 399},
-  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1413 ms; runner-up splits=8 0.1471 ms; spread 14.9 %
+  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1496 ms; runner-up splits=8 0.1551 ms; spread 12.0 %
   {1, 128, 13, 5, -1, 400},
-  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2265 ms; runner-up splits=8 0.2328 ms; spread 21.0 %
+  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2332 ms; runner-up splits=8 0.2395 ms; spread 38.3 %
   {1, 128, 13, 6, -1, 401},
-  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3933 ms; runner-up splits=4 0.3982 ms; spread 8.5 %
+  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3996 ms; runner-up splits=4 0.4067 ms; spread 14.0 %
   {1, 128, 13, 7, -1, 402},
-  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7362 ms; runner-up splits=4 0.7424 ms; spread 4.7 %
+  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7397 ms; runner-up splits=4 0.7465 ms; spread 11.7 %
   {1, 128, 13, 8, -1, 403},
-  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.41 ms; runner-up splits=1 1.405 ms; spread 3.8 %
+  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.414 ms; runner-up splits=1 1.408 ms; spread 3.5 %
   {1, 128, 13, 9, -1, 404},
-  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0387 ms; runner-up splits=1 0.0395 ms; spread 36.7 %
-  {2, 64, 8, 4, -1, 405},
-  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.046 ms; runner-up splits=8 0.0519 ms; spread 24.5 %
+  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0423 ms; runner-up default 0.0432 ms; spread 29.8 %
+  {2, 64, 8, 4, 1, 405},
+  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0496 ms; runner-up splits=4 0.0565 ms; spread 26.9 %
   {2, 64, 9, 4, 1, 406},
-  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0553 ms; runner-up splits=16 0.056 ms; spread 32.6 %
+  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0568 ms; runner-up splits=16 0.0596 ms; spread 86.2 %
   {2, 64, 10, 4, 8, 407},
-  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0592 ms; runner-up splits=16 0.0603 ms; spread 58.6 %
-  {2, 64, 11, 4, 8, 408},
-  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0672 ms; runner-up splits=16 0.0667 ms; spread 35.7 %
-  {2, 64, 12, 4, -1, 409},
-  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.081 ms; runner-up splits=16 0.082 ms; spread 17.7 %
-  {2, 64, 13, 4, -1, 410},
-  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1177 ms; runner-up splits=32 0.1178 ms; spread 10.8 %
+  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0631 ms; runner-up splits=8 0.0634 ms; spread 24.4 %
+  {2, 64, 11, 4, 16, 408},
+  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0705 ms; runner-up default 0.0726 ms; spread 20.2 %
+  {2, 64, 12, 4, 16, 409},
+  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0832 ms; runner-up default 0.0864 ms; spread 14.1 %
+  {2, 64, 13, 4, 16, 410},
+  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1108 ms; runner-up splits=32 0.1115 ms; spread 28.9 %
   {2, 64, 14, 4, 16, 411},
-  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1535 ms; runner-up splits=16 0.161 ms; spread 15.2 %
+  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1583 ms; runner-up splits=64 0.1645 ms; spread 14.4 %
   {2, 64, 15, 4, 32, 412},
-  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.103 ms; runner-up splits=16 0.1037 ms; spread 39.7 %
+  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1074 ms; runner-up splits=16 0.1076 ms; spread 20.7 %
   {2, 64, 13, 5, -1, 413},
-  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1481 ms; runner-up splits=16 0.1479 ms; spread 18.1 %
-  {2, 64, 13, 6, -1, 414},
-  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2344 ms; runner-up splits=16 0.239 ms; spread 14.2 %
+  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=16 0.1519 ms; runner-up splits=8 0.1522 ms; spread 11.5 %
+  {2, 64, 13, 6, 16, 414},
+  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2407 ms; runner-up splits=16 0.2413 ms; spread 13.5 %
   {2, 64, 13, 7, 8, 415},
-  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.4153 ms; runner-up splits=8 0.4122 ms; spread 11.1 %
+  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.4184 ms; runner-up splits=8 0.4142 ms; spread 10.4 %
   {2, 64, 13, 8, -1, 416},
-  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.7505 ms; runner-up splits=16 0.7513 ms; spread 6.2 %
-  {2, 64, 13, 9, 8, 417},
-  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0443 ms; runner-up default 0.0451 ms; spread 83.4 %
-  {2, 128, 8, 4, 1, 418},
-  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0568 ms; runner-up splits=8 0.0568 ms; spread 34.2 %
-  {2, 128, 9, 4, 1, 419},
-  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0613 ms; runner-up splits=8 0.0617 ms; spread 19.8 %
-  {2, 128, 10, 4, 16, 420},
-  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0686 ms; runner-up splits=16 0.0687 ms; spread 14.8 %
-  {2, 128, 11, 4, 8, 421},
-  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0804 ms; runner-up default 0.0818 ms; spread 58.9 %
+  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.757 ms; runner-up splits=8 0.7571 ms; spread 3.3 %
+  {2, 64, 13, 9, 16, 417},
+  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0483 ms; runner-up splits=1 0.0492 ms; spread 26.9 %
+  {2, 128, 8, 4, -1, 418},
+  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0612 ms; runner-up splits=16 0.0614 ms; spread 23.6 %
+  {2, 128, 9, 4, 4, 419},
+  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0674 ms; runner-up splits=4 0.0688 ms; spread 65.5 %
+  {2, 128, 10, 4, 8, 420},
+  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0727 ms; runner-up default 0.0745 ms; spread 94.9 %
+  {2, 128, 11, 4, 16, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0887 ms; runner-up splits=32 0.0936 ms; spread 85.0 %
   {2, 128, 12, 4, 16, 422},
-  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1041 ms; runner-up default 0.1057 ms; spread 36.5 %
+  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.1089 ms; runner-up default 0.111 ms; spread 14.4 %
   {2, 128, 13, 4, 16, 423},
-  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: default 0.1607 ms; runner-up splits=32 0.1838 ms; spread 11.8 %
-  {2, 128, 14, 4, -1, 424},
-  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2484 ms; runner-up splits=16 0.2596 ms; spread 14.0 %
+  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=16 0.1559 ms; runner-up splits=32 0.1559 ms; spread 9.8 %
+  {2, 128, 14, 4, 16, 424},
+  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2473 ms; runner-up splits=16 0.2533 ms; spread 6.6 %
   {2, 128, 15, 4, 32, 425},
-  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1478 ms; runner-up splits=8 0.149 ms; spread 44.8 %
+  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1555 ms; runner-up default 0.1583 ms; spread 15.1 %
   {2, 128, 13, 5, 16, 426},
-  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2333 ms; runner-up splits=16 0.2347 ms; spread 7.4 %
+  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2683 ms; runner-up splits=16 0.2722 ms; spread 36.4 %
   {2, 128, 13, 6, 8, 427},
-  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=4 0.4078 ms; runner-up splits=8 0.4079 ms; spread 5.6 %
+  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=4 0.4182 ms; runner-up splits=16 0.4204 ms; spread 5.2 %
   {2, 128, 13, 7, 4, 428},
-  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7524 ms; runner-up splits=4 0.7533 ms; spread 6.5 %
+  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7554 ms; runner-up splits=8 0.7556 ms; spread 12.6 %
   {2, 128, 13, 8, 16, 429},
-  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=8 1.437 ms; runner-up splits=16 1.438 ms; spread 4.7 %
-  {2, 128, 13, 9, 8, 430},
+  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 1.45 ms; runner-up splits=8 1.451 ms; spread 4.5 %
+  {2, 128, 13, 9, 16, 430},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).

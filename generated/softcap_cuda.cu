@@ -2409,20 +2409,20 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
-using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
-using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
-using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_176_2 = fh_cfg<64, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
+using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2430,122 +2430,122 @@ using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stage
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0517 ms; runner-up T64_64_3 0.0526 ms; spread 28.3 %
+  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0544 ms; runner-up T64_64_2 0.0545 ms; spread 25.5 %
   {1, 64, 8, 12, 0, 223},
-  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0662 ms; runner-up T64_128_2 0.0664 ms; spread 22.4 %
-  {1, 64, 9, 13, 1, 224},
-  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0951 ms; runner-up T64_128_2 0.0946 ms; spread 13.5 %
+  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0719 ms; runner-up T64_128_2 0.0714 ms; spread 17.7 %
+  {1, 64, 9, 13, -1, 224},
+  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.1051 ms; runner-up T64_128_3 0.1041 ms; spread 32.2 %
   {1, 64, 10, 14, -1, 225},
-  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1634 ms; runner-up T64_128_3 0.1629 ms; spread 6.2 %
+  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1691 ms; runner-up T64_128_3 0.1697 ms; spread 11.9 %
   {1, 64, 11, 15, -1, 226},
-  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4952 ms; runner-up T64_128_2 0.4919 ms; spread 3.3 %
+  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5063 ms; runner-up T64_128_3 0.506 ms; spread 23.8 %
   {1, 64, 12, 16, -1, 227},
-  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.766 ms; runner-up T64_128_2 1.76 ms; spread 1.3 %
+  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.785 ms; runner-up T64_128_3 1.78 ms; spread 1.3 %
   {1, 64, 13, 17, -1, 228},
-  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.421 ms; runner-up T64_176_3 6.438 ms; spread 1.4 %
-  {1, 64, 14, 18, 2, 229},
-  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 24.81 ms; runner-up T64_176_3 25.21 ms; spread 8.3 %
-  {1, 64, 15, 19, 2, 230},
-  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2 3.438 ms; runner-up T64_128_2 3.45 ms; spread 0.3 %
-  {1, 64, 13, 18, 2, 231},
-  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.869 ms; runner-up T64_128_2 6.853 ms; spread 1.1 %
-  {1, 64, 13, 19, -1, 232},
-  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.64 ms; runner-up T64_128_2 13.73 ms; spread 0.7 %
+  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.515 ms; runner-up T64_128_3 6.526 ms; spread 1.1 %
+  {1, 64, 14, 18, 1, 229},
+  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 24.87 ms; runner-up T64_128_3 25.12 ms; spread 1.1 %
+  {1, 64, 15, 19, 1, 230},
+  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.423 ms; runner-up T64_128_3 3.419 ms; spread 1.2 %
+  {1, 64, 13, 18, -1, 231},
+  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_3 6.759 ms; runner-up T64_128_2 6.821 ms; spread 2.4 %
+  {1, 64, 13, 19, 2, 232},
+  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.5 ms; runner-up T64_128_3 13.62 ms; spread 0.5 %
   {1, 64, 13, 20, -1, 233},
-  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.41 ms; runner-up T64_128_2 27.63 ms; spread 8.1 %
+  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.25 ms; runner-up T64_128_3 27.4 ms; spread 8.5 %
   {1, 64, 13, 21, -1, 234},
-  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 54.64 ms; runner-up T64_176_3 55.96 ms; spread 9.3 %
+  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 54.72 ms; runner-up T64_176_2 56.21 ms; spread 7.8 %
   {1, 64, 13, 22, -1, 235},
-  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0571 ms; runner-up T128_128_3P 0.0579 ms; spread 46.2 %
+  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0598 ms; runner-up T128_64_3P 0.0617 ms; spread 17.8 %
   {1, 128, 8, 12, 3, 236},
-  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.073 ms; runner-up T128_128_2P 0.0733 ms; spread 24.3 %
-  {1, 128, 9, 13, 4, 237},
-  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1053 ms; runner-up default 0.1065 ms; spread 10.3 %
-  {1, 128, 10, 14, 4, 238},
-  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1961 ms; runner-up T128_128_3P 0.1978 ms; spread 29.5 %
-  {1, 128, 11, 15, 3, 239},
-  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5994 ms; runner-up T128_128_2 0.6017 ms; spread 10.0 %
-  {1, 128, 12, 16, 3, 240},
-  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.065 ms; runner-up T128_176_2 2.068 ms; spread 2.1 %
+  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0765 ms; runner-up T128_128_2P 0.0767 ms; spread 15.4 %
+  {1, 128, 9, 13, 3, 237},
+  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1077 ms; runner-up T128_128_2P 0.1088 ms; spread 9.8 %
+  {1, 128, 10, 14, 3, 238},
+  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1949 ms; runner-up T128_128_3P 0.1962 ms; spread 20.7 %
+  {1, 128, 11, 15, 4, 239},
+  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6007 ms; runner-up T128_128_3P 0.6029 ms; spread 11.2 %
+  {1, 128, 12, 16, 4, 240},
+  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2 2.088 ms; runner-up T128_128_2P 2.092 ms; spread 1.5 %
   {1, 128, 13, 17, 5, 241},
-  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: default 8.032 ms; runner-up T128_176_2P 8.409 ms; spread 2.0 %
+  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: default 7.91 ms; runner-up T128_176_2P 8.13 ms; spread 7.3 %
   {1, 128, 14, 18, -1, 242},
-  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 33.38 ms; runner-up T128_128_2 33.41 ms; spread 10.8 %
-  {1, 128, 15, 19, -1, 243},
-  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.272 ms; runner-up T128_176_2 4.389 ms; spread 0.9 %
-  {1, 128, 13, 18, 6, 244},
-  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.595 ms; runner-up T128_176_2 9.049 ms; spread 4.5 %
+  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2 32.79 ms; runner-up T128_128_2 32.96 ms; spread 3.8 %
+  {1, 128, 15, 19, 5, 243},
+  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 4.298 ms; runner-up T128_128_2 4.317 ms; spread 2.0 %
+  {1, 128, 13, 18, 4, 244},
+  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.494 ms; runner-up T128_128_2 8.764 ms; spread 4.3 %
   {1, 128, 13, 19, -1, 245},
-  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 18.65 ms; runner-up T128_176_2 19.64 ms; spread 1.8 %
+  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 18.34 ms; runner-up T128_128_2 19.31 ms; spread 9.1 %
   {1, 128, 13, 20, -1, 246},
-  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 38.97 ms; runner-up T128_128_2P 39.41 ms; spread 5.1 %
-  {1, 128, 13, 21, 6, 247},
-  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 79.38 ms; runner-up T128_128_2P 80.11 ms; spread 2.6 %
-  {1, 128, 13, 22, 7, 248},
-  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0516 ms; runner-up T64_64_3P 0.0521 ms; spread 105.1 %
-  {2, 64, 8, 12, 8, 249},
-  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.066 ms; runner-up T64_128_3 0.067 ms; spread 18.6 %
-  {2, 64, 9, 13, 9, 250},
-  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0938 ms; runner-up T64_128_2 0.0932 ms; spread 13.1 %
+  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 38.32 ms; runner-up T128_128_2P 39.04 ms; spread 16.9 %
+  {1, 128, 13, 21, -1, 247},
+  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 79.26 ms; runner-up T128_128_3P 79.33 ms; spread 1.2 %
+  {1, 128, 13, 22, 6, 248},
+  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0667 ms; runner-up T64_64_3 0.067 ms; spread 105.7 %
+  {2, 64, 8, 12, 7, 249},
+  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0756 ms; runner-up T64_128_3 0.0758 ms; spread 32.3 %
+  {2, 64, 9, 13, 7, 250},
+  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1035 ms; runner-up T64_128_2 0.1025 ms; spread 9.0 %
   {2, 64, 10, 14, -1, 251},
-  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1685 ms; runner-up T64_128_2 0.1672 ms; spread 11.0 %
+  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1725 ms; runner-up T64_128_2 0.1727 ms; spread 6.5 %
   {2, 64, 11, 15, -1, 252},
-  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5023 ms; runner-up T64_128_2 0.4987 ms; spread 3.1 %
+  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.508 ms; runner-up T64_128_3 0.5044 ms; spread 9.8 %
   {2, 64, 12, 16, -1, 253},
-  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.769 ms; runner-up T64_176_2 1.762 ms; spread 0.9 %
+  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.78 ms; runner-up T64_128_3 1.77 ms; spread 2.4 %
   {2, 64, 13, 17, -1, 254},
-  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.405 ms; runner-up T64_176_3 6.455 ms; spread 0.8 %
-  {2, 64, 14, 18, 2, 255},
-  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: default 25.54 ms; runner-up T64_176_2 25.44 ms; spread 5.4 %
+  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.417 ms; runner-up T64_128_3 6.478 ms; spread 0.9 %
+  {2, 64, 14, 18, 1, 255},
+  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: default 25.25 ms; runner-up T64_176_2 25.23 ms; spread 8.8 %
   {2, 64, 15, 19, -1, 256},
-  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.474 ms; runner-up T64_128_2 3.483 ms; spread 0.9 %
+  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.437 ms; runner-up T64_128_3 3.431 ms; spread 0.5 %
   {2, 64, 13, 18, -1, 257},
-  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.884 ms; runner-up T64_128_2 6.862 ms; spread 2.0 %
-  {2, 64, 13, 19, -1, 258},
-  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.71 ms; runner-up T64_128_2 13.85 ms; spread 0.4 %
+  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_3 6.832 ms; runner-up T64_176_2 6.836 ms; spread 1.6 %
+  {2, 64, 13, 19, 2, 258},
+  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.51 ms; runner-up T64_128_3 13.74 ms; spread 14.0 %
   {2, 64, 13, 20, -1, 259},
-  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_128_2 27.81 ms; runner-up default 28.1 ms; spread 4.4 %
-  {2, 64, 13, 21, 9, 260},
-  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.99 ms; runner-up T64_176_2 57.61 ms; spread 13.8 %
+  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: default 27.12 ms; runner-up T64_176_2 27.62 ms; spread 5.9 %
+  {2, 64, 13, 21, -1, 260},
+  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 55.19 ms; runner-up T64_176_2 56.97 ms; spread 9.7 %
   {2, 64, 13, 22, -1, 261},
-  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0577 ms; runner-up T128_64_3P 0.0581 ms; spread 17.5 %
-  {2, 128, 8, 12, 10, 262},
-  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0739 ms; runner-up T128_128_3P 0.074 ms; spread 65.2 %
-  {2, 128, 9, 13, 3, 263},
-  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1046 ms; runner-up T128_128_3P 0.1048 ms; spread 14.4 %
+  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0596 ms; runner-up T128_64_3 0.0604 ms; spread 19.6 %
+  {2, 128, 8, 12, 4, 262},
+  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0751 ms; runner-up T128_128_3P 0.0751 ms; spread 15.0 %
+  {2, 128, 9, 13, 4, 263},
+  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1072 ms; runner-up T128_128_2P 0.108 ms; spread 13.0 %
   {2, 128, 10, 14, 3, 264},
-  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1927 ms; runner-up T128_128_3P 0.193 ms; spread 8.0 %
+  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1974 ms; runner-up T128_128_2 0.1998 ms; spread 5.2 %
   {2, 128, 11, 15, 3, 265},
-  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: default 0.6111 ms; runner-up T128_128_2P 0.6054 ms; spread 3.7 %
-  {2, 128, 12, 16, -1, 266},
-  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 2.122 ms; runner-up T128_128_2P 2.137 ms; spread 1.3 %
-  {2, 128, 13, 17, 6, 267},
-  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2 8.359 ms; runner-up T128_176_2P 8.543 ms; spread 2.7 %
-  {2, 128, 14, 18, 11, 268},
-  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: T128_128_2 34.01 ms; runner-up T128_176_2 34.88 ms; spread 4.2 %
-  {2, 128, 15, 19, 6, 269},
-  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: default 4.471 ms; runner-up T128_128_2 4.454 ms; spread 4.8 %
-  {2, 128, 13, 18, -1, 270},
-  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.938 ms; runner-up T128_128_2 9.306 ms; spread 2.1 %
+  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6011 ms; runner-up T128_128_3P 0.6052 ms; spread 2.8 %
+  {2, 128, 12, 16, 4, 266},
+  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 2.103 ms; runner-up T128_176_2P 2.106 ms; spread 1.9 %
+  {2, 128, 13, 17, 8, 267},
+  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.173 ms; runner-up T128_176_2 8.462 ms; spread 3.6 %
+  {2, 128, 14, 18, -1, 268},
+  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.76 ms; runner-up T128_128_2 33.97 ms; spread 14.2 %
+  {2, 128, 15, 19, -1, 269},
+  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.48 ms; runner-up T128_128_2P 4.49 ms; spread 5.6 %
+  {2, 128, 13, 18, 8, 270},
+  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.567 ms; runner-up T128_128_2 9.194 ms; spread 1.0 %
   {2, 128, 13, 19, -1, 271},
-  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 18.93 ms; runner-up T128_128_2 19.97 ms; spread 3.4 %
+  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 18.69 ms; runner-up T128_128_2 19.47 ms; spread 8.4 %
   {2, 128, 13, 20, -1, 272},
-  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 39.68 ms; runner-up T128_128_2P 40.24 ms; spread 5.3 %
-  {2, 128, 13, 21, 6, 273},
-  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 81.25 ms; runner-up T128_128_2P 81.92 ms; spread 5.7 %
-  {2, 128, 13, 22, 7, 274},
+  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 38.77 ms; runner-up T128_128_2P 40.08 ms; spread 18.2 %
+  {2, 128, 13, 21, -1, 273},
+  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 81.28 ms; runner-up T128_128_2P 81.44 ms; spread 5.3 %
+  {2, 128, 13, 22, 6, 274},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
   // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0536 ms; runner-up T64_64_3 0.0539 ms; spread 90.6 %
-  {1, 64, 8, 12, 12, 223},
+  {1, 64, 8, 12, 9, 223},
   // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0697 ms; runner-up T64_128_2P 0.07 ms; spread 19.2 %
-  {1, 64, 9, 13, 13, 224},
+  {1, 64, 9, 13, 10, 224},
   // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0956 ms; runner-up default 0.0979 ms; spread 14.0 %
-  {1, 64, 10, 14, 9, 225},
+  {1, 64, 10, 14, 0, 225},
   // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1712 ms; runner-up T64_128_2 0.1698 ms; spread 7.1 %
   {1, 64, 11, 15, -1, 226},
   // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5086 ms; runner-up T64_128_2 0.5066 ms; spread 2.8 %
@@ -2553,9 +2553,9 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.765 ms; runner-up T64_176_2 1.756 ms; spread 2.2 %
   {1, 64, 13, 17, -1, 228},
   // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.539 ms; runner-up T64_176_3 6.56 ms; spread 1.4 %
-  {1, 64, 14, 18, 2, 229},
+  {1, 64, 14, 18, 1, 229},
   // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.02 ms; runner-up T64_176_3 25.13 ms; spread 0.3 %
-  {1, 64, 15, 19, 2, 230},
+  {1, 64, 15, 19, 1, 230},
   // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.495 ms; runner-up T64_176_2 3.469 ms; spread 2.3 %
   {1, 64, 13, 18, -1, 231},
   // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.932 ms; runner-up T64_176_2 6.892 ms; spread 0.8 %
@@ -2567,23 +2567,23 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 55.57 ms; runner-up T64_128_2 55.57 ms; spread 5.1 %
   {1, 64, 13, 22, -1, 235},
   // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0588 ms; runner-up T128_64_2P 0.0596 ms; spread 18.8 %
-  {1, 128, 8, 12, 3, 236},
+  {1, 128, 8, 12, 4, 236},
   // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.074 ms; runner-up T128_128_3P 0.0745 ms; spread 14.3 %
-  {1, 128, 9, 13, 3, 237},
+  {1, 128, 9, 13, 4, 237},
   // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.106 ms; runner-up T128_128_3P 0.1066 ms; spread 32.0 %
-  {1, 128, 10, 14, 3, 238},
+  {1, 128, 10, 14, 4, 238},
   // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1943 ms; runner-up T128_128_2P 0.1943 ms; spread 17.4 %
-  {1, 128, 11, 15, 4, 239},
+  {1, 128, 11, 15, 3, 239},
   // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2 0.6036 ms; runner-up T128_128_2P 0.6054 ms; spread 2.3 %
-  {1, 128, 12, 16, 6, 240},
+  {1, 128, 12, 16, 8, 240},
   // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.056 ms; runner-up T128_176_2 2.063 ms; spread 2.1 %
-  {1, 128, 13, 17, 5, 241},
+  {1, 128, 13, 17, 11, 241},
   // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 8.011 ms; runner-up T128_176_2 8.069 ms; spread 1.2 %
-  {1, 128, 14, 18, 6, 242},
+  {1, 128, 14, 18, 8, 242},
   // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 32.45 ms; runner-up T128_176_2 32.58 ms; spread 10.2 %
   {1, 128, 15, 19, -1, 243},
   // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.187 ms; runner-up T128_128_2P 4.239 ms; spread 0.9 %
-  {1, 128, 13, 18, 6, 244},
+  {1, 128, 13, 18, 8, 244},
   // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.845 ms; runner-up T128_176_2 8.802 ms; spread 1.3 %
   {1, 128, 13, 19, -1, 245},
   // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 17.27 ms; runner-up T128_128_2 18.19 ms; spread 8.0 %
@@ -2593,11 +2593,11 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 76.84 ms; runner-up T128_128_3P 76.77 ms; spread 10.8 %
   {1, 128, 13, 22, -1, 248},
   // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0547 ms; runner-up T64_64_3P 0.0559 ms; spread 26.5 %
-  {2, 64, 8, 12, 1, 249},
+  {2, 64, 8, 12, 12, 249},
   // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0731 ms; runner-up T64_128_3 0.0742 ms; spread 66.0 %
-  {2, 64, 9, 13, 1, 250},
+  {2, 64, 9, 13, 12, 250},
   // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.1001 ms; runner-up T64_128_3 0.1023 ms; spread 14.0 %
-  {2, 64, 10, 14, 9, 251},
+  {2, 64, 10, 14, 0, 251},
   // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1745 ms; runner-up T64_128_2 0.1735 ms; spread 10.7 %
   {2, 64, 11, 15, -1, 252},
   // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5141 ms; runner-up T64_128_2 0.5103 ms; spread 10.9 %
@@ -2605,9 +2605,9 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.772 ms; runner-up T64_128_2 1.762 ms; spread 1.2 %
   {2, 64, 13, 17, -1, 254},
   // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.491 ms; runner-up T64_176_3 6.524 ms; spread 0.6 %
-  {2, 64, 14, 18, 2, 255},
+  {2, 64, 14, 18, 1, 255},
   // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.13 ms; runner-up T64_176_3 25.22 ms; spread 0.6 %
-  {2, 64, 15, 19, 2, 256},
+  {2, 64, 15, 19, 1, 256},
   // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.489 ms; runner-up T64_176_2 3.464 ms; spread 0.8 %
   {2, 64, 13, 18, -1, 257},
   // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.952 ms; runner-up T64_176_2 6.895 ms; spread 0.7 %
@@ -2619,23 +2619,23 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.58 ms; runner-up T64_128_2 57.36 ms; spread 6.9 %
   {2, 64, 13, 22, -1, 261},
   // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0615 ms; runner-up T128_64_2P 0.0632 ms; spread 20.5 %
-  {2, 128, 8, 12, 10, 262},
+  {2, 128, 8, 12, 13, 262},
   // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0791 ms; runner-up T128_64_3P 0.0811 ms; spread 8.5 %
-  {2, 128, 9, 13, 3, 263},
+  {2, 128, 9, 13, 4, 263},
   // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1143 ms; runner-up T128_176_2P 0.1155 ms; spread 16.9 %
-  {2, 128, 10, 14, 3, 264},
+  {2, 128, 10, 14, 4, 264},
   // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2023 ms; runner-up T128_128_2P 0.2043 ms; spread 4.9 %
-  {2, 128, 11, 15, 4, 265},
+  {2, 128, 11, 15, 3, 265},
   // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.614 ms; runner-up T128_128_2 0.6146 ms; spread 2.4 %
-  {2, 128, 12, 16, 3, 266},
+  {2, 128, 12, 16, 4, 266},
   // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.095 ms; runner-up T128_176_2 2.109 ms; spread 3.6 %
-  {2, 128, 13, 17, 5, 267},
+  {2, 128, 13, 17, 11, 267},
   // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.275 ms; runner-up T128_176_2P 8.355 ms; spread 3.3 %
   {2, 128, 14, 18, -1, 268},
   // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.75 ms; runner-up T128_176_2 33.69 ms; spread 13.0 %
   {2, 128, 15, 19, -1, 269},
   // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.289 ms; runner-up T128_176_2 4.304 ms; spread 1.3 %
-  {2, 128, 13, 18, 6, 270},
+  {2, 128, 13, 18, 8, 270},
   // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.779 ms; runner-up T128_176_2 8.933 ms; spread 2.4 %
   {2, 128, 13, 19, -1, 271},
   // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 18.04 ms; runner-up T128_128_2 18.96 ms; spread 10.5 %
@@ -2674,13 +2674,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
-        case 2: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2700,13 +2700,13 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

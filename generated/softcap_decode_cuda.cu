@@ -1610,111 +1610,111 @@ static fg_status plan_launch_split(fd_args a, cudaStream_t st, int dev, int spli
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0396 ms; runner-up default 0.0402 ms; spread 26.3 %
+  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0476 ms; runner-up default 0.0484 ms; spread 19.2 %
   {1, 64, 8, 4, 1, 483},
-  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0476 ms; runner-up splits=8 0.0537 ms; spread 16.9 %
+  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0531 ms; runner-up splits=4 0.0612 ms; spread 20.5 %
   {1, 64, 9, 4, 1, 484},
-  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0566 ms; runner-up splits=8 0.0572 ms; spread 19.5 %
-  {1, 64, 10, 4, 16, 485},
-  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0609 ms; runner-up default 0.0623 ms; spread 64.3 %
+  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0605 ms; runner-up splits=16 0.0614 ms; spread 21.8 %
+  {1, 64, 10, 4, 8, 485},
+  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0644 ms; runner-up default 0.0655 ms; spread 26.5 %
   {1, 64, 11, 4, 16, 486},
-  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0681 ms; runner-up default 0.0708 ms; spread 14.7 %
+  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0717 ms; runner-up default 0.0738 ms; spread 48.1 %
   {1, 64, 12, 4, 16, 487},
-  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0822 ms; runner-up default 0.0841 ms; spread 12.6 %
+  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0895 ms; runner-up default 0.0921 ms; spread 11.8 %
   {1, 64, 13, 4, 16, 488},
-  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=32 0.11 ms; runner-up splits=16 0.1102 ms; spread 16.3 %
+  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=32 0.1212 ms; runner-up splits=16 0.1232 ms; spread 12.1 %
   {1, 64, 14, 4, 32, 489},
-  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: default 0.1687 ms; runner-up splits=64 0.1978 ms; spread 9.3 %
-  {1, 64, 15, 4, -1, 490},
-  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1164 ms; runner-up splits=8 0.145 ms; spread 79.8 %
-  {1, 64, 13, 5, -1, 491},
-  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1502 ms; runner-up splits=16 0.1532 ms; spread 9.9 %
-  {1, 64, 13, 6, -1, 492},
-  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.2381 ms; runner-up splits=8 0.238 ms; spread 9.2 %
+  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.254 ms; runner-up splits=16 0.262 ms; spread 87.1 %
+  {1, 64, 15, 4, 32, 490},
+  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.1127 ms; runner-up splits=16 0.114 ms; spread 59.2 %
+  {1, 64, 13, 5, 8, 491},
+  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=16 0.1913 ms; runner-up splits=8 0.1971 ms; spread 27.6 %
+  {1, 64, 13, 6, 16, 492},
+  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.2512 ms; runner-up splits=16 0.2487 ms; spread 7.1 %
   {1, 64, 13, 7, -1, 493},
-  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4095 ms; runner-up splits=16 0.4133 ms; spread 5.8 %
+  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.4175 ms; runner-up splits=16 0.4186 ms; spread 31.0 %
   {1, 64, 13, 8, 8, 494},
-  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7517 ms; runner-up splits=8 0.7535 ms; spread 5.8 %
+  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7565 ms; runner-up splits=8 0.7572 ms; spread 4.3 %
   {1, 64, 13, 9, 16, 495},
-  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0436 ms; runner-up splits=1 0.0437 ms; spread 34.6 %
+  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0478 ms; runner-up splits=1 0.048 ms; spread 29.8 %
   {1, 128, 8, 4, -1, 496},
-  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0548 ms; runner-up splits=4 0.055 ms; spread 19.8 %
-  {1, 128, 9, 4, 8, 497},
-  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0596 ms; runner-up splits=4 0.0618 ms; spread 20.0 %
+  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0587 ms; runner-up splits=4 0.0602 ms; spread 15.9 %
+  {1, 128, 9, 4, 1, 497},
+  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0618 ms; runner-up default 0.0649 ms; spread 91.6 %
   {1, 128, 10, 4, 8, 498},
-  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0676 ms; runner-up default 0.0687 ms; spread 17.3 %
-  {1, 128, 11, 4, 8, 499},
-  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.079 ms; runner-up splits=8 0.083 ms; spread 17.2 %
-  {1, 128, 12, 4, -1, 500},
-  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1006 ms; runner-up splits=16 0.105 ms; spread 30.6 %
+  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0736 ms; runner-up splits=8 0.0731 ms; spread 13.7 %
+  {1, 128, 11, 4, -1, 499},
+  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0922 ms; runner-up default 0.0933 ms; spread 39.2 %
+  {1, 128, 12, 4, 16, 500},
+  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1112 ms; runner-up splits=16 0.1173 ms; spread 13.9 %
   {1, 128, 13, 4, -1, 501},
-  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1466 ms; runner-up splits=16 0.1487 ms; spread 12.9 %
+  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.157 ms; runner-up splits=16 0.1575 ms; spread 7.4 %
   {1, 128, 14, 4, -1, 502},
-  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2337 ms; runner-up splits=16 0.2357 ms; spread 8.2 %
+  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.297 ms; runner-up splits=16 0.3013 ms; spread 58.6 %
   {1, 128, 15, 4, -1, 503},
-  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1424 ms; runner-up splits=8 0.1474 ms; spread 14.8 %
+  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1497 ms; runner-up splits=8 0.155 ms; spread 19.0 %
   {1, 128, 13, 5, -1, 504},
-  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.2284 ms; runner-up splits=4 0.2348 ms; spread 40.2 %
-  {1, 128, 13, 6, -1, 505},
-  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3922 ms; runner-up splits=4 0.3998 ms; spread 5.3 %
+  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.256 ms; runner-up splits=16 0.262 ms; spread 41.6 %
+  {1, 128, 13, 6, 8, 505},
+  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3992 ms; runner-up splits=4 0.4039 ms; spread 9.8 %
   {1, 128, 13, 7, -1, 506},
-  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.744 ms; runner-up splits=1 0.7788 ms; spread 45.3 %
+  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.7397 ms; runner-up splits=4 0.7504 ms; spread 5.7 %
   {1, 128, 13, 8, -1, 507},
-  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.409 ms; runner-up splits=1 1.406 ms; spread 29.4 %
+  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.424 ms; runner-up splits=1 1.419 ms; spread 2.5 %
   {1, 128, 13, 9, -1, 508},
-  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0417 ms; runner-up default 0.0436 ms; spread 26.9 %
-  {2, 64, 8, 4, 1, 509},
-  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0501 ms; runner-up splits=8 0.057 ms; spread 15.2 %
+  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0422 ms; runner-up splits=1 0.0436 ms; spread 26.8 %
+  {2, 64, 8, 4, -1, 509},
+  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.052 ms; runner-up splits=4 0.0578 ms; spread 27.6 %
   {2, 64, 9, 4, 1, 510},
-  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0573 ms; runner-up splits=4 0.0592 ms; spread 25.9 %
+  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0613 ms; runner-up splits=16 0.0619 ms; spread 30.0 %
   {2, 64, 10, 4, 8, 511},
-  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0596 ms; runner-up splits=8 0.0606 ms; spread 20.4 %
-  {2, 64, 11, 4, 16, 512},
-  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.067 ms; runner-up default 0.0681 ms; spread 14.3 %
-  {2, 64, 12, 4, 16, 513},
-  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0841 ms; runner-up splits=16 0.0882 ms; spread 28.5 %
-  {2, 64, 13, 4, -1, 514},
-  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1114 ms; runner-up splits=32 0.115 ms; spread 20.6 %
+  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0664 ms; runner-up splits=16 0.0673 ms; spread 104.1 %
+  {2, 64, 11, 4, -1, 512},
+  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.1207 ms; runner-up splits=32 0.1217 ms; spread 97.0 %
+  {2, 64, 12, 4, 8, 513},
+  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0919 ms; runner-up splits=32 0.0949 ms; spread 20.2 %
+  {2, 64, 13, 4, 16, 514},
+  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.121 ms; runner-up splits=32 0.1218 ms; spread 10.6 %
   {2, 64, 14, 4, 16, 515},
-  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1594 ms; runner-up splits=64 0.165 ms; spread 16.0 %
+  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1688 ms; runner-up splits=16 0.1728 ms; spread 36.7 %
   {2, 64, 15, 4, 32, 516},
-  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1058 ms; runner-up splits=16 0.1059 ms; spread 20.6 %
+  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1143 ms; runner-up splits=8 0.1161 ms; spread 12.3 %
   {2, 64, 13, 5, -1, 517},
-  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1489 ms; runner-up splits=8 0.1513 ms; spread 16.1 %
-  {2, 64, 13, 6, -1, 518},
-  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2367 ms; runner-up default 0.2407 ms; spread 10.1 %
+  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=16 0.1618 ms; runner-up splits=8 0.1626 ms; spread 8.4 %
+  {2, 64, 13, 6, 16, 518},
+  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=8 0.2487 ms; runner-up splits=16 0.2521 ms; spread 28.9 %
   {2, 64, 13, 7, 8, 519},
-  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.413 ms; runner-up splits=16 0.4137 ms; spread 7.8 %
+  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=8 0.427 ms; runner-up splits=16 0.4284 ms; spread 62.3 %
   {2, 64, 13, 8, 8, 520},
-  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.7553 ms; runner-up splits=8 0.7564 ms; spread 7.8 %
+  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=16 0.766 ms; runner-up splits=8 0.768 ms; spread 6.2 %
   {2, 64, 13, 9, 16, 521},
-  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0455 ms; runner-up splits=1 0.0452 ms; spread 24.0 %
+  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0525 ms; runner-up splits=1 0.0607 ms; spread 15.8 %
   {2, 128, 8, 4, -1, 522},
-  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0564 ms; runner-up splits=4 0.0564 ms; spread 22.5 %
-  {2, 128, 9, 4, 8, 523},
-  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0605 ms; runner-up splits=16 0.062 ms; spread 19.2 %
+  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0664 ms; runner-up splits=8 0.0666 ms; spread 82.2 %
+  {2, 128, 9, 4, 1, 523},
+  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0724 ms; runner-up splits=16 0.0725 ms; spread 39.9 %
   {2, 128, 10, 4, 8, 524},
-  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.08 ms; runner-up splits=8 0.0815 ms; spread 45.9 %
+  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0776 ms; runner-up default 0.0803 ms; spread 15.0 %
   {2, 128, 11, 4, 16, 525},
-  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0936 ms; runner-up default 0.0964 ms; spread 49.8 %
+  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0915 ms; runner-up default 0.0936 ms; spread 56.6 %
   {2, 128, 12, 4, 16, 526},
-  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1088 ms; runner-up splits=16 0.1088 ms; spread 14.3 %
+  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1165 ms; runner-up splits=16 0.118 ms; spread 17.0 %
   {2, 128, 13, 4, -1, 527},
-  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1526 ms; runner-up splits=16 0.1539 ms; spread 8.8 %
+  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1647 ms; runner-up splits=16 0.1666 ms; spread 32.2 %
   {2, 128, 14, 4, 32, 528},
-  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2401 ms; runner-up splits=16 0.25 ms; spread 49.8 %
+  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.253 ms; runner-up splits=16 0.2604 ms; spread 10.5 %
   {2, 128, 15, 4, 32, 529},
-  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.151 ms; runner-up default 0.1556 ms; spread 10.3 %
+  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.16 ms; runner-up splits=8 0.1636 ms; spread 13.3 %
   {2, 128, 13, 5, 16, 530},
-  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.238 ms; runner-up splits=16 0.2394 ms; spread 6.8 %
+  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=8 0.2485 ms; runner-up splits=16 0.2511 ms; spread 28.7 %
   {2, 128, 13, 6, 8, 531},
-  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=8 0.407 ms; runner-up splits=4 0.4094 ms; spread 4.6 %
-  {2, 128, 13, 7, 8, 532},
-  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7532 ms; runner-up splits=8 0.7578 ms; spread 3.2 %
+  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=4 0.4244 ms; runner-up splits=16 0.4257 ms; spread 9.3 %
+  {2, 128, 13, 7, 4, 532},
+  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: splits=16 0.7699 ms; runner-up splits=8 0.7741 ms; spread 4.7 %
   {2, 128, 13, 8, 16, 533},
-  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 1.437 ms; runner-up splits=8 1.437 ms; spread 3.0 %
+  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: splits=16 1.454 ms; runner-up splits=1 1.458 ms; spread 13.3 %
   {2, 128, 13, 9, 16, 534},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;

@@ -2430,15 +2430,16 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BN STAGES PINGPONG
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
+using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
+using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2446,124 +2447,124 @@ using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stage
 // is nearest its own; a device, dtype or head dim without rows: the default
 // rules.  Columns: dtype, D, keys, work, variant, wisdom line.
 // wisdom/nvidia-h100-80gb-hbm3.wisdom: NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, memory clock 2619000 kHz;
-// tuned 2026-11-27T00:11Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T05:48Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.056 ms; runner-up T64_128_2P 0.056 ms; spread 24.2 %
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0587 ms; runner-up T64_128_3P 0.0588 ms; spread 142.0 %
   {1, 64, 8, 12, 0, 275},
-  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0714 ms; runner-up T64_128_3P 0.071 ms; spread 16.0 %
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0712 ms; runner-up T64_128_2 0.0712 ms; spread 36.6 %
   {1, 64, 9, 13, -1, 276},
-  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0978 ms; runner-up T64_128_2 0.0982 ms; spread 10.7 %
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0952 ms; runner-up T64_128_2 0.095 ms; spread 13.0 %
   {1, 64, 10, 14, -1, 277},
-  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1733 ms; runner-up T64_128_2 0.1741 ms; spread 8.2 %
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1653 ms; runner-up T64_128_2 0.1656 ms; spread 6.7 %
   {1, 64, 11, 15, -1, 278},
-  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5166 ms; runner-up T64_128_2 0.5159 ms; spread 2.1 %
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4965 ms; runner-up T64_128_3 0.4958 ms; spread 8.6 %
   {1, 64, 12, 16, -1, 279},
-  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.444 ms; runner-up T64_128_2 1.438 ms; spread 1.0 %
-  {1, 64, 13, 17, -1, 280},
-  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.234 ms; runner-up T64_128_3 3.235 ms; spread 1.0 %
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_128_3 1.375 ms; runner-up T64_128_2 1.378 ms; spread 2.4 %
+  {1, 64, 13, 17, 1, 280},
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.042 ms; runner-up T64_128_3 3.039 ms; spread 0.6 %
   {1, 64, 14, 18, -1, 281},
-  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 6.685 ms; runner-up T64_128_2P 6.741 ms; spread 0.3 %
-  {1, 64, 15, 19, 1, 282},
-  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 2.796 ms; runner-up T64_128_3 2.814 ms; spread 0.8 %
-  {1, 64, 13, 18, 1, 283},
-  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 5.516 ms; runner-up T64_128_2P 5.559 ms; spread 0.4 %
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.444 ms; runner-up T64_128_3 6.392 ms; spread 3.3 %
+  {1, 64, 15, 19, -1, 282},
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.682 ms; runner-up T64_128_2 2.677 ms; spread 1.8 %
+  {1, 64, 13, 18, -1, 283},
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_3 5.258 ms; runner-up T64_128_2 5.266 ms; spread 0.7 %
   {1, 64, 13, 19, 1, 284},
-  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 11.01 ms; runner-up T64_128_2P 11.11 ms; spread 0.7 %
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.56 ms; runner-up T64_128_2 10.55 ms; spread 0.7 %
   {1, 64, 13, 20, -1, 285},
-  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 21.98 ms; runner-up T64_128_2 22.25 ms; spread 7.1 %
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 20.81 ms; runner-up T64_128_3 21.17 ms; spread 1.3 %
   {1, 64, 13, 21, -1, 286},
-  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 44.53 ms; runner-up T64_128_2 44.62 ms; spread 3.9 %
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 42.6 ms; runner-up T64_128_2 42.9 ms; spread 7.7 %
   {1, 64, 13, 22, -1, 287},
-  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0623 ms; runner-up T128_64_2 0.0623 ms; spread 14.1 %
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0579 ms; runner-up T128_128_3P 0.059 ms; spread 14.3 %
   {1, 128, 8, 12, 2, 288},
-  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0779 ms; runner-up T128_64_3P 0.0793 ms; spread 24.1 %
-  {1, 128, 9, 13, 3, 289},
-  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1096 ms; runner-up T128_128_3P 0.1109 ms; spread 12.7 %
-  {1, 128, 10, 14, 3, 290},
-  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.203 ms; runner-up T128_128_3P 0.2055 ms; spread 11.8 %
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0744 ms; runner-up T128_128_3P 0.0745 ms; spread 16.6 %
+  {1, 128, 9, 13, 2, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: default 0.121 ms; runner-up T128_64_3P 0.1218 ms; spread 9.8 %
+  {1, 128, 10, 14, -1, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2045 ms; runner-up T128_128_2P 0.2084 ms; spread 23.9 %
   {1, 128, 11, 15, 3, 291},
-  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6132 ms; runner-up T128_128_2 0.6219 ms; spread 2.6 %
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.6038 ms; runner-up T128_128_2P 0.6044 ms; spread 2.0 %
   {1, 128, 12, 16, 3, 292},
-  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.687 ms; runner-up T128_128_3 1.706 ms; spread 0.9 %
-  {1, 128, 13, 17, 3, 293},
-  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.877 ms; runner-up T128_128_2 3.901 ms; spread 0.7 %
-  {1, 128, 14, 18, 3, 294},
-  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.258 ms; runner-up T128_128_3P 8.433 ms; spread 11.0 %
-  {1, 128, 15, 19, -1, 295},
-  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.391 ms; runner-up T128_128_2P 3.43 ms; spread 1.2 %
-  {1, 128, 13, 18, 4, 296},
-  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 7.145 ms; runner-up T128_128_2P 7.257 ms; spread 1.2 %
-  {1, 128, 13, 19, 4, 297},
-  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 14.83 ms; runner-up T128_128_2P 15.17 ms; spread 1.3 %
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.648 ms; runner-up T128_128_3P 1.653 ms; spread 2.1 %
+  {1, 128, 13, 17, 2, 293},
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.749 ms; runner-up T128_128_2 3.761 ms; spread 3.6 %
+  {1, 128, 14, 18, 2, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_128_2P 8.042 ms; runner-up T128_128_2 8.103 ms; spread 1.9 %
+  {1, 128, 15, 19, 2, 295},
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.265 ms; runner-up T128_128_3P 3.286 ms; spread 2.4 %
+  {1, 128, 13, 18, 2, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2P 6.89 ms; runner-up T128_128_2 6.956 ms; spread 2.3 %
+  {1, 128, 13, 19, 2, 297},
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 14.28 ms; runner-up T128_128_2 14.76 ms; spread 2.2 %
   {1, 128, 13, 20, -1, 298},
-  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 29.48 ms; runner-up T128_128_2 30.71 ms; spread 34.5 %
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 29.5 ms; runner-up T128_128_2 30.14 ms; spread 17.1 %
   {1, 128, 13, 21, -1, 299},
-  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 63.54 ms; runner-up T128_128_3P 63.09 ms; spread 14.7 %
-  {1, 128, 13, 22, -1, 300},
-  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.055 ms; runner-up T64_64_2 0.0557 ms; spread 17.7 %
-  {2, 64, 8, 12, 5, 301},
-  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0711 ms; runner-up T64_64_3 0.0713 ms; spread 19.2 %
-  {2, 64, 9, 13, 6, 302},
-  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0987 ms; runner-up T64_128_3 0.0987 ms; spread 11.4 %
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 61.47 ms; runner-up T128_176_2P 61.94 ms; spread 4.0 %
+  {1, 128, 13, 22, 3, 300},
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0544 ms; runner-up T64_128_2 0.0544 ms; spread 20.8 %
+  {2, 64, 8, 12, 4, 301},
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0689 ms; runner-up T64_128_2 0.0688 ms; spread 13.8 %
+  {2, 64, 9, 13, -1, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0956 ms; runner-up T64_128_2 0.0948 ms; spread 9.4 %
   {2, 64, 10, 14, -1, 303},
-  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1733 ms; runner-up T64_128_3 0.1748 ms; spread 10.6 %
-  {2, 64, 11, 15, 1, 304},
-  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.518 ms; runner-up T64_128_2 0.5167 ms; spread 2.1 %
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1668 ms; runner-up T64_128_2 0.1665 ms; spread 6.3 %
+  {2, 64, 11, 15, -1, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.4938 ms; runner-up T64_128_2 0.4966 ms; spread 2.7 %
   {2, 64, 12, 16, -1, 305},
-  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.437 ms; runner-up T64_128_2 1.434 ms; spread 3.3 %
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.383 ms; runner-up T64_128_3 1.382 ms; spread 1.3 %
   {2, 64, 13, 17, -1, 306},
-  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.24 ms; runner-up T64_128_2 3.226 ms; spread 4.4 %
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.083 ms; runner-up T64_128_3 3.065 ms; spread 0.8 %
   {2, 64, 14, 18, -1, 307},
-  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 6.716 ms; runner-up T64_128_3 6.783 ms; spread 0.5 %
-  {2, 64, 15, 19, 1, 308},
-  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.833 ms; runner-up T64_128_2 2.809 ms; spread 0.4 %
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.386 ms; runner-up T64_128_2 6.398 ms; spread 1.0 %
+  {2, 64, 15, 19, -1, 308},
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.677 ms; runner-up T64_128_3 2.714 ms; spread 0.5 %
   {2, 64, 13, 18, -1, 309},
-  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 5.544 ms; runner-up T64_128_3 5.587 ms; spread 0.3 %
-  {2, 64, 13, 19, 1, 310},
-  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 11.09 ms; runner-up T64_128_2 11.27 ms; spread 3.2 %
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.339 ms; runner-up T64_128_2 5.292 ms; spread 1.7 %
+  {2, 64, 13, 19, -1, 310},
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.47 ms; runner-up T64_128_2 10.64 ms; spread 1.1 %
   {2, 64, 13, 20, -1, 311},
-  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 22.39 ms; runner-up T64_128_2 22.47 ms; spread 7.8 %
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 20.86 ms; runner-up T64_128_3 21.66 ms; spread 0.8 %
   {2, 64, 13, 21, -1, 312},
-  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 44.95 ms; runner-up T64_128_2 45.49 ms; spread 10.0 %
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 43.48 ms; runner-up T64_128_2 43.48 ms; spread 10.5 %
   {2, 64, 13, 22, -1, 313},
-  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0647 ms; runner-up T128_64_3 0.0651 ms; spread 13.8 %
-  {2, 128, 8, 12, 7, 314},
-  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0794 ms; runner-up T128_128_3P 0.0797 ms; spread 15.2 %
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0596 ms; runner-up T128_128_3P 0.0607 ms; spread 15.5 %
+  {2, 128, 8, 12, 2, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0765 ms; runner-up T128_128_2P 0.077 ms; spread 10.5 %
   {2, 128, 9, 13, 3, 315},
-  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1107 ms; runner-up T128_128_3P 0.1109 ms; spread 12.1 %
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1064 ms; runner-up T128_128_2P 0.1067 ms; spread 11.1 %
   {2, 128, 10, 14, 3, 316},
-  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2032 ms; runner-up default 0.2061 ms; spread 6.9 %
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1929 ms; runner-up T128_128_2P 0.1939 ms; spread 5.4 %
   {2, 128, 11, 15, 3, 317},
-  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6193 ms; runner-up T128_128_2 0.6261 ms; spread 2.1 %
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5992 ms; runner-up T128_128_2P 0.6009 ms; spread 2.6 %
   {2, 128, 12, 16, 3, 318},
-  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.704 ms; runner-up T128_128_2 1.716 ms; spread 3.5 %
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 1.65 ms; runner-up T128_128_2P 1.655 ms; spread 1.7 %
   {2, 128, 13, 17, 3, 319},
-  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 3.973 ms; runner-up T128_128_2P 3.993 ms; spread 1.2 %
-  {2, 128, 14, 18, 4, 320},
-  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.154 ms; runner-up T128_128_2P 8.724 ms; spread 0.6 %
-  {2, 128, 15, 19, -1, 321},
-  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.471 ms; runner-up T128_128_2 3.511 ms; spread 0.7 %
-  {2, 128, 13, 18, 3, 322},
-  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.322 ms; runner-up T128_128_2 7.404 ms; spread 2.0 %
-  {2, 128, 13, 19, -1, 323},
-  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 14.83 ms; runner-up T128_128_2 15.56 ms; spread 1.2 %
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_3P 3.821 ms; runner-up T128_128_2P 3.838 ms; spread 1.4 %
+  {2, 128, 14, 18, 3, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: T128_128_2P 8.402 ms; runner-up T128_128_2 8.459 ms; spread 0.3 %
+  {2, 128, 15, 19, 2, 321},
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.367 ms; runner-up T128_128_2P 3.385 ms; spread 1.1 %
+  {2, 128, 13, 18, 5, 322},
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 7.138 ms; runner-up default 7.271 ms; spread 1.1 %
+  {2, 128, 13, 19, 5, 323},
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 14.57 ms; runner-up T128_128_2P 15.4 ms; spread 7.6 %
   {2, 128, 13, 20, -1, 324},
-  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 30.18 ms; runner-up T128_128_2 31.49 ms; spread 23.4 %
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 29.91 ms; runner-up T128_128_2 30.72 ms; spread 34.7 %
   {2, 128, 13, 21, -1, 325},
-  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 63.97 ms; runner-up T128_128_3P 64.25 ms; spread 17.2 %
-  {2, 128, 13, 22, -1, 326},
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 62.62 ms; runner-up T128_176_2 63.74 ms; spread 2.1 %
+  {2, 128, 13, 22, 3, 326},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
   // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0564 ms; runner-up T64_128_3P 0.0564 ms; spread 14.3 %
-  {1, 64, 8, 12, 5, 275},
+  {1, 64, 8, 12, 6, 275},
   // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.072 ms; runner-up T64_64_2 0.0727 ms; spread 53.5 %
-  {1, 64, 9, 13, 5, 276},
+  {1, 64, 9, 13, 6, 276},
   // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1004 ms; runner-up default 0.1029 ms; spread 15.1 %
-  {1, 64, 10, 14, 8, 277},
+  {1, 64, 10, 14, 1, 277},
   // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1781 ms; runner-up T64_128_2P 0.18 ms; spread 9.0 %
-  {1, 64, 11, 15, 1, 278},
+  {1, 64, 11, 15, 7, 278},
   // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5232 ms; runner-up T64_128_2 0.5233 ms; spread 6.8 %
   {1, 64, 12, 16, -1, 279},
   // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.443 ms; runner-up T64_128_2 1.436 ms; spread 1.4 %
@@ -2583,23 +2584,23 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 44.71 ms; runner-up T64_128_2 44.77 ms; spread 2.4 %
   {1, 64, 13, 22, -1, 287},
   // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0641 ms; runner-up T128_64_3 0.0646 ms; spread 33.7 %
-  {1, 128, 8, 12, 7, 288},
+  {1, 128, 8, 12, 3, 288},
   // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0816 ms; runner-up T128_64_3P 0.0824 ms; spread 12.0 %
-  {1, 128, 9, 13, 7, 289},
+  {1, 128, 9, 13, 3, 289},
   // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: default 0.1162 ms; runner-up T128_128_3P 0.1177 ms; spread 31.9 %
   {1, 128, 10, 14, -1, 290},
   // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2057 ms; runner-up T128_128_3P 0.208 ms; spread 6.5 %
-  {1, 128, 11, 15, 3, 291},
+  {1, 128, 11, 15, 2, 291},
   // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6156 ms; runner-up T128_128_3 0.6244 ms; spread 2.8 %
-  {1, 128, 12, 16, 3, 292},
+  {1, 128, 12, 16, 2, 292},
   // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.692 ms; runner-up T128_128_2 1.707 ms; spread 1.8 %
-  {1, 128, 13, 17, 3, 293},
+  {1, 128, 13, 17, 2, 293},
   // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.808 ms; runner-up T128_128_2 3.834 ms; spread 0.5 %
-  {1, 128, 14, 18, 3, 294},
+  {1, 128, 14, 18, 2, 294},
   // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.265 ms; runner-up T128_128_2 8.337 ms; spread 2.0 %
   {1, 128, 15, 19, -1, 295},
   // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.351 ms; runner-up T128_128_2 3.366 ms; spread 0.9 %
-  {1, 128, 13, 18, 3, 296},
+  {1, 128, 13, 18, 2, 296},
   // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.995 ms; runner-up T128_128_2 6.962 ms; spread 2.2 %
   {1, 128, 13, 19, -1, 297},
   // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.8 ms; runner-up T128_128_2 14.34 ms; spread 2.6 %
@@ -2609,13 +2610,13 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 59.19 ms; runner-up T128_128_3P 60.37 ms; spread 16.2 %
   {1, 128, 13, 22, -1, 300},
   // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0565 ms; runner-up T64_64_3P 0.0572 ms; spread 66.8 %
-  {2, 64, 8, 12, 6, 301},
+  {2, 64, 8, 12, 8, 301},
   // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0722 ms; runner-up T64_64_2 0.0717 ms; spread 15.7 %
   {2, 64, 9, 13, -1, 302},
   // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1015 ms; runner-up T64_128_2 0.1009 ms; spread 15.9 %
   {2, 64, 10, 14, -1, 303},
   // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1783 ms; runner-up T64_128_3 0.1802 ms; spread 10.4 %
-  {2, 64, 11, 15, 1, 304},
+  {2, 64, 11, 15, 7, 304},
   // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5298 ms; runner-up T64_128_2 0.5285 ms; spread 2.7 %
   {2, 64, 12, 16, -1, 305},
   // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.452 ms; runner-up T64_128_2 1.445 ms; spread 1.1 %
@@ -2635,23 +2636,23 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 44.64 ms; runner-up T64_128_2 44.81 ms; spread 7.0 %
   {2, 64, 13, 22, -1, 313},
   // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0634 ms; runner-up T128_64_2P 0.0639 ms; spread 19.2 %
-  {2, 128, 8, 12, 2, 314},
+  {2, 128, 8, 12, 9, 314},
   // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0824 ms; runner-up T128_64_3 0.0825 ms; spread 17.7 %
-  {2, 128, 9, 13, 7, 315},
+  {2, 128, 9, 13, 3, 315},
   // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1146 ms; runner-up T128_128_3 0.1164 ms; spread 22.4 %
-  {2, 128, 10, 14, 3, 316},
+  {2, 128, 10, 14, 2, 316},
   // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2036 ms; runner-up T128_128_3 0.2065 ms; spread 6.3 %
-  {2, 128, 11, 15, 3, 317},
+  {2, 128, 11, 15, 2, 317},
   // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6292 ms; runner-up T128_128_3P 0.6355 ms; spread 8.4 %
-  {2, 128, 12, 16, 3, 318},
+  {2, 128, 12, 16, 2, 318},
   // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.707 ms; runner-up T128_128_2 1.723 ms; spread 2.7 %
-  {2, 128, 13, 17, 3, 319},
+  {2, 128, 13, 17, 2, 319},
   // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.935 ms; runner-up T128_128_2P 3.926 ms; spread 1.1 %
   {2, 128, 14, 18, -1, 320},
   // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.379 ms; runner-up T128_128_2 8.553 ms; spread 1.3 %
   {2, 128, 15, 19, -1, 321},
   // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.393 ms; runner-up T128_128_2P 3.428 ms; spread 1.8 %
-  {2, 128, 13, 18, 4, 322},
+  {2, 128, 13, 18, 5, 322},
   // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.066 ms; runner-up T128_128_2P 7.087 ms; spread 1.5 %
   {2, 128, 13, 19, -1, 323},
   // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 13.91 ms; runner-up T128_128_2 14.98 ms; spread 3.4 %
@@ -2690,11 +2691,12 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 64, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 1: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 5: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
+        case 4: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2714,10 +2716,10 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 2: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
-        case 3: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
-        case 4: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 2: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
+        case 3: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 5: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
