@@ -2436,8 +2436,7 @@ using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages
 using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
-using T64_176_3P = fh_cfg<64, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
@@ -2554,112 +2553,112 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, 7, 222},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0151 ms; runner-up T64_128_2 0.0156 ms; spread 29.9 %
-  {1, 64, 8, 12, 1, 171},
-  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3P 0.0182 ms; runner-up T64_64_3 0.0186 ms; spread 9.7 %
-  {1, 64, 9, 13, 1, 172},
-  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_64_3P 0.0252 ms; runner-up T64_128_2 0.0256 ms; spread 3.9 %
-  {1, 64, 10, 14, 1, 173},
-  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.042 ms; runner-up default 0.0426 ms; spread 6.2 %
-  {1, 64, 11, 15, 13, 174},
-  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3 0.1227 ms; runner-up T64_128_2 0.1237 ms; spread 1.9 %
-  {1, 64, 12, 16, 13, 175},
-  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4121 ms; runner-up T64_176_2P 0.4178 ms; spread 1.8 %
-  {1, 64, 13, 17, 14, 176},
-  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.491 ms; runner-up T64_176_2P 1.532 ms; spread 1.4 %
-  {1, 64, 14, 18, 14, 177},
-  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 5.772 ms; runner-up T64_176_3 5.815 ms; spread 1.2 %
-  {1, 64, 15, 19, 14, 178},
-  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.815 ms; runner-up T64_176_2P 0.8279 ms; spread 0.9 %
-  {1, 64, 13, 18, 14, 179},
-  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.616 ms; runner-up T64_176_3 1.639 ms; spread 0.5 %
-  {1, 64, 13, 19, 14, 180},
-  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.293 ms; runner-up T64_176_3P 3.372 ms; spread 0.5 %
+  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0132 ms; runner-up T64_128_2P 0.0132 ms; spread 7.8 %
+  {1, 64, 8, 12, 13, 171},
+  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0185 ms; runner-up T64_64_2P 0.0186 ms; spread 17.5 %
+  {1, 64, 9, 13, 0, 172},
+  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0251 ms; runner-up T64_64_3P 0.0254 ms; spread 49.0 %
+  {1, 64, 10, 14, 0, 173},
+  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.042 ms; runner-up T64_128_3 0.0423 ms; spread 56.2 %
+  {1, 64, 11, 15, 0, 174},
+  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3P 0.1191 ms; runner-up T64_176_2 0.1214 ms; spread 2.6 %
+  {1, 64, 12, 16, 0, 175},
+  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.4052 ms; runner-up T64_176_2 0.4058 ms; spread 0.7 %
+  {1, 64, 13, 17, 3, 176},
+  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.496 ms; runner-up T64_176_2 1.507 ms; spread 1.0 %
+  {1, 64, 14, 18, 3, 177},
+  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3 5.706 ms; runner-up T64_176_2 5.77 ms; spread 1.9 %
+  {1, 64, 15, 19, 3, 178},
+  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.8008 ms; runner-up T64_176_2 0.8099 ms; spread 0.8 %
+  {1, 64, 13, 18, 3, 179},
+  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 1.604 ms; runner-up T64_176_3 1.633 ms; spread 0.6 %
+  {1, 64, 13, 19, 4, 180},
+  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 3.366 ms; runner-up T64_176_2 3.417 ms; spread 0.1 %
   {1, 64, 13, 20, -1, 181},
-  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.606 ms; runner-up T64_176_2 6.864 ms; spread 4.1 %
+  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 6.897 ms; runner-up T64_176_3 6.915 ms; spread 9.6 %
   {1, 64, 13, 21, -1, 182},
-  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.82 ms; runner-up T64_176_3 13.88 ms; spread 4.5 %
-  {1, 64, 13, 22, 14, 183},
-  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0169 ms; runner-up T128_64_2P 0.0176 ms; spread 21.6 %
-  {1, 128, 8, 12, 8, 184},
-  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0204 ms; runner-up T128_128_2P 0.0207 ms; spread 75.1 %
-  {1, 128, 9, 13, 8, 185},
-  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0284 ms; runner-up T128_128_3P 0.0286 ms; spread 6.3 %
-  {1, 128, 10, 14, 6, 186},
-  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0505 ms; runner-up T128_128_3P 0.0506 ms; spread 3.9 %
-  {1, 128, 11, 15, 6, 187},
-  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1472 ms; runner-up T128_128_3P 0.1486 ms; spread 3.3 %
-  {1, 128, 12, 16, 6, 188},
-  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 0.5028 ms; runner-up T128_128_2P 0.5033 ms; spread 0.9 %
-  {1, 128, 13, 17, 7, 189},
-  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.879 ms; runner-up T128_128_2 2.033 ms; spread 1.0 %
+  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 14.33 ms; runner-up T64_176_2 14.36 ms; spread 5.8 %
+  {1, 64, 13, 22, 3, 183},
+  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0165 ms; runner-up T128_64_2P 0.017 ms; spread 15.3 %
+  {1, 128, 8, 12, 6, 184},
+  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.02 ms; runner-up T128_128_2 0.0208 ms; spread 7.1 %
+  {1, 128, 9, 13, 6, 185},
+  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.029 ms; runner-up T128_128_3 0.0291 ms; spread 7.7 %
+  {1, 128, 10, 14, 8, 186},
+  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: default 0.0514 ms; runner-up T128_128_2P 0.0511 ms; spread 5.2 %
+  {1, 128, 11, 15, -1, 187},
+  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1478 ms; runner-up T128_128_2 0.15 ms; spread 2.7 %
+  {1, 128, 12, 16, 8, 188},
+  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 0.5009 ms; runner-up T128_128_2 0.5031 ms; spread 0.7 %
+  {1, 128, 13, 17, 8, 189},
+  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.902 ms; runner-up T128_128_3 2.036 ms; spread 0.3 %
   {1, 128, 14, 18, -1, 190},
-  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.23 ms; runner-up T128_176_2 8.066 ms; spread 11.8 %
+  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.429 ms; runner-up T128_176_2 8.203 ms; spread 1.2 %
   {1, 128, 15, 19, -1, 191},
-  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.033 ms; runner-up T128_176_2P 1.053 ms; spread 1.4 %
+  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.061 ms; runner-up T128_128_2P 1.077 ms; spread 0.9 %
   {1, 128, 13, 18, 7, 192},
-  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.097 ms; runner-up T128_128_2P 2.184 ms; spread 1.5 %
+  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 2.118 ms; runner-up T128_64_2 2.302 ms; spread 0.2 %
   {1, 128, 13, 19, -1, 193},
-  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.421 ms; runner-up T128_128_2 4.89 ms; spread 0.5 %
+  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.558 ms; runner-up T128_176_2P 5.044 ms; spread 1.3 %
   {1, 128, 13, 20, -1, 194},
-  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 9.603 ms; runner-up T128_128_2P 10.01 ms; spread 15.3 %
+  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 9.344 ms; runner-up T128_128_3 10.28 ms; spread 13.8 %
   {1, 128, 13, 21, -1, 195},
-  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 19.91 ms; runner-up T128_128_3 20.03 ms; spread 13.6 %
+  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 21.02 ms; runner-up T128_128_3 20.9 ms; spread 5.1 %
   {1, 128, 13, 22, -1, 196},
-  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0149 ms; runner-up T64_128_2 0.015 ms; spread 18.7 %
-  {2, 64, 8, 12, 11, 197},
-  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0181 ms; runner-up T64_128_2P 0.0186 ms; spread 14.8 %
-  {2, 64, 9, 13, 11, 198},
-  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_64_2 0.0258 ms; runner-up T64_64_2P 0.0258 ms; spread 6.7 %
-  {2, 64, 10, 14, 15, 199},
-  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0426 ms; runner-up T64_128_3 0.0427 ms; spread 2.3 %
-  {2, 64, 11, 15, 0, 200},
-  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1243 ms; runner-up T64_128_3 0.1256 ms; spread 1.6 %
-  {2, 64, 12, 16, -1, 201},
-  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.4194 ms; runner-up T64_176_3 0.424 ms; spread 1.4 %
-  {2, 64, 13, 17, 14, 202},
-  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.502 ms; runner-up T64_176_2P 1.526 ms; spread 0.9 %
-  {2, 64, 14, 18, 14, 203},
-  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.937 ms; runner-up T64_176_3P 5.969 ms; spread 0.1 %
+  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0154 ms; runner-up T64_64_3 0.0155 ms; spread 11.9 %
+  {2, 64, 8, 12, 14, 197},
+  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_176_3 0.0187 ms; runner-up T64_64_3P 0.0187 ms; spread 14.6 %
+  {2, 64, 9, 13, 3, 198},
+  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0251 ms; runner-up T64_64_3P 0.0253 ms; spread 4.7 %
+  {2, 64, 10, 14, 0, 199},
+  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.0423 ms; runner-up T64_128_3P 0.0429 ms; spread 6.9 %
+  {2, 64, 11, 15, 13, 200},
+  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3P 0.1233 ms; runner-up T64_176_3P 0.1238 ms; spread 3.9 %
+  {2, 64, 12, 16, 0, 201},
+  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.4027 ms; runner-up T64_176_2 0.4044 ms; spread 1.2 %
+  {2, 64, 13, 17, 3, 202},
+  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 1.5 ms; runner-up T64_176_3 1.504 ms; spread 0.7 %
+  {2, 64, 14, 18, 4, 203},
+  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 5.904 ms; runner-up T64_176_3 5.917 ms; spread 1.5 %
   {2, 64, 15, 19, 4, 204},
-  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.8133 ms; runner-up T64_176_2P 0.826 ms; spread 3.2 %
-  {2, 64, 13, 18, 14, 205},
-  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 1.625 ms; runner-up T64_176_3 1.642 ms; spread 0.6 %
-  {2, 64, 13, 19, 14, 206},
-  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.298 ms; runner-up T64_176_3 3.388 ms; spread 1.0 %
+  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.8021 ms; runner-up T64_176_2 0.8044 ms; spread 1.8 %
+  {2, 64, 13, 18, 3, 205},
+  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_176_2 1.603 ms; runner-up T64_176_3 1.614 ms; spread 1.2 %
+  {2, 64, 13, 19, 4, 206},
+  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 3.394 ms; runner-up T64_128_3P 3.486 ms; spread 1.2 %
   {2, 64, 13, 20, -1, 207},
-  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.598 ms; runner-up T64_176_2P 7.055 ms; spread 8.7 %
+  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 6.738 ms; runner-up T64_176_2 7.167 ms; spread 0.1 %
   {2, 64, 13, 21, -1, 208},
-  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 14.09 ms; runner-up T64_176_2 14.24 ms; spread 6.2 %
-  {2, 64, 13, 22, 14, 209},
-  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0169 ms; runner-up T128_128_3P 0.0169 ms; spread 16.3 %
-  {2, 128, 8, 12, 10, 210},
-  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3 0.0206 ms; runner-up T128_128_3P 0.0206 ms; spread 4.3 %
-  {2, 128, 9, 13, 16, 211},
-  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0279 ms; runner-up T128_128_2P 0.0281 ms; spread 4.0 %
-  {2, 128, 10, 14, 8, 212},
-  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0505 ms; runner-up T128_128_3P 0.0509 ms; spread 19.5 %
-  {2, 128, 11, 15, 6, 213},
-  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1501 ms; runner-up T128_128_2P 0.1506 ms; spread 2.3 %
+  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3 14.76 ms; runner-up T64_176_2 14.82 ms; spread 3.1 %
+  {2, 64, 13, 22, 3, 209},
+  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0152 ms; runner-up T128_128_3 0.0156 ms; spread 7.0 %
+  {2, 128, 8, 12, 6, 210},
+  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0209 ms; runner-up T128_128_2 0.0211 ms; spread 6.1 %
+  {2, 128, 9, 13, 8, 211},
+  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0282 ms; runner-up T128_128_3P 0.029 ms; spread 15.6 %
+  {2, 128, 10, 14, 6, 212},
+  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: default 0.0517 ms; runner-up T128_128_3 0.0512 ms; spread 5.4 %
+  {2, 128, 11, 15, -1, 213},
+  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1465 ms; runner-up T128_128_3 0.1474 ms; spread 1.7 %
   {2, 128, 12, 16, 8, 214},
-  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.5154 ms; runner-up T128_128_2 0.5104 ms; spread 1.3 %
-  {2, 128, 13, 17, -1, 215},
-  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.908 ms; runner-up T128_128_2 2.085 ms; spread 0.8 %
+  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 0.5073 ms; runner-up T128_128_3 0.5081 ms; spread 3.9 %
+  {2, 128, 13, 17, 8, 215},
+  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.931 ms; runner-up T128_176_2P 2.094 ms; spread 1.1 %
   {2, 128, 14, 18, -1, 216},
-  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.86 ms; runner-up T128_176_2 8.194 ms; spread 6.5 %
+  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.038 ms; runner-up T128_128_3P 8.434 ms; spread 6.7 %
   {2, 128, 15, 19, -1, 217},
-  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.061 ms; runner-up T128_128_2P 1.09 ms; spread 4.9 %
-  {2, 128, 13, 18, 7, 218},
-  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.154 ms; runner-up T128_176_2P 2.297 ms; spread 1.2 %
+  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_3 1.069 ms; runner-up T128_128_2P 1.085 ms; spread 0.7 %
+  {2, 128, 13, 18, 15, 218},
+  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.199 ms; runner-up T128_128_3P 2.297 ms; spread 0.4 %
   {2, 128, 13, 19, -1, 219},
-  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.519 ms; runner-up T128_176_2 5.043 ms; spread 9.3 %
+  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.741 ms; runner-up T128_128_2 5.251 ms; spread 6.5 %
   {2, 128, 13, 20, -1, 220},
-  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: T128_128_2 9.866 ms; runner-up default 10.14 ms; spread 4.3 %
-  {2, 128, 13, 21, 7, 221},
-  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.61 ms; runner-up T128_128_2P 20.85 ms; spread 0.2 %
-  {2, 128, 13, 22, 16, 222},
+  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.69 ms; runner-up T128_128_3 10.72 ms; spread 13.9 %
+  {2, 128, 13, 21, -1, 221},
+  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 21.53 ms; runner-up default 21.95 ms; spread 1.4 %
+  {2, 128, 13, 22, 15, 222},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
@@ -2697,8 +2696,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 4: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
         case 11: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
         case 13: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 14: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
-        case 15: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 14: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2725,7 +2723,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 9: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
         case 10: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
         case 12: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
-        case 16: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 15: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -1722,111 +1722,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, 32, 482},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0106 ms; runner-up splits=1 0.0115 ms; spread 32.6 %
-  {1, 64, 8, 4, -1, 431},
-  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0138 ms; runner-up splits=8 0.0144 ms; spread 26.9 %
+  // line 431: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0124 ms; runner-up default 0.0128 ms; spread 16.0 %
+  {1, 64, 8, 4, 1, 431},
+  // line 432: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0154 ms; runner-up splits=8 0.0168 ms; spread 21.6 %
   {1, 64, 9, 4, 1, 432},
-  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0137 ms; runner-up splits=16 0.0141 ms; spread 65.7 %
+  // line 433: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0174 ms; runner-up splits=4 0.0178 ms; spread 14.3 %
   {1, 64, 10, 4, 8, 433},
-  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0156 ms; runner-up splits=16 0.0157 ms; spread 20.6 %
+  // line 434: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0191 ms; runner-up splits=16 0.0201 ms; spread 12.9 %
   {1, 64, 11, 4, 8, 434},
-  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0178 ms; runner-up default 0.0184 ms; spread 16.6 %
+  // line 435: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0213 ms; runner-up default 0.0216 ms; spread 11.8 %
   {1, 64, 12, 4, 8, 435},
-  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0222 ms; runner-up splits=16 0.0225 ms; spread 11.7 %
-  {1, 64, 13, 4, 8, 436},
-  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.03 ms; runner-up splits=16 0.0313 ms; spread 17.4 %
+  // line 436: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0267 ms; runner-up splits=8 0.0267 ms; spread 10.7 %
+  {1, 64, 13, 4, 16, 436},
+  // line 437: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0347 ms; runner-up splits=16 0.0353 ms; spread 5.6 %
   {1, 64, 14, 4, 8, 437},
-  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.047 ms; runner-up splits=16 0.0474 ms; spread 4.6 %
+  // line 438: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0507 ms; runner-up splits=16 0.0513 ms; spread 6.5 %
   {1, 64, 15, 4, 8, 438},
-  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0302 ms; runner-up splits=8 0.0304 ms; spread 4.9 %
-  {1, 64, 13, 5, -1, 439},
-  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.0471 ms; runner-up splits=4 0.0475 ms; spread 4.6 %
-  {1, 64, 13, 6, -1, 440},
-  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0769 ms; runner-up splits=2 0.0792 ms; spread 5.2 %
+  // line 439: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=8 0.0329 ms; runner-up default 0.0338 ms; spread 9.1 %
+  {1, 64, 13, 5, 8, 439},
+  // line 440: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.0501 ms; runner-up default 0.051 ms; spread 6.9 %
+  {1, 64, 13, 6, 2, 440},
+  // line 441: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0804 ms; runner-up splits=2 0.0841 ms; spread 3.5 %
   {1, 64, 13, 7, 1, 441},
-  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1386 ms; runner-up default 0.1404 ms; spread 2.9 %
-  {1, 64, 13, 8, 1, 442},
-  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=4 0.2745 ms; runner-up splits=8 0.2759 ms; spread 2.9 %
-  {1, 64, 13, 9, 4, 443},
-  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0111 ms; runner-up splits=1 0.0117 ms; spread 16.8 %
+  // line 442: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1452 ms; runner-up splits=1 0.1444 ms; spread 3.1 %
+  {1, 64, 13, 8, -1, 442},
+  // line 443: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.28 ms; runner-up splits=4 0.2838 ms; spread 2.0 %
+  {1, 64, 13, 9, 8, 443},
+  // line 444: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0137 ms; runner-up splits=1 0.0142 ms; spread 22.2 %
   {1, 128, 8, 4, -1, 444},
-  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0142 ms; runner-up splits=1 0.0143 ms; spread 22.3 %
-  {1, 128, 9, 4, 4, 445},
-  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up default 0.0166 ms; spread 13.5 %
+  // line 445: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0172 ms; runner-up splits=8 0.0173 ms; spread 13.9 %
+  {1, 128, 9, 4, 1, 445},
+  // line 446: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0185 ms; runner-up splits=4 0.0187 ms; spread 8.1 %
   {1, 128, 10, 4, 8, 446},
-  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0177 ms; runner-up splits=4 0.0188 ms; spread 8.9 %
+  // line 447: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0212 ms; runner-up default 0.022 ms; spread 12.7 %
   {1, 128, 11, 4, 8, 447},
-  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0224 ms; runner-up splits=8 0.0222 ms; spread 11.7 %
+  // line 448: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0257 ms; runner-up splits=8 0.0258 ms; spread 8.2 %
   {1, 128, 12, 4, -1, 448},
-  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0303 ms; runner-up splits=8 0.0303 ms; spread 4.7 %
+  // line 449: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0332 ms; runner-up splits=8 0.0332 ms; spread 6.2 %
   {1, 128, 13, 4, -1, 449},
-  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0461 ms; runner-up splits=8 0.0462 ms; spread 5.6 %
-  {1, 128, 14, 4, -1, 450},
-  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0782 ms; runner-up splits=8 0.0794 ms; spread 4.8 %
+  // line 450: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0492 ms; runner-up default 0.0502 ms; spread 7.5 %
+  {1, 128, 14, 4, 8, 450},
+  // line 451: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0822 ms; runner-up splits=8 0.0826 ms; spread 3.9 %
   {1, 128, 15, 4, -1, 451},
-  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0463 ms; runner-up default 0.0471 ms; spread 7.3 %
+  // line 452: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0488 ms; runner-up default 0.05 ms; spread 5.3 %
   {1, 128, 13, 5, 4, 452},
-  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0775 ms; runner-up splits=2 0.0775 ms; spread 3.7 %
-  {1, 128, 13, 6, -1, 453},
-  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1374 ms; runner-up splits=1 0.1371 ms; spread 2.2 %
+  // line 453: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.0817 ms; runner-up default 0.0842 ms; spread 5.1 %
+  {1, 128, 13, 6, 2, 453},
+  // line 454: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1404 ms; runner-up splits=1 0.1402 ms; spread 2.7 %
   {1, 128, 13, 7, -1, 454},
-  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2631 ms; runner-up splits=1 0.2663 ms; spread 1.6 %
+  // line 455: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2726 ms; runner-up splits=1 0.273 ms; spread 2.8 %
   {1, 128, 13, 8, -1, 455},
-  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5129 ms; runner-up splits=1 0.513 ms; spread 2.2 %
+  // line 456: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5224 ms; runner-up splits=1 0.5231 ms; spread 1.6 %
   {1, 128, 13, 9, -1, 456},
-  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0103 ms; runner-up splits=1 0.011 ms; spread 16.7 %
-  {2, 64, 8, 4, -1, 457},
-  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up splits=8 0.0138 ms; spread 17.7 %
+  // line 457: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0128 ms; runner-up default 0.0132 ms; spread 13.3 %
+  {2, 64, 8, 4, 1, 457},
+  // line 458: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0139 ms; runner-up splits=8 0.0163 ms; spread 13.6 %
   {2, 64, 9, 4, 1, 458},
-  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0145 ms; runner-up splits=16 0.0161 ms; spread 13.2 %
-  {2, 64, 10, 4, -1, 459},
-  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0159 ms; runner-up splits=16 0.0166 ms; spread 20.7 %
-  {2, 64, 11, 4, 8, 460},
-  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0182 ms; runner-up splits=16 0.0182 ms; spread 28.2 %
-  {2, 64, 12, 4, -1, 461},
-  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0229 ms; runner-up default 0.0233 ms; spread 8.0 %
+  // line 459: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0169 ms; runner-up splits=8 0.0174 ms; spread 17.4 %
+  {2, 64, 10, 4, 16, 459},
+  // line 460: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0188 ms; runner-up splits=8 0.0191 ms; spread 11.4 %
+  {2, 64, 11, 4, 16, 460},
+  // line 461: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0215 ms; runner-up default 0.0217 ms; spread 93.1 %
+  {2, 64, 12, 4, 8, 461},
+  // line 462: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0256 ms; runner-up splits=16 0.0264 ms; spread 13.2 %
   {2, 64, 13, 4, 8, 462},
-  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0304 ms; runner-up splits=16 0.0319 ms; spread 9.2 %
+  // line 463: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0339 ms; runner-up splits=16 0.035 ms; spread 6.7 %
   {2, 64, 14, 4, 8, 463},
-  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0481 ms; runner-up splits=16 0.0481 ms; spread 5.4 %
+  // line 464: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0508 ms; runner-up splits=16 0.0516 ms; spread 38.5 %
   {2, 64, 15, 4, 8, 464},
-  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0307 ms; runner-up splits=8 0.0322 ms; spread 7.7 %
-  {2, 64, 13, 5, -1, 465},
-  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0479 ms; runner-up splits=2 0.0497 ms; spread 6.1 %
+  // line 465: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0337 ms; runner-up splits=8 0.0341 ms; spread 10.6 %
+  {2, 64, 13, 5, 4, 465},
+  // line 466: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0497 ms; runner-up default 0.0515 ms; spread 7.9 %
   {2, 64, 13, 6, 4, 466},
-  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0784 ms; runner-up splits=2 0.0806 ms; spread 0.8 %
+  // line 467: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.08 ms; runner-up splits=2 0.0839 ms; spread 4.1 %
   {2, 64, 13, 7, 1, 467},
-  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.142 ms; runner-up splits=1 0.1407 ms; spread 6.4 %
+  // line 468: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1445 ms; runner-up splits=1 0.1447 ms; spread 4.4 %
   {2, 64, 13, 8, -1, 468},
-  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2726 ms; runner-up splits=4 0.2748 ms; spread 0.5 %
+  // line 469: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2789 ms; runner-up splits=4 0.2809 ms; spread 1.5 %
   {2, 64, 13, 9, 8, 469},
-  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0116 ms; runner-up default 0.0126 ms; spread 18.1 %
+  // line 470: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0141 ms; runner-up default 0.0145 ms; spread 17.2 %
   {2, 128, 8, 4, 1, 470},
-  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=16 0.0146 ms; runner-up splits=8 0.0146 ms; spread 18.2 %
-  {2, 128, 9, 4, 16, 471},
-  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up splits=16 0.0172 ms; spread 14.1 %
-  {2, 128, 10, 4, 8, 472},
-  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0172 ms; runner-up default 0.0178 ms; spread 9.0 %
+  // line 471: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.017 ms; runner-up splits=1 0.0174 ms; spread 19.9 %
+  {2, 128, 9, 4, 8, 471},
+  // line 472: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0193 ms; runner-up splits=8 0.0194 ms; spread 16.1 %
+  {2, 128, 10, 4, 16, 472},
+  // line 473: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0208 ms; runner-up splits=16 0.0215 ms; spread 13.4 %
   {2, 128, 11, 4, 8, 473},
-  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0219 ms; runner-up splits=16 0.0229 ms; spread 10.8 %
+  // line 474: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0254 ms; runner-up splits=16 0.0262 ms; spread 6.5 %
   {2, 128, 12, 4, 8, 474},
-  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0291 ms; runner-up splits=16 0.0307 ms; spread 10.1 %
+  // line 475: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0334 ms; runner-up splits=16 0.0344 ms; spread 10.3 %
   {2, 128, 13, 4, 8, 475},
-  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0453 ms; runner-up splits=16 0.0476 ms; spread 6.6 %
+  // line 476: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.05 ms; runner-up splits=16 0.0506 ms; spread 6.9 %
   {2, 128, 14, 4, 8, 476},
-  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0794 ms; runner-up splits=16 0.0812 ms; spread 5.4 %
+  // line 477: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0825 ms; runner-up splits=16 0.084 ms; spread 3.5 %
   {2, 128, 15, 4, 8, 477},
-  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.0479 ms; runner-up splits=4 0.0476 ms; spread 7.6 %
-  {2, 128, 13, 5, -1, 478},
-  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.079 ms; runner-up splits=2 0.0783 ms; spread 7.4 %
-  {2, 128, 13, 6, -1, 479},
-  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1376 ms; runner-up default 0.1436 ms; spread 2.1 %
+  // line 478: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0489 ms; runner-up splits=8 0.0503 ms; spread 7.8 %
+  {2, 128, 13, 5, 4, 478},
+  // line 479: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=4 0.0823 ms; runner-up splits=2 0.0829 ms; spread 15.4 %
+  {2, 128, 13, 6, 4, 479},
+  // line 480: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1418 ms; runner-up splits=2 0.1507 ms; spread 3.0 %
   {2, 128, 13, 7, 1, 480},
-  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2662 ms; runner-up splits=1 0.2669 ms; spread 1.3 %
+  // line 481: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2738 ms; runner-up splits=1 0.2732 ms; spread 1.6 %
   {2, 128, 13, 8, -1, 481},
-  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5198 ms; runner-up splits=1 0.5189 ms; spread 0.7 %
+  // line 482: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5288 ms; runner-up splits=1 0.5291 ms; spread 2.0 %
   {2, 128, 13, 9, -1, 482},
 };
 static const fg_tune_table plan_wisdom[] = {

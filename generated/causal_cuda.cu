@@ -2423,13 +2423,7 @@ using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V sta
 using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
-using T64_64_2P = fh_cfg<64, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
-using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
-using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2545,112 +2539,112 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, 4, 118},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2P 0.0121 ms; runner-up T64_128_3P 0.0122 ms; spread 19.8 %
+  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0147 ms; runner-up T64_128_3 0.0148 ms; spread 12.8 %
   {1, 64, 8, 12, 9, 67},
-  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0145 ms; runner-up T64_128_3 0.0144 ms; spread 12.6 %
-  {1, 64, 9, 13, -1, 68},
-  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0205 ms; runner-up T64_128_3P 0.021 ms; spread 11.4 %
+  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0168 ms; runner-up T64_128_2P 0.0173 ms; spread 12.2 %
+  {1, 64, 9, 13, 3, 68},
+  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0218 ms; runner-up T64_128_3P 0.0222 ms; spread 9.4 %
   {1, 64, 10, 14, 3, 69},
-  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.0341 ms; runner-up T64_128_2 0.0342 ms; spread 4.6 %
-  {1, 64, 11, 15, 0, 70},
-  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_3 0.0984 ms; runner-up T64_128_2 0.0988 ms; spread 2.3 %
-  {1, 64, 12, 16, 3, 71},
-  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: default 0.3342 ms; runner-up T64_176_3P 0.3356 ms; spread 1.2 %
-  {1, 64, 13, 17, -1, 72},
-  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: default 1.225 ms; runner-up T64_128_3 1.222 ms; spread 0.4 %
-  {1, 64, 14, 18, -1, 73},
-  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.737 ms; runner-up T64_128_2 4.827 ms; spread 3.4 %
+  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.0368 ms; runner-up T64_128_3P 0.0371 ms; spread 6.1 %
+  {1, 64, 11, 15, 3, 70},
+  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1008 ms; runner-up T64_128_3 0.1007 ms; spread 2.0 %
+  {1, 64, 12, 16, -1, 71},
+  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3293 ms; runner-up T64_176_2P 0.3331 ms; spread 1.9 %
+  {1, 64, 13, 17, 2, 72},
+  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.17 ms; runner-up T64_176_2P 1.201 ms; spread 1.1 %
+  {1, 64, 14, 18, 2, 73},
+  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.741 ms; runner-up T64_176_3P 4.818 ms; spread 1.3 %
   {1, 64, 15, 19, -1, 74},
-  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_3 0.6608 ms; runner-up T64_176_3P 0.6631 ms; spread 1.0 %
-  {1, 64, 13, 18, 3, 75},
-  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.321 ms; runner-up T64_128_2 1.336 ms; spread 0.4 %
+  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6531 ms; runner-up T64_176_2P 0.6592 ms; spread 1.3 %
+  {1, 64, 13, 18, 2, 75},
+  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.311 ms; runner-up T64_128_2 1.355 ms; spread 1.5 %
   {1, 64, 13, 19, -1, 76},
-  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.679 ms; runner-up T64_128_3 2.831 ms; spread 1.9 %
+  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.69 ms; runner-up T64_128_3 2.846 ms; spread 1.1 %
   {1, 64, 13, 20, -1, 77},
-  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.25 ms; runner-up T64_128_3 5.776 ms; spread 0.2 %
+  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.359 ms; runner-up T64_176_3P 5.922 ms; spread 9.0 %
   {1, 64, 13, 21, -1, 78},
-  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: default 11.33 ms; runner-up T64_176_3P 11.89 ms; spread 12.8 %
+  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: default 10.72 ms; runner-up T64_176_2P 12.38 ms; spread 19.0 %
   {1, 64, 13, 22, -1, 79},
-  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.014 ms; runner-up T128_128_3P 0.014 ms; spread 20.4 %
+  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0162 ms; runner-up T128_64_2 0.0163 ms; spread 17.2 %
   {1, 128, 8, 12, 4, 80},
-  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0166 ms; runner-up T128_128_2P 0.0168 ms; spread 6.9 %
+  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0186 ms; runner-up T128_128_3 0.0191 ms; spread 10.5 %
   {1, 128, 9, 13, 5, 81},
-  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3 0.0237 ms; runner-up T128_176_2P 0.0242 ms; spread 11.5 %
-  {1, 128, 10, 14, 10, 82},
-  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0421 ms; runner-up T128_128_3P 0.0433 ms; spread 10.3 %
+  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0255 ms; runner-up T128_128_2P 0.0255 ms; spread 7.3 %
+  {1, 128, 10, 14, 5, 82},
+  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0426 ms; runner-up T128_128_3P 0.0435 ms; spread 7.3 %
   {1, 128, 11, 15, 4, 83},
-  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1282 ms; runner-up T128_128_2 0.1283 ms; spread 3.6 %
+  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1263 ms; runner-up T128_128_2P 0.1273 ms; spread 5.0 %
   {1, 128, 12, 16, 5, 84},
-  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4315 ms; runner-up T128_176_2P 0.4327 ms; spread 0.6 %
+  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.4375 ms; runner-up T128_128_3 0.4336 ms; spread 0.9 %
   {1, 128, 13, 17, -1, 85},
-  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.607 ms; runner-up T128_128_2 1.681 ms; spread 0.4 %
+  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.622 ms; runner-up T128_128_2 1.71 ms; spread 0.3 %
   {1, 128, 14, 18, -1, 86},
-  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.192 ms; runner-up T128_128_2 7.115 ms; spread 0.4 %
+  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.295 ms; runner-up T128_176_2P 7.16 ms; spread 14.1 %
   {1, 128, 15, 19, -1, 87},
-  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_176_2P 0.9002 ms; runner-up T128_176_2 0.9075 ms; spread 19.3 %
-  {1, 128, 13, 18, 11, 88},
-  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.894 ms; runner-up T128_128_2 1.922 ms; spread 2.7 %
+  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9049 ms; runner-up T128_128_2 0.9089 ms; spread 1.2 %
+  {1, 128, 13, 18, -1, 88},
+  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.899 ms; runner-up T128_128_2 2.041 ms; spread 1.5 %
   {1, 128, 13, 19, -1, 89},
-  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.282 ms; runner-up T128_128_2 4.334 ms; spread 0.6 %
+  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.341 ms; runner-up T128_128_2 4.453 ms; spread 3.6 %
   {1, 128, 13, 20, -1, 90},
-  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 8.653 ms; runner-up T128_128_3P 8.951 ms; spread 5.3 %
+  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 8.676 ms; runner-up T128_128_2 8.836 ms; spread 9.4 %
   {1, 128, 13, 21, -1, 91},
-  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 17.91 ms; runner-up T128_128_3 17.99 ms; spread 0.1 %
+  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 18.69 ms; runner-up T128_128_3 18.72 ms; spread 1.9 %
   {1, 128, 13, 22, 5, 92},
-  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0139 ms; runner-up T64_64_3 0.0141 ms; spread 23.2 %
-  {2, 64, 8, 12, 12, 93},
-  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0146 ms; runner-up T64_128_3P 0.0148 ms; spread 14.9 %
-  {2, 64, 9, 13, 13, 94},
-  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0201 ms; runner-up T64_128_2P 0.0199 ms; spread 3.8 %
+  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0148 ms; runner-up T64_128_2P 0.015 ms; spread 12.1 %
+  {2, 64, 8, 12, 0, 93},
+  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0168 ms; runner-up T64_128_3P 0.0168 ms; spread 8.7 %
+  {2, 64, 9, 13, 1, 94},
+  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0221 ms; runner-up T64_128_3P 0.0223 ms; spread 17.1 %
   {2, 64, 10, 14, -1, 95},
-  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0346 ms; runner-up T64_128_2 0.035 ms; spread 7.5 %
-  {2, 64, 11, 15, -1, 96},
-  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.101 ms; runner-up T64_128_3 0.1008 ms; spread 5.5 %
+  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.0363 ms; runner-up default 0.0372 ms; spread 7.6 %
+  {2, 64, 11, 15, 3, 96},
+  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1008 ms; runner-up T64_128_3 0.1016 ms; spread 2.6 %
   {2, 64, 12, 16, -1, 97},
-  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: default 0.3368 ms; runner-up T64_176_3P 0.3358 ms; spread 3.6 %
-  {2, 64, 13, 17, -1, 98},
-  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: default 1.223 ms; runner-up T64_128_3 1.228 ms; spread 0.4 %
+  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.328 ms; runner-up T64_176_2P 0.3322 ms; spread 1.0 %
+  {2, 64, 13, 17, 2, 98},
+  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: default 1.214 ms; runner-up T64_128_3 1.221 ms; spread 0.5 %
   {2, 64, 14, 18, -1, 99},
-  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: default 4.72 ms; runner-up T64_128_3 4.967 ms; spread 0.9 %
+  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: default 4.734 ms; runner-up T64_176_3P 5.044 ms; spread 0.2 %
   {2, 64, 15, 19, -1, 100},
-  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_2P 0.6676 ms; runner-up T64_176_3P 0.6692 ms; spread 1.0 %
-  {2, 64, 13, 18, 14, 101},
-  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.324 ms; runner-up T64_128_2 1.352 ms; spread 0.2 %
+  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6485 ms; runner-up T64_176_2P 0.6545 ms; spread 0.6 %
+  {2, 64, 13, 18, 2, 101},
+  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.325 ms; runner-up T64_128_3 1.343 ms; spread 0.4 %
   {2, 64, 13, 19, -1, 102},
-  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.699 ms; runner-up T64_128_2 2.968 ms; spread 0.3 %
+  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.783 ms; runner-up T64_176_3P 2.935 ms; spread 0.3 %
   {2, 64, 13, 20, -1, 103},
-  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.428 ms; runner-up T64_128_3 5.929 ms; spread 11.9 %
+  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.621 ms; runner-up T64_128_2 6.168 ms; spread 11.8 %
   {2, 64, 13, 21, -1, 104},
-  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 12.21 ms; runner-up T64_176_3P 12.17 ms; spread 13.3 %
+  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 11.66 ms; runner-up T64_176_3P 12.87 ms; spread 18.7 %
   {2, 64, 13, 22, -1, 105},
-  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0146 ms; runner-up T128_128_2 0.015 ms; spread 11.0 %
-  {2, 128, 8, 12, 15, 106},
-  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0168 ms; runner-up T128_128_3P 0.0169 ms; spread 15.4 %
+  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0163 ms; runner-up T128_64_3P 0.0163 ms; spread 20.1 %
+  {2, 128, 8, 12, 6, 106},
+  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0189 ms; runner-up T128_128_3P 0.0195 ms; spread 20.9 %
   {2, 128, 9, 13, 4, 107},
-  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.025 ms; runner-up T128_128_3P 0.0248 ms; spread 11.4 %
-  {2, 128, 10, 14, -1, 108},
-  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0439 ms; runner-up T128_128_2P 0.0442 ms; spread 7.8 %
-  {2, 128, 11, 15, 5, 109},
-  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.1321 ms; runner-up T128_128_2P 0.133 ms; spread 1.4 %
-  {2, 128, 12, 16, 5, 110},
-  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.4479 ms; runner-up T128_176_2P 0.445 ms; spread 0.9 %
-  {2, 128, 13, 17, -1, 111},
-  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.666 ms; runner-up T128_128_2 1.739 ms; spread 0.3 %
+  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0235 ms; runner-up T128_128_2P 0.0238 ms; spread 10.5 %
+  {2, 128, 10, 14, 5, 108},
+  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2 0.0457 ms; runner-up T128_128_3P 0.0461 ms; spread 5.6 %
+  {2, 128, 11, 15, 7, 109},
+  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1293 ms; runner-up T128_128_2 0.1311 ms; spread 1.8 %
+  {2, 128, 12, 16, 4, 110},
+  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 0.4471 ms; runner-up T128_128_3 0.4476 ms; spread 1.0 %
+  {2, 128, 13, 17, 5, 111},
+  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.695 ms; runner-up T128_128_2 1.768 ms; spread 0.5 %
   {2, 128, 14, 18, -1, 112},
-  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 6.722 ms; runner-up T128_176_2P 7.304 ms; spread 4.5 %
+  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 6.548 ms; runner-up T128_176_2P 7.411 ms; spread 13.3 %
   {2, 128, 15, 19, -1, 113},
-  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: default 0.9378 ms; runner-up T128_128_2 0.9753 ms; spread 0.3 %
+  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: default 0.958 ms; runner-up T128_128_2P 0.9799 ms; spread 0.6 %
   {2, 128, 13, 18, -1, 114},
-  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 1.909 ms; runner-up T128_128_2 1.976 ms; spread 0.3 %
+  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 1.978 ms; runner-up T128_128_2 2.124 ms; spread 0.4 %
   {2, 128, 13, 19, -1, 115},
-  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.335 ms; runner-up T128_128_2 4.378 ms; spread 0.5 %
+  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.456 ms; runner-up T128_128_2 4.615 ms; spread 0.5 %
   {2, 128, 13, 20, -1, 116},
-  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: default 8.9 ms; runner-up T128_128_3P 9.307 ms; spread 10.0 %
+  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: default 9.582 ms; runner-up T128_128_3 9.639 ms; spread 9.5 %
   {2, 128, 13, 21, -1, 117},
-  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 18.38 ms; runner-up default 18.61 ms; spread 1.1 %
-  {2, 128, 13, 22, 5, 118},
+  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: default 19.8 ms; runner-up T128_128_3 19.8 ms; spread 6.0 %
+  {2, 128, 13, 22, -1, 118},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
@@ -2685,10 +2679,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 1: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
         case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
         case 3: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T64_64_2P", file, line); return plan_launch_sm90<T, T64_64_2P>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 14: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2713,9 +2704,6 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 6: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 15: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

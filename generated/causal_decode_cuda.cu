@@ -1714,111 +1714,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, 32, 378},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0114 ms; runner-up splits=1 0.0119 ms; spread 14.3 %
-  {1, 64, 8, 4, -1, 327},
-  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0128 ms; runner-up splits=4 0.0147 ms; spread 11.0 %
+  // line 327: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0127 ms; runner-up default 0.0139 ms; spread 27.5 %
+  {1, 64, 8, 4, 1, 327},
+  // line 328: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0152 ms; runner-up splits=8 0.0162 ms; spread 29.3 %
   {1, 64, 9, 4, 1, 328},
-  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0155 ms; runner-up splits=16 0.0161 ms; spread 13.6 %
+  // line 329: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0175 ms; runner-up splits=4 0.0183 ms; spread 13.9 %
   {1, 64, 10, 4, 8, 329},
-  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0171 ms; runner-up splits=16 0.0175 ms; spread 15.5 %
-  {1, 64, 11, 4, 8, 330},
-  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0183 ms; runner-up splits=8 0.0192 ms; spread 9.9 %
-  {1, 64, 12, 4, -1, 331},
-  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0244 ms; runner-up splits=16 0.0246 ms; spread 17.7 %
+  // line 330: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0198 ms; runner-up splits=8 0.0199 ms; spread 11.3 %
+  {1, 64, 11, 4, -1, 330},
+  // line 331: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0225 ms; runner-up splits=8 0.0227 ms; spread 11.5 %
+  {1, 64, 12, 4, 16, 331},
+  // line 332: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0261 ms; runner-up splits=16 0.0269 ms; spread 12.5 %
   {1, 64, 13, 4, 8, 332},
-  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: default 0.0331 ms; runner-up splits=8 0.0332 ms; spread 12.5 %
-  {1, 64, 14, 4, -1, 333},
-  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0508 ms; runner-up splits=16 0.0509 ms; spread 7.3 %
+  // line 333: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0347 ms; runner-up splits=16 0.0359 ms; spread 9.8 %
+  {1, 64, 14, 4, 8, 333},
+  // line 334: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0508 ms; runner-up splits=16 0.0526 ms; spread 6.7 %
   {1, 64, 15, 4, 8, 334},
-  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0328 ms; runner-up default 0.0334 ms; spread 11.8 %
+  // line 335: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.034 ms; runner-up splits=8 0.0341 ms; spread 13.1 %
   {1, 64, 13, 5, 4, 335},
-  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0482 ms; runner-up splits=2 0.0485 ms; spread 7.4 %
-  {1, 64, 13, 6, 4, 336},
-  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0772 ms; runner-up splits=2 0.0807 ms; spread 4.0 %
+  // line 336: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=2 0.05 ms; runner-up splits=4 0.0504 ms; spread 3.5 %
+  {1, 64, 13, 6, 2, 336},
+  // line 337: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0788 ms; runner-up splits=2 0.0845 ms; spread 5.1 %
   {1, 64, 13, 7, 1, 337},
-  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1413 ms; runner-up splits=1 0.1421 ms; spread 1.9 %
-  {1, 64, 13, 8, -1, 338},
-  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2764 ms; runner-up splits=16 0.2847 ms; spread 2.6 %
+  // line 338: bf16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1434 ms; runner-up default 0.1449 ms; spread 4.3 %
+  {1, 64, 13, 8, 1, 338},
+  // line 339: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.278 ms; runner-up splits=4 0.28 ms; spread 2.1 %
   {1, 64, 13, 9, 8, 339},
-  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0112 ms; runner-up default 0.0114 ms; spread 16.3 %
+  // line 340: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up default 0.0138 ms; spread 18.6 %
   {1, 128, 8, 4, 1, 340},
-  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.014 ms; runner-up splits=8 0.0142 ms; spread 8.0 %
-  {1, 128, 9, 4, 4, 341},
-  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0164 ms; runner-up splits=4 0.0163 ms; spread 17.8 %
-  {1, 128, 10, 4, -1, 342},
-  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0179 ms; runner-up splits=4 0.019 ms; spread 13.8 %
-  {1, 128, 11, 4, -1, 343},
-  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0231 ms; runner-up splits=8 0.0236 ms; spread 10.5 %
-  {1, 128, 12, 4, -1, 344},
-  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.03 ms; runner-up default 0.0305 ms; spread 11.3 %
-  {1, 128, 13, 4, 8, 345},
-  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0466 ms; runner-up splits=8 0.0467 ms; spread 6.7 %
-  {1, 128, 14, 4, -1, 346},
-  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0798 ms; runner-up splits=8 0.0793 ms; spread 4.3 %
+  // line 341: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0164 ms; runner-up splits=8 0.0181 ms; spread 10.0 %
+  {1, 128, 9, 4, 1, 341},
+  // line 342: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0187 ms; runner-up default 0.0197 ms; spread 13.5 %
+  {1, 128, 10, 4, 8, 342},
+  // line 343: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0219 ms; runner-up splits=4 0.0221 ms; spread 13.2 %
+  {1, 128, 11, 4, 8, 343},
+  // line 344: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0267 ms; runner-up default 0.0275 ms; spread 23.8 %
+  {1, 128, 12, 4, 8, 344},
+  // line 345: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0345 ms; runner-up splits=8 0.0351 ms; spread 8.6 %
+  {1, 128, 13, 4, -1, 345},
+  // line 346: bf16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0503 ms; runner-up default 0.051 ms; spread 3.0 %
+  {1, 128, 14, 4, 8, 346},
+  // line 347: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0825 ms; runner-up splits=8 0.0819 ms; spread 3.8 %
   {1, 128, 15, 4, -1, 347},
-  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0477 ms; runner-up splits=4 0.0474 ms; spread 6.3 %
-  {1, 128, 13, 5, -1, 348},
-  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0783 ms; runner-up splits=2 0.0775 ms; spread 5.2 %
-  {1, 128, 13, 6, -1, 349},
-  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1358 ms; runner-up default 0.1378 ms; spread 1.7 %
-  {1, 128, 13, 7, 1, 350},
-  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2628 ms; runner-up splits=1 0.2642 ms; spread 1.1 %
+  // line 348: bf16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0494 ms; runner-up default 0.051 ms; spread 8.6 %
+  {1, 128, 13, 5, 4, 348},
+  // line 349: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.0824 ms; runner-up default 0.0833 ms; spread 4.0 %
+  {1, 128, 13, 6, 2, 349},
+  // line 350: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1412 ms; runner-up splits=1 0.142 ms; spread 2.3 %
+  {1, 128, 13, 7, -1, 350},
+  // line 351: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2717 ms; runner-up splits=1 0.27 ms; spread 2.2 %
   {1, 128, 13, 8, -1, 351},
-  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5136 ms; runner-up splits=1 0.5128 ms; spread 1.2 %
+  // line 352: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.525 ms; runner-up splits=1 0.5241 ms; spread 1.0 %
   {1, 128, 13, 9, -1, 352},
-  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0097 ms; runner-up splits=1 0.01 ms; spread 32.5 %
+  // line 353: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0131 ms; runner-up splits=1 0.0132 ms; spread 20.3 %
   {2, 64, 8, 4, -1, 353},
-  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0118 ms; runner-up splits=8 0.0128 ms; spread 26.3 %
+  // line 354: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0154 ms; runner-up splits=8 0.0168 ms; spread 19.1 %
   {2, 64, 9, 4, 1, 354},
-  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: default 0.0145 ms; runner-up splits=8 0.0144 ms; spread 18.1 %
-  {2, 64, 10, 4, -1, 355},
-  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0151 ms; runner-up splits=16 0.0156 ms; spread 14.0 %
+  // line 355: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0175 ms; runner-up splits=16 0.0179 ms; spread 21.4 %
+  {2, 64, 10, 4, 8, 355},
+  // line 356: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0195 ms; runner-up splits=16 0.0197 ms; spread 13.5 %
   {2, 64, 11, 4, 8, 356},
-  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0179 ms; runner-up default 0.0182 ms; spread 16.8 %
-  {2, 64, 12, 4, 8, 357},
-  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0222 ms; runner-up splits=16 0.0222 ms; spread 11.8 %
+  // line 357: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0216 ms; runner-up default 0.0226 ms; spread 12.6 %
+  {2, 64, 12, 4, 16, 357},
+  // line 358: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0263 ms; runner-up splits=16 0.027 ms; spread 12.4 %
   {2, 64, 13, 4, 8, 358},
-  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0301 ms; runner-up default 0.0312 ms; spread 9.8 %
-  {2, 64, 14, 4, 8, 359},
-  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: default 0.0479 ms; runner-up splits=8 0.0478 ms; spread 2.9 %
-  {2, 64, 15, 4, -1, 360},
-  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0302 ms; runner-up splits=4 0.0323 ms; spread 5.8 %
-  {2, 64, 13, 5, -1, 361},
-  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0482 ms; runner-up splits=2 0.0509 ms; spread 17.3 %
+  // line 359: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.0348 ms; runner-up splits=8 0.0349 ms; spread 10.3 %
+  {2, 64, 14, 4, 16, 359},
+  // line 360: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0512 ms; runner-up default 0.0523 ms; spread 7.4 %
+  {2, 64, 15, 4, 8, 360},
+  // line 361: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0334 ms; runner-up splits=8 0.034 ms; spread 32.2 %
+  {2, 64, 13, 5, 4, 361},
+  // line 362: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0507 ms; runner-up splits=2 0.051 ms; spread 5.9 %
   {2, 64, 13, 6, 4, 362},
-  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0751 ms; runner-up splits=2 0.0785 ms; spread 3.5 %
+  // line 363: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0785 ms; runner-up splits=2 0.0841 ms; spread 3.5 %
   {2, 64, 13, 7, 1, 363},
-  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1385 ms; runner-up splits=1 0.1392 ms; spread 2.0 %
+  // line 364: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1447 ms; runner-up splits=1 0.1453 ms; spread 1.9 %
   {2, 64, 13, 8, -1, 364},
-  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2726 ms; runner-up splits=4 0.2729 ms; spread 2.6 %
+  // line 365: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.278 ms; runner-up splits=4 0.2804 ms; spread 1.9 %
   {2, 64, 13, 9, 8, 365},
-  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.0118 ms; spread 23.9 %
-  {2, 128, 8, 4, -1, 366},
-  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0141 ms; runner-up splits=8 0.0141 ms; spread 15.2 %
+  // line 366: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0142 ms; runner-up default 0.0147 ms; spread 12.2 %
+  {2, 128, 8, 4, 1, 366},
+  // line 367: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.017 ms; runner-up splits=8 0.0174 ms; spread 25.0 %
   {2, 128, 9, 4, 4, 367},
-  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.017 ms; runner-up splits=8 0.017 ms; spread 14.3 %
-  {2, 128, 10, 4, 16, 368},
-  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0172 ms; runner-up default 0.0179 ms; spread 14.9 %
+  // line 368: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0197 ms; runner-up splits=4 0.0204 ms; spread 12.3 %
+  {2, 128, 10, 4, 8, 368},
+  // line 369: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0217 ms; runner-up splits=16 0.0218 ms; spread 12.3 %
   {2, 128, 11, 4, 8, 369},
-  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0218 ms; runner-up splits=16 0.0228 ms; spread 23.0 %
+  // line 370: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0262 ms; runner-up splits=16 0.0264 ms; spread 9.0 %
   {2, 128, 12, 4, 8, 370},
-  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0294 ms; runner-up default 0.0309 ms; spread 7.6 %
+  // line 371: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.034 ms; runner-up default 0.0353 ms; spread 9.3 %
   {2, 128, 13, 4, 8, 371},
-  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0464 ms; runner-up default 0.0469 ms; spread 3.8 %
+  // line 372: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0505 ms; runner-up default 0.0513 ms; spread 4.1 %
   {2, 128, 14, 4, 8, 372},
-  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0796 ms; runner-up default 0.0804 ms; spread 6.1 %
+  // line 373: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0824 ms; runner-up splits=16 0.0853 ms; spread 26.8 %
   {2, 128, 15, 4, 8, 373},
-  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0484 ms; runner-up default 0.0493 ms; spread 16.5 %
+  // line 374: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0499 ms; runner-up splits=8 0.052 ms; spread 8.4 %
   {2, 128, 13, 5, 4, 374},
-  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.0785 ms; runner-up splits=4 0.078 ms; spread 5.4 %
-  {2, 128, 13, 6, -1, 375},
-  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1363 ms; runner-up splits=2 0.1405 ms; spread 7.5 %
+  // line 375: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=4 0.083 ms; runner-up splits=2 0.0841 ms; spread 5.1 %
+  {2, 128, 13, 6, 4, 375},
+  // line 376: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1419 ms; runner-up default 0.1498 ms; spread 8.6 %
   {2, 128, 13, 7, 1, 376},
-  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2631 ms; runner-up splits=1 0.2638 ms; spread 1.8 %
+  // line 377: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2757 ms; runner-up splits=1 0.2749 ms; spread 2.5 %
   {2, 128, 13, 8, -1, 377},
-  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.521 ms; runner-up splits=1 0.5175 ms; spread 1.4 %
+  // line 378: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5289 ms; runner-up splits=1 0.5313 ms; spread 2.0 %
   {2, 128, 13, 9, -1, 378},
 };
 static const fg_tune_table plan_wisdom[] = {

@@ -2363,9 +2363,10 @@ using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V sta
 using T64_64_2P = fh_cfg<64, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T64_128_3 = fh_cfg<64, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
-using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_176_3 = fh_cfg<64, 176, 3, false>;  // wgmma 64x176 tiles, 3 K/V stages
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2481,111 +2482,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, -1, 66},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0116 ms; runner-up T64_128_2P 0.0131 ms; spread 5.2 %
+  // line 15: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0132 ms; runner-up T64_128_3P 0.0132 ms; spread 10.9 %
   {1, 64, 8, 12, 10, 15},
-  // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0143 ms; runner-up T64_128_3P 0.0144 ms; spread 16.3 %
-  {1, 64, 9, 13, 8, 16},
-  // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0203 ms; runner-up T64_128_2 0.0211 ms; spread 17.5 %
-  {1, 64, 10, 14, 11, 17},
-  // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0513 ms; runner-up T64_128_2 0.0511 ms; spread 7.0 %
-  {1, 64, 11, 15, -1, 18},
-  // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1655 ms; runner-up default 0.1675 ms; spread 4.1 %
+  // line 16: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0156 ms; runner-up T64_128_2P 0.0157 ms; spread 17.3 %
+  {1, 64, 9, 13, 1, 16},
+  // line 17: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0204 ms; runner-up default 0.0207 ms; spread 8.5 %
+  {1, 64, 10, 14, 1, 17},
+  // line 18: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.0521 ms; runner-up T64_128_3 0.0521 ms; spread 5.6 %
+  {1, 64, 11, 15, 1, 18},
+  // line 19: bf16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.166 ms; runner-up T64_128_3P 0.169 ms; spread 1.9 %
   {1, 64, 12, 16, 1, 19},
-  // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6054 ms; runner-up T64_176_3 0.6139 ms; spread 0.8 %
+  // line 20: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6049 ms; runner-up T64_176_2P 0.608 ms; spread 1.0 %
   {1, 64, 13, 17, 1, 20},
-  // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.317 ms; runner-up T64_176_3 2.373 ms; spread 0.9 %
+  // line 21: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.316 ms; runner-up T64_176_2P 2.348 ms; spread 0.4 %
   {1, 64, 14, 18, 1, 21},
-  // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: default 9.422 ms; runner-up T64_128_2 9.336 ms; spread 2.5 %
-  {1, 64, 15, 19, -1, 22},
-  // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.189 ms; runner-up T64_176_3 1.203 ms; spread 0.5 %
+  // line 22: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_128_2 9.2 ms; runner-up default 9.479 ms; spread 4.2 %
+  {1, 64, 15, 19, 1, 22},
+  // line 23: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.191 ms; runner-up T64_176_2P 1.203 ms; spread 0.9 %
   {1, 64, 13, 18, 1, 23},
-  // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.336 ms; runner-up T64_176_3 2.361 ms; spread 1.3 %
+  // line 24: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.342 ms; runner-up T64_128_3P 2.363 ms; spread 1.0 %
   {1, 64, 13, 19, 1, 24},
-  // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.654 ms; runner-up default 4.759 ms; spread 2.5 %
+  // line 25: bf16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.63 ms; runner-up T64_128_3 4.761 ms; spread 2.6 %
   {1, 64, 13, 20, 1, 25},
-  // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: default 9.441 ms; runner-up T64_128_2 9.47 ms; spread 2.8 %
-  {1, 64, 13, 21, -1, 26},
-  // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_2P 19.22 ms; runner-up T64_176_3P 19.33 ms; spread 1.8 %
-  {1, 64, 13, 22, 12, 27},
-  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0125 ms; runner-up T128_64_3P 0.0128 ms; spread 15.8 %
-  {1, 128, 8, 12, 5, 28},
-  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0154 ms; runner-up T128_128_3P 0.0154 ms; spread 7.3 %
+  // line 26: bf16 D 64, 2^13 keys, 2^21 rows of work: T64_128_2 9.177 ms; runner-up default 9.441 ms; spread 0.6 %
+  {1, 64, 13, 21, 1, 26},
+  // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.39 ms; runner-up T64_176_2P 19.65 ms; spread 1.8 %
+  {1, 64, 13, 22, 2, 27},
+  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0143 ms; runner-up T128_128_3P 0.0148 ms; spread 10.5 %
+  {1, 128, 8, 12, 4, 28},
+  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.018 ms; runner-up T128_64_2P 0.0187 ms; spread 19.0 %
   {1, 128, 9, 13, 4, 29},
-  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.022 ms; runner-up default 0.0229 ms; spread 8.7 %
-  {1, 128, 10, 14, 4, 30},
-  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0611 ms; runner-up T128_128_2P 0.0617 ms; spread 4.5 %
-  {1, 128, 11, 15, 5, 31},
-  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2106 ms; runner-up T128_128_2 0.2124 ms; spread 1.7 %
+  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0237 ms; runner-up T128_128_3 0.0248 ms; spread 12.1 %
+  {1, 128, 10, 14, 5, 30},
+  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0641 ms; runner-up T128_128_3P 0.0644 ms; spread 4.5 %
+  {1, 128, 11, 15, 4, 31},
+  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.211 ms; runner-up T128_128_2 0.2142 ms; spread 1.9 %
   {1, 128, 12, 16, 5, 32},
-  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7796 ms; runner-up T128_128_2 0.7882 ms; spread 0.6 %
+  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7863 ms; runner-up T128_128_2 0.8009 ms; spread 1.0 %
   {1, 128, 13, 17, -1, 33},
-  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.047 ms; runner-up T128_128_2 3.273 ms; spread 3.8 %
+  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.097 ms; runner-up T128_128_2 3.241 ms; spread 0.9 %
   {1, 128, 14, 18, -1, 34},
-  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: default 12.87 ms; runner-up T128_176_2P 13.36 ms; spread 8.7 %
-  {1, 128, 15, 19, -1, 35},
-  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: default 1.639 ms; runner-up T128_128_2 1.673 ms; spread 4.5 %
-  {1, 128, 13, 18, -1, 36},
-  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.066 ms; runner-up T128_128_2 3.337 ms; spread 0.5 %
+  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2P 13.54 ms; runner-up T128_176_2 13.69 ms; spread 0.9 %
+  {1, 128, 15, 19, 3, 35},
+  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.655 ms; runner-up T128_128_3 1.668 ms; spread 0.6 %
+  {1, 128, 13, 18, 9, 36},
+  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.115 ms; runner-up T128_128_2 3.368 ms; spread 0.9 %
   {1, 128, 13, 19, -1, 37},
-  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.556 ms; runner-up T128_128_2 6.749 ms; spread 7.3 %
+  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.145 ms; runner-up T128_128_2 6.889 ms; spread 7.5 %
   {1, 128, 13, 20, -1, 38},
-  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: default 12.91 ms; runner-up T128_176_2P 13.63 ms; spread 10.4 %
-  {1, 128, 13, 21, -1, 39},
-  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 27.23 ms; runner-up T128_128_3P 27.51 ms; spread 5.6 %
+  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: T128_176_2P 13.73 ms; runner-up default 13.87 ms; spread 3.0 %
+  {1, 128, 13, 21, 3, 39},
+  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 28.02 ms; runner-up T128_128_3P 27.8 ms; spread 4.0 %
   {1, 128, 13, 22, -1, 40},
-  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0109 ms; runner-up T64_64_3 0.011 ms; spread 15.3 %
-  {2, 64, 8, 12, 8, 41},
-  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0154 ms; runner-up T64_128_2 0.016 ms; spread 31.7 %
+  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.013 ms; runner-up T64_176_3 0.0132 ms; spread 93.1 %
+  {2, 64, 8, 12, 1, 41},
+  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0158 ms; runner-up T64_64_3 0.0161 ms; spread 17.2 %
   {2, 64, 9, 13, 0, 42},
-  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0203 ms; runner-up T64_128_2 0.021 ms; spread 14.4 %
+  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0213 ms; runner-up T64_128_2 0.0217 ms; spread 6.8 %
   {2, 64, 10, 14, 0, 43},
-  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.0516 ms; runner-up default 0.0524 ms; spread 2.9 %
+  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.0523 ms; runner-up T64_128_3 0.0529 ms; spread 8.0 %
   {2, 64, 11, 15, 1, 44},
-  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1683 ms; runner-up T64_128_2 0.1676 ms; spread 1.6 %
-  {2, 64, 12, 16, -1, 45},
-  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6076 ms; runner-up T64_176_2P 0.6125 ms; spread 0.4 %
+  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.1671 ms; runner-up T64_176_2P 0.172 ms; spread 5.0 %
+  {2, 64, 12, 16, 1, 45},
+  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.6106 ms; runner-up T64_176_2P 0.6199 ms; spread 2.0 %
   {2, 64, 13, 17, 1, 46},
-  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.301 ms; runner-up default 2.368 ms; spread 3.9 %
+  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.342 ms; runner-up T64_176_3 2.397 ms; spread 1.1 %
   {2, 64, 14, 18, 1, 47},
-  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: default 9.546 ms; runner-up T64_176_3P 9.759 ms; spread 6.1 %
+  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: default 9.536 ms; runner-up T64_176_3P 9.795 ms; spread 7.3 %
   {2, 64, 15, 19, -1, 48},
-  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.192 ms; runner-up T64_176_3 1.215 ms; spread 0.6 %
-  {2, 64, 13, 18, 1, 49},
-  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.355 ms; runner-up default 2.444 ms; spread 0.4 %
+  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 1.223 ms; runner-up T64_176_2P 1.227 ms; spread 1.3 %
+  {2, 64, 13, 18, 11, 49},
+  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.357 ms; runner-up T64_176_2P 2.426 ms; spread 0.4 %
   {2, 64, 13, 19, 1, 50},
-  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: default 4.763 ms; runner-up T64_128_2 4.816 ms; spread 0.8 %
-  {2, 64, 13, 20, -1, 51},
-  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 9.443 ms; runner-up T64_128_2 9.813 ms; spread 4.8 %
-  {2, 64, 13, 21, -1, 52},
-  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.84 ms; runner-up T64_128_3P 19.95 ms; spread 1.5 %
+  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.694 ms; runner-up default 4.81 ms; spread 7.8 %
+  {2, 64, 13, 20, 1, 51},
+  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: T64_128_2 9.212 ms; runner-up default 9.466 ms; spread 10.0 %
+  {2, 64, 13, 21, 1, 52},
+  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.95 ms; runner-up T64_128_3P 20.38 ms; spread 1.1 %
   {2, 64, 13, 22, 2, 53},
-  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0125 ms; runner-up T128_64_2P 0.0126 ms; spread 20.5 %
-  {2, 128, 8, 12, 5, 54},
-  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0154 ms; runner-up T128_128_3P 0.0158 ms; spread 10.4 %
-  {2, 128, 9, 13, 4, 55},
-  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0219 ms; runner-up T128_128_3P 0.0227 ms; spread 8.2 %
-  {2, 128, 10, 14, 4, 56},
-  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0638 ms; runner-up T128_128_3 0.064 ms; spread 4.0 %
-  {2, 128, 11, 15, 5, 57},
-  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2158 ms; runner-up T128_128_2 0.2171 ms; spread 2.0 %
+  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0149 ms; runner-up T128_64_2 0.0155 ms; spread 13.1 %
+  {2, 128, 8, 12, 12, 54},
+  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3 0.0183 ms; runner-up T128_128_2P 0.0185 ms; spread 10.0 %
+  {2, 128, 9, 13, 13, 55},
+  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_64_3 0.0242 ms; runner-up T128_128_3 0.0247 ms; spread 10.6 %
+  {2, 128, 10, 14, 12, 56},
+  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0649 ms; runner-up T128_128_3P 0.0651 ms; spread 3.3 %
+  {2, 128, 11, 15, 4, 57},
+  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2182 ms; runner-up T128_128_3 0.2214 ms; spread 1.6 %
   {2, 128, 12, 16, 5, 58},
-  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.8029 ms; runner-up T128_128_2 0.8163 ms; spread 0.6 %
+  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.8209 ms; runner-up T128_128_2 0.8275 ms; spread 1.2 %
   {2, 128, 13, 17, -1, 59},
-  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.16 ms; runner-up T128_128_2 3.417 ms; spread 0.5 %
+  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.204 ms; runner-up T128_128_2 3.357 ms; spread 0.4 %
   {2, 128, 14, 18, -1, 60},
-  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 14.17 ms; runner-up T128_176_2P 14.23 ms; spread 12.8 %
+  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 13.15 ms; runner-up T128_176_2 14.17 ms; spread 10.8 %
   {2, 128, 15, 19, -1, 61},
-  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.645 ms; runner-up T128_128_3 1.736 ms; spread 0.6 %
+  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.65 ms; runner-up T128_128_2 1.681 ms; spread 0.7 %
   {2, 128, 13, 18, -1, 62},
-  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.228 ms; runner-up T128_128_2 3.44 ms; spread 6.5 %
+  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.213 ms; runner-up T128_128_2 3.375 ms; spread 0.3 %
   {2, 128, 13, 19, -1, 63},
-  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.547 ms; runner-up T128_128_2 6.816 ms; spread 3.5 %
+  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.362 ms; runner-up T128_176_2P 7.143 ms; spread 0.5 %
   {2, 128, 13, 20, -1, 64},
-  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: default 14.46 ms; runner-up T128_176_2P 14.52 ms; spread 12.9 %
+  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: default 12.7 ms; runner-up T128_176_2P 14.59 ms; spread 16.2 %
   {2, 128, 13, 21, -1, 65},
-  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 28.98 ms; runner-up T128_128_3P 29.22 ms; spread 11.0 %
+  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 29.3 ms; runner-up T128_128_3P 29.47 ms; spread 14.7 %
   {2, 128, 13, 22, -1, 66},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -2622,9 +2623,8 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 2: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T64_64_2P", file, line); return plan_launch_sm90<T, T64_64_2P>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_176_3", file, line); return plan_launch_sm90<T, T64_176_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2649,6 +2649,8 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 5: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
         case 6: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -2425,8 +2425,6 @@ using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V sta
 using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V stages
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2542,111 +2540,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, -1, 170},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 119: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0509 ms; runner-up T64_64_2P 0.0513 ms; spread 23.8 %
+  // line 119: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0515 ms; runner-up T64_128_2P 0.0519 ms; spread 23.1 %
   {1, 64, 8, 12, 0, 119},
-  // line 120: bf16 D 64, 2^9 keys, 2^13 rows of work: default 0.0608 ms; runner-up T64_64_2 0.061 ms; spread 18.4 %
-  {1, 64, 9, 13, -1, 120},
-  // line 121: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0822 ms; runner-up T64_128_2 0.0836 ms; spread 23.1 %
-  {1, 64, 10, 14, -1, 121},
-  // line 122: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1423 ms; runner-up T64_128_3 0.1413 ms; spread 7.9 %
+  // line 120: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0618 ms; runner-up T64_128_2P 0.0624 ms; spread 88.8 %
+  {1, 64, 9, 13, 0, 120},
+  // line 121: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0805 ms; runner-up T64_128_3P 0.0812 ms; spread 16.9 %
+  {1, 64, 10, 14, 2, 121},
+  // line 122: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.139 ms; runner-up T64_128_3P 0.138 ms; spread 8.8 %
   {1, 64, 11, 15, -1, 122},
-  // line 123: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.39 ms; runner-up T64_128_3 0.3919 ms; spread 2.9 %
+  // line 123: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.3985 ms; runner-up T64_128_3 0.3963 ms; spread 8.7 %
   {1, 64, 12, 16, -1, 123},
-  // line 124: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.329 ms; runner-up T64_176_3P 1.326 ms; spread 1.1 %
-  {1, 64, 13, 17, -1, 124},
-  // line 125: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.861 ms; runner-up T64_128_3 4.914 ms; spread 0.5 %
+  // line 124: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.313 ms; runner-up T64_176_2P 1.329 ms; spread 1.9 %
+  {1, 64, 13, 17, 1, 124},
+  // line 125: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.748 ms; runner-up T64_176_2P 4.812 ms; spread 0.8 %
   {1, 64, 14, 18, 1, 125},
-  // line 126: bf16 D 64, 2^15 keys, 2^19 rows of work: default 19.18 ms; runner-up T64_176_3P 19.14 ms; spread 3.3 %
-  {1, 64, 15, 19, -1, 126},
-  // line 127: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.643 ms; runner-up T64_176_3P 2.623 ms; spread 1.3 %
-  {1, 64, 13, 18, -1, 127},
-  // line 128: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.28 ms; runner-up T64_128_3 5.27 ms; spread 3.7 %
-  {1, 64, 13, 19, -1, 128},
-  // line 129: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.66 ms; runner-up T64_128_3 10.79 ms; spread 2.3 %
+  // line 126: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 18.8 ms; runner-up default 19 ms; spread 0.8 %
+  {1, 64, 15, 19, 1, 126},
+  // line 127: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.566 ms; runner-up T64_176_2P 2.602 ms; spread 1.1 %
+  {1, 64, 13, 18, 1, 127},
+  // line 128: bf16 D 64, 2^13 keys, 2^19 rows of work: T64_176_3P 5.222 ms; runner-up T64_128_3 5.231 ms; spread 1.2 %
+  {1, 64, 13, 19, 1, 128},
+  // line 129: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.59 ms; runner-up T64_176_3P 10.88 ms; spread 2.0 %
   {1, 64, 13, 20, -1, 129},
-  // line 130: bf16 D 64, 2^13 keys, 2^21 rows of work: default 20.89 ms; runner-up T64_128_2 21.66 ms; spread 11.2 %
+  // line 130: bf16 D 64, 2^13 keys, 2^21 rows of work: default 20.82 ms; runner-up T64_176_3P 21.87 ms; spread 6.5 %
   {1, 64, 13, 21, -1, 130},
-  // line 131: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.83 ms; runner-up T64_176_3P 44.81 ms; spread 13.6 %
+  // line 131: bf16 D 64, 2^13 keys, 2^22 rows of work: default 44.25 ms; runner-up T64_176_3P 44.98 ms; spread 15.6 %
   {1, 64, 13, 22, -1, 131},
-  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: default 0.0642 ms; runner-up T128_64_2 0.0637 ms; spread 13.5 %
-  {1, 128, 8, 12, -1, 132},
-  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0723 ms; runner-up T128_128_3P 0.0741 ms; spread 15.2 %
+  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0636 ms; runner-up T128_128_3P 0.064 ms; spread 17.9 %
+  {1, 128, 8, 12, 5, 132},
+  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0768 ms; runner-up T128_128_3P 0.0774 ms; spread 155.7 %
   {1, 128, 9, 13, 5, 133},
-  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0998 ms; runner-up T128_128_2P 0.101 ms; spread 14.0 %
+  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1029 ms; runner-up T128_128_2P 0.1032 ms; spread 10.2 %
   {1, 128, 10, 14, 4, 134},
-  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1763 ms; runner-up T128_128_2P 0.1789 ms; spread 13.4 %
-  {1, 128, 11, 15, 4, 135},
-  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5106 ms; runner-up T128_128_2P 0.5136 ms; spread 3.7 %
+  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.176 ms; runner-up T128_128_3P 0.1767 ms; spread 7.3 %
+  {1, 128, 11, 15, 5, 135},
+  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5048 ms; runner-up T128_128_2P 0.5062 ms; spread 2.3 %
   {1, 128, 12, 16, 4, 136},
-  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.706 ms; runner-up T128_128_3P 1.726 ms; spread 1.4 %
+  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.696 ms; runner-up T128_128_3P 1.708 ms; spread 1.4 %
   {1, 128, 13, 17, 6, 137},
-  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.591 ms; runner-up T128_128_2 6.676 ms; spread 2.8 %
+  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.577 ms; runner-up T128_128_3 6.637 ms; spread 3.1 %
   {1, 128, 14, 18, -1, 138},
-  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 24.82 ms; runner-up T128_176_2 27.5 ms; spread 14.5 %
+  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 25.09 ms; runner-up T128_128_2 27.51 ms; spread 12.5 %
   {1, 128, 15, 19, -1, 139},
-  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: default 3.519 ms; runner-up T128_176_2 3.484 ms; spread 1.3 %
-  {1, 128, 13, 18, -1, 140},
-  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.21 ms; runner-up T128_128_2 7.319 ms; spread 3.7 %
+  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.465 ms; runner-up T128_128_2 3.504 ms; spread 1.1 %
+  {1, 128, 13, 18, 5, 140},
+  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.416 ms; runner-up T128_128_2 7.348 ms; spread 1.3 %
   {1, 128, 13, 19, -1, 141},
-  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 14.79 ms; runner-up T128_128_2 15.53 ms; spread 2.6 %
+  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.02 ms; runner-up T128_128_2 15.81 ms; spread 7.2 %
   {1, 128, 13, 20, -1, 142},
-  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 30.72 ms; runner-up T128_128_3P 32.38 ms; spread 9.5 %
+  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 30.81 ms; runner-up T128_128_3 33.39 ms; spread 15.8 %
   {1, 128, 13, 21, -1, 143},
-  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: default 65.59 ms; runner-up T128_128_3P 64.96 ms; spread 14.8 %
+  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: default 66.74 ms; runner-up T128_128_3P 67.66 ms; spread 14.7 %
   {1, 128, 13, 22, -1, 144},
-  // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0501 ms; runner-up T64_64_3P 0.0513 ms; spread 18.0 %
-  {2, 64, 8, 12, 10, 145},
-  // line 146: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0617 ms; runner-up T64_128_3P 0.0626 ms; spread 74.5 %
-  {2, 64, 9, 13, 2, 146},
-  // line 147: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0808 ms; runner-up T64_128_2 0.0812 ms; spread 13.0 %
-  {2, 64, 10, 14, 2, 147},
-  // line 148: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1399 ms; runner-up T64_128_2 0.1414 ms; spread 9.7 %
-  {2, 64, 11, 15, 2, 148},
-  // line 149: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.3939 ms; runner-up T64_128_3 0.3928 ms; spread 4.2 %
+  // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0497 ms; runner-up T64_128_3 0.0506 ms; spread 29.9 %
+  {2, 64, 8, 12, 8, 145},
+  // line 146: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0618 ms; runner-up T64_128_2 0.062 ms; spread 21.8 %
+  {2, 64, 9, 13, -1, 146},
+  // line 147: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0812 ms; runner-up T64_128_3P 0.0808 ms; spread 17.7 %
+  {2, 64, 10, 14, -1, 147},
+  // line 148: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.1372 ms; runner-up T64_128_3 0.1389 ms; spread 13.9 %
+  {2, 64, 11, 15, 0, 148},
+  // line 149: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.3941 ms; runner-up T64_128_3 0.3903 ms; spread 14.7 %
   {2, 64, 12, 16, -1, 149},
-  // line 150: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.337 ms; runner-up T64_128_3 1.335 ms; spread 1.2 %
-  {2, 64, 13, 17, -1, 150},
-  // line 151: fp16 D 64, 2^14 keys, 2^18 rows of work: default 4.964 ms; runner-up T64_128_3 4.957 ms; spread 0.9 %
-  {2, 64, 14, 18, -1, 151},
-  // line 152: fp16 D 64, 2^15 keys, 2^19 rows of work: default 19.31 ms; runner-up T64_176_2 19.73 ms; spread 5.5 %
+  // line 150: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.311 ms; runner-up default 1.328 ms; spread 1.7 %
+  {2, 64, 13, 17, 1, 150},
+  // line 151: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.777 ms; runner-up T64_176_2P 4.863 ms; spread 1.3 %
+  {2, 64, 14, 18, 1, 151},
+  // line 152: fp16 D 64, 2^15 keys, 2^19 rows of work: default 19.27 ms; runner-up T64_176_3P 19.63 ms; spread 8.0 %
   {2, 64, 15, 19, -1, 152},
-  // line 153: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.636 ms; runner-up T64_128_3 2.65 ms; spread 0.8 %
+  // line 153: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.572 ms; runner-up T64_176_2P 2.607 ms; spread 0.8 %
   {2, 64, 13, 18, 1, 153},
-  // line 154: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.351 ms; runner-up T64_128_3 5.311 ms; spread 5.3 %
+  // line 154: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.302 ms; runner-up T64_176_3P 5.304 ms; spread 1.0 %
   {2, 64, 13, 19, -1, 154},
-  // line 155: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.85 ms; runner-up T64_128_3 11.01 ms; spread 2.4 %
-  {2, 64, 13, 20, -1, 155},
-  // line 156: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.19 ms; runner-up T64_128_3 22.21 ms; spread 9.0 %
+  // line 155: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_128_3 11.05 ms; runner-up T64_176_3P 11.18 ms; spread 3.8 %
+  {2, 64, 13, 20, 2, 155},
+  // line 156: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.26 ms; runner-up T64_128_3 22.63 ms; spread 13.5 %
   {2, 64, 13, 21, -1, 156},
-  // line 157: fp16 D 64, 2^13 keys, 2^22 rows of work: default 45.73 ms; runner-up T64_176_3P 46.42 ms; spread 13.9 %
+  // line 157: fp16 D 64, 2^13 keys, 2^22 rows of work: default 44.75 ms; runner-up T64_176_3P 46.14 ms; spread 19.5 %
   {2, 64, 13, 22, -1, 157},
-  // line 158: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0628 ms; runner-up T128_64_2 0.0636 ms; spread 136.0 %
-  {2, 128, 8, 12, 4, 158},
-  // line 159: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0744 ms; runner-up T128_128_3P 0.0755 ms; spread 42.2 %
-  {2, 128, 9, 13, 5, 159},
-  // line 160: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1023 ms; runner-up T128_128_2P 0.1034 ms; spread 12.5 %
+  // line 158: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0548 ms; runner-up T128_64_2 0.0572 ms; spread 24.6 %
+  {2, 128, 8, 12, 5, 158},
+  // line 159: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0675 ms; runner-up T128_128_2P 0.068 ms; spread 17.9 %
+  {2, 128, 9, 13, 4, 159},
+  // line 160: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.093 ms; runner-up T128_128_2P 0.0944 ms; spread 46.0 %
   {2, 128, 10, 14, 4, 160},
-  // line 161: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1777 ms; runner-up T128_128_2P 0.1798 ms; spread 21.0 %
+  // line 161: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.169 ms; runner-up T128_128_2P 0.1708 ms; spread 8.2 %
   {2, 128, 11, 15, 4, 161},
-  // line 162: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5237 ms; runner-up T128_128_3P 0.5241 ms; spread 14.1 %
-  {2, 128, 12, 16, 5, 162},
-  // line 163: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.766 ms; runner-up T128_128_3P 1.78 ms; spread 1.9 %
+  // line 162: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5092 ms; runner-up T128_128_2P 0.5098 ms; spread 19.1 %
+  {2, 128, 12, 16, 4, 162},
+  // line 163: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.777 ms; runner-up T128_128_2P 1.779 ms; spread 4.7 %
   {2, 128, 13, 17, 6, 163},
-  // line 164: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 6.903 ms; runner-up default 7.028 ms; spread 1.3 %
-  {2, 128, 14, 18, 11, 164},
-  // line 165: fp16 D 128, 2^15 keys, 2^19 rows of work: default 26.96 ms; runner-up T128_176_2 28.58 ms; spread 14.6 %
+  // line 164: fp16 D 128, 2^14 keys, 2^18 rows of work: default 6.855 ms; runner-up T128_128_2 6.931 ms; spread 2.4 %
+  {2, 128, 14, 18, -1, 164},
+  // line 165: fp16 D 128, 2^15 keys, 2^19 rows of work: default 26.69 ms; runner-up T128_176_2 29.28 ms; spread 18.6 %
   {2, 128, 15, 19, -1, 165},
-  // line 166: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.65 ms; runner-up T128_128_2P 3.651 ms; spread 2.8 %
-  {2, 128, 13, 18, 11, 166},
-  // line 167: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.376 ms; runner-up T128_128_2 7.474 ms; spread 1.2 %
+  // line 166: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_3P 3.638 ms; runner-up T128_128_2P 3.641 ms; spread 4.0 %
+  {2, 128, 13, 18, 4, 166},
+  // line 167: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.585 ms; runner-up T128_128_2 7.589 ms; spread 2.7 %
   {2, 128, 13, 19, -1, 167},
-  // line 168: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.32 ms; runner-up T128_128_2 16.05 ms; spread 5.0 %
+  // line 168: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.63 ms; runner-up T128_128_2 16.23 ms; spread 2.0 %
   {2, 128, 13, 20, -1, 168},
-  // line 169: fp16 D 128, 2^13 keys, 2^21 rows of work: default 32.54 ms; runner-up T128_128_3P 33.92 ms; spread 15.9 %
+  // line 169: fp16 D 128, 2^13 keys, 2^21 rows of work: default 32.23 ms; runner-up T128_128_3 34.61 ms; spread 15.0 %
   {2, 128, 13, 21, -1, 169},
-  // line 170: fp16 D 128, 2^13 keys, 2^22 rows of work: default 68.48 ms; runner-up T128_128_3P 67.84 ms; spread 18.2 %
+  // line 170: fp16 D 128, 2^13 keys, 2^22 rows of work: default 70.71 ms; runner-up T128_128_3P 70.08 ms; spread 14.5 %
   {2, 128, 13, 22, -1, 170},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -2683,7 +2681,6 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2708,7 +2705,6 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 5: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
         case 6: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

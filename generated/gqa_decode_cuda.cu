@@ -1715,111 +1715,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, 16, 430},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0385 ms; runner-up default 0.0391 ms; spread 27.6 %
+  // line 379: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0498 ms; runner-up default 0.0509 ms; spread 33.2 %
   {1, 64, 8, 4, 1, 379},
-  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0471 ms; runner-up splits=8 0.052 ms; spread 119.2 %
+  // line 380: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0589 ms; runner-up splits=8 0.0667 ms; spread 25.2 %
   {1, 64, 9, 4, 1, 380},
-  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.056 ms; runner-up splits=16 0.0582 ms; spread 28.0 %
+  // line 381: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0694 ms; runner-up splits=4 0.0724 ms; spread 17.1 %
   {1, 64, 10, 4, 8, 381},
-  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.062 ms; runner-up splits=16 0.0615 ms; spread 92.9 %
-  {1, 64, 11, 4, -1, 382},
-  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0692 ms; runner-up splits=16 0.0697 ms; spread 40.1 %
+  // line 382: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.076 ms; runner-up default 0.0771 ms; spread 52.6 %
+  {1, 64, 11, 4, 8, 382},
+  // line 383: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0822 ms; runner-up splits=16 0.0819 ms; spread 44.6 %
   {1, 64, 12, 4, -1, 383},
-  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0763 ms; runner-up splits=16 0.0771 ms; spread 30.9 %
+  // line 384: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0939 ms; runner-up splits=16 0.0936 ms; spread 35.6 %
   {1, 64, 13, 4, -1, 384},
-  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.098 ms; runner-up splits=32 0.0993 ms; spread 43.4 %
+  // line 385: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1155 ms; runner-up splits=32 0.118 ms; spread 11.3 %
   {1, 64, 14, 4, 16, 385},
-  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1342 ms; runner-up default 0.1384 ms; spread 16.7 %
+  // line 386: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1502 ms; runner-up splits=16 0.1533 ms; spread 255.1 %
   {1, 64, 15, 4, 32, 386},
-  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.091 ms; runner-up splits=8 0.0939 ms; spread 27.2 %
+  // line 387: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1081 ms; runner-up splits=8 0.1094 ms; spread 46.3 %
   {1, 64, 13, 5, -1, 387},
-  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1243 ms; runner-up splits=8 0.129 ms; spread 24.7 %
+  // line 388: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1382 ms; runner-up splits=8 0.1437 ms; spread 30.8 %
   {1, 64, 13, 6, -1, 388},
-  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1877 ms; runner-up splits=8 0.1902 ms; spread 16.3 %
+  // line 389: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.2002 ms; runner-up splits=8 0.2118 ms; spread 14.1 %
   {1, 64, 13, 7, -1, 389},
-  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3015 ms; runner-up splits=8 0.3192 ms; spread 31.0 %
+  // line 390: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3208 ms; runner-up splits=8 0.3367 ms; spread 7.1 %
   {1, 64, 13, 8, -1, 390},
-  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5719 ms; runner-up splits=4 0.5787 ms; spread 3.9 %
+  // line 391: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5942 ms; runner-up splits=4 0.6001 ms; spread 13.0 %
   {1, 64, 13, 9, 8, 391},
-  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0538 ms; runner-up splits=1 0.0538 ms; spread 21.5 %
-  {1, 128, 8, 4, -1, 392},
-  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.062 ms; runner-up splits=8 0.0657 ms; spread 104.0 %
+  // line 392: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0503 ms; runner-up default 0.0511 ms; spread 21.3 %
+  {1, 128, 8, 4, 1, 392},
+  // line 393: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0608 ms; runner-up splits=8 0.0681 ms; spread 22.8 %
   {1, 128, 9, 4, 1, 393},
-  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0679 ms; runner-up splits=4 0.0716 ms; spread 21.4 %
+  // line 394: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0713 ms; runner-up default 0.0748 ms; spread 20.2 %
   {1, 128, 10, 4, 8, 394},
-  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0755 ms; runner-up splits=8 0.0763 ms; spread 58.9 %
-  {1, 128, 11, 4, -1, 395},
-  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0884 ms; runner-up splits=8 0.0884 ms; spread 71.3 %
+  // line 395: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0788 ms; runner-up default 0.0817 ms; spread 18.1 %
+  {1, 128, 11, 4, 8, 395},
+  // line 396: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0864 ms; runner-up splits=8 0.0886 ms; spread 22.4 %
   {1, 128, 12, 4, -1, 396},
-  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0997 ms; runner-up splits=16 0.1005 ms; spread 14.4 %
+  // line 397: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1023 ms; runner-up splits=16 0.1044 ms; spread 18.7 %
   {1, 128, 13, 4, -1, 397},
-  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1255 ms; runner-up splits=16 0.1312 ms; spread 18.4 %
+  // line 398: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1362 ms; runner-up splits=16 0.1383 ms; spread 19.0 %
   {1, 128, 14, 4, -1, 398},
-  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1868 ms; runner-up splits=16 0.1967 ms; spread 9.5 %
+  // line 399: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1971 ms; runner-up splits=16 0.2062 ms; spread 9.3 %
   {1, 128, 15, 4, -1, 399},
-  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.12 ms; runner-up splits=8 0.13 ms; spread 19.3 %
+  // line 400: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1341 ms; runner-up splits=8 0.1416 ms; spread 17.0 %
   {1, 128, 13, 5, -1, 400},
-  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1811 ms; runner-up splits=4 0.1943 ms; spread 13.2 %
+  // line 401: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1922 ms; runner-up splits=8 0.2064 ms; spread 9.5 %
   {1, 128, 13, 6, -1, 401},
-  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.293 ms; runner-up splits=4 0.3093 ms; spread 13.6 %
+  // line 402: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3076 ms; runner-up splits=4 0.3248 ms; spread 7.6 %
   {1, 128, 13, 7, -1, 402},
-  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5278 ms; runner-up splits=2 0.5467 ms; spread 21.4 %
+  // line 403: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5487 ms; runner-up splits=2 0.5716 ms; spread 7.5 %
   {1, 128, 13, 8, -1, 403},
-  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.001 ms; runner-up splits=1 1.001 ms; spread 5.9 %
+  // line 404: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.025 ms; runner-up splits=1 1.03 ms; spread 4.3 %
   {1, 128, 13, 9, -1, 404},
-  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0416 ms; runner-up splits=1 0.0429 ms; spread 89.3 %
+  // line 405: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0499 ms; runner-up splits=1 0.0496 ms; spread 23.2 %
   {2, 64, 8, 4, -1, 405},
-  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.05 ms; runner-up splits=4 0.053 ms; spread 29.6 %
+  // line 406: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0577 ms; runner-up splits=16 0.0665 ms; spread 17.5 %
   {2, 64, 9, 4, 1, 406},
-  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0552 ms; runner-up splits=8 0.0556 ms; spread 49.8 %
+  // line 407: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0685 ms; runner-up splits=8 0.0686 ms; spread 103.9 %
   {2, 64, 10, 4, 16, 407},
-  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0636 ms; runner-up default 0.0651 ms; spread 22.9 %
+  // line 408: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0734 ms; runner-up splits=8 0.0739 ms; spread 20.2 %
   {2, 64, 11, 4, 16, 408},
-  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0668 ms; runner-up splits=16 0.0681 ms; spread 26.2 %
-  {2, 64, 12, 4, -1, 409},
-  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0761 ms; runner-up default 0.0773 ms; spread 46.3 %
+  // line 409: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0784 ms; runner-up default 0.081 ms; spread 71.9 %
+  {2, 64, 12, 4, 16, 409},
+  // line 410: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0911 ms; runner-up default 0.0951 ms; spread 11.6 %
   {2, 64, 13, 4, 16, 410},
-  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.0975 ms; runner-up splits=16 0.0967 ms; spread 12.0 %
-  {2, 64, 14, 4, -1, 411},
-  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1345 ms; runner-up default 0.1371 ms; spread 11.3 %
+  // line 411: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1108 ms; runner-up default 0.1131 ms; spread 14.4 %
+  {2, 64, 14, 4, 16, 411},
+  // line 412: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1492 ms; runner-up default 0.1521 ms; spread 13.8 %
   {2, 64, 15, 4, 32, 412},
-  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0914 ms; runner-up splits=8 0.0936 ms; spread 19.8 %
+  // line 413: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1053 ms; runner-up splits=16 0.1096 ms; spread 19.1 %
   {2, 64, 13, 5, -1, 413},
-  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1233 ms; runner-up splits=8 0.1293 ms; spread 48.9 %
+  // line 414: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1388 ms; runner-up splits=8 0.1442 ms; spread 63.8 %
   {2, 64, 13, 6, -1, 414},
-  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.181 ms; runner-up splits=8 0.1892 ms; spread 10.3 %
+  // line 415: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1976 ms; runner-up splits=8 0.2025 ms; spread 12.4 %
   {2, 64, 13, 7, -1, 415},
-  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3006 ms; runner-up splits=4 0.318 ms; spread 9.4 %
+  // line 416: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3188 ms; runner-up splits=8 0.3316 ms; spread 32.4 %
   {2, 64, 13, 8, -1, 416},
-  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.558 ms; runner-up splits=4 0.5635 ms; spread 6.8 %
+  // line 417: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.582 ms; runner-up splits=4 0.5875 ms; spread 5.7 %
   {2, 64, 13, 9, 8, 417},
-  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0443 ms; runner-up default 0.0465 ms; spread 29.9 %
+  // line 418: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0556 ms; runner-up default 0.0569 ms; spread 34.0 %
   {2, 128, 8, 4, 1, 418},
-  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0558 ms; runner-up splits=16 0.0569 ms; spread 26.7 %
-  {2, 128, 9, 4, 8, 419},
-  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0593 ms; runner-up splits=8 0.0596 ms; spread 14.1 %
-  {2, 128, 10, 4, 16, 420},
-  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0668 ms; runner-up splits=16 0.067 ms; spread 15.2 %
-  {2, 128, 11, 4, 8, 421},
-  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0772 ms; runner-up splits=16 0.0811 ms; spread 14.8 %
-  {2, 128, 12, 4, -1, 422},
-  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.0963 ms; runner-up splits=16 0.0963 ms; spread 32.9 %
+  // line 419: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0677 ms; runner-up splits=8 0.0706 ms; spread 16.8 %
+  {2, 128, 9, 4, 1, 419},
+  // line 420: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0738 ms; runner-up splits=16 0.0758 ms; spread 22.2 %
+  {2, 128, 10, 4, 8, 420},
+  // line 421: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0799 ms; runner-up splits=8 0.081 ms; spread 14.4 %
+  {2, 128, 11, 4, 16, 421},
+  // line 422: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0837 ms; runner-up default 0.0852 ms; spread 22.8 %
+  {2, 128, 12, 4, 16, 422},
+  // line 423: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1108 ms; runner-up splits=16 0.1101 ms; spread 19.8 %
   {2, 128, 13, 4, -1, 423},
-  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1301 ms; runner-up splits=16 0.1326 ms; spread 31.4 %
+  // line 424: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1453 ms; runner-up splits=16 0.1483 ms; spread 11.4 %
   {2, 128, 14, 4, 32, 424},
-  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1937 ms; runner-up default 0.2041 ms; spread 13.0 %
+  // line 425: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2075 ms; runner-up default 0.2206 ms; spread 40.3 %
   {2, 128, 15, 4, 32, 425},
-  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1272 ms; runner-up splits=16 0.1293 ms; spread 16.6 %
-  {2, 128, 13, 5, -1, 426},
-  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1872 ms; runner-up splits=8 0.1876 ms; spread 15.5 %
+  // line 426: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1393 ms; runner-up default 0.1414 ms; spread 11.9 %
+  {2, 128, 13, 5, 16, 426},
+  // line 427: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.2014 ms; runner-up splits=8 0.2039 ms; spread 12.1 %
   {2, 128, 13, 6, -1, 427},
-  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3039 ms; runner-up splits=8 0.3071 ms; spread 6.7 %
+  // line 428: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3221 ms; runner-up splits=4 0.3273 ms; spread 8.7 %
   {2, 128, 13, 7, -1, 428},
-  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5415 ms; runner-up splits=4 0.5458 ms; spread 32.1 %
+  // line 429: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5569 ms; runner-up splits=4 0.568 ms; spread 7.3 %
   {2, 128, 13, 8, -1, 429},
-  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.014 ms; runner-up splits=1 1.033 ms; spread 4.1 %
+  // line 430: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.042 ms; runner-up splits=4 1.054 ms; spread 5.1 %
   {2, 128, 13, 9, -1, 430},
 };
 static const fg_tune_table plan_wisdom[] = {

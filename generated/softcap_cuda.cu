@@ -2418,11 +2418,11 @@ using T128_176_2 = fh_cfg<128, 176, 2, false>;  // wgmma 64x176 tiles, 2 K/V sta
 using T128_128_3 = fh_cfg<128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T64_64_3P = fh_cfg<64, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
+using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T64_128_2P = fh_cfg<64, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_64_3 = fh_cfg<128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
+using T64_176_2P = fh_cfg<64, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T128_176_2P = fh_cfg<128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
-using T128_64_2 = fh_cfg<128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2538,111 +2538,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, 6, 274},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0536 ms; runner-up T64_64_3 0.0539 ms; spread 90.6 %
+  // line 223: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.0616 ms; runner-up T64_64_3P 0.0616 ms; spread 27.5 %
   {1, 64, 8, 12, 9, 223},
-  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0697 ms; runner-up T64_128_2P 0.07 ms; spread 19.2 %
-  {1, 64, 9, 13, 10, 224},
-  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0956 ms; runner-up default 0.0979 ms; spread 14.0 %
-  {1, 64, 10, 14, 0, 225},
-  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1712 ms; runner-up T64_128_2 0.1698 ms; spread 7.1 %
+  // line 224: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0776 ms; runner-up T64_176_3P 0.078 ms; spread 75.1 %
+  {1, 64, 9, 13, 2, 224},
+  // line 225: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.1047 ms; runner-up T64_128_3 0.1051 ms; spread 57.5 %
+  {1, 64, 10, 14, 10, 225},
+  // line 226: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1777 ms; runner-up T64_128_3 0.1765 ms; spread 37.4 %
   {1, 64, 11, 15, -1, 226},
-  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5086 ms; runner-up T64_128_2 0.5066 ms; spread 2.8 %
+  // line 227: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5135 ms; runner-up T64_128_3 0.5116 ms; spread 5.5 %
   {1, 64, 12, 16, -1, 227},
-  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.765 ms; runner-up T64_176_2 1.756 ms; spread 2.2 %
+  // line 228: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.78 ms; runner-up T64_128_3 1.782 ms; spread 3.4 %
   {1, 64, 13, 17, -1, 228},
-  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.539 ms; runner-up T64_176_3 6.56 ms; spread 1.4 %
-  {1, 64, 14, 18, 1, 229},
-  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.02 ms; runner-up T64_176_3 25.13 ms; spread 0.3 %
+  // line 229: bf16 D 64, 2^14 keys, 2^18 rows of work: default 6.644 ms; runner-up T64_176_2 6.606 ms; spread 1.4 %
+  {1, 64, 14, 18, -1, 229},
+  // line 230: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.33 ms; runner-up T64_128_3 25.65 ms; spread 0.3 %
   {1, 64, 15, 19, 1, 230},
-  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.495 ms; runner-up T64_176_2 3.469 ms; spread 2.3 %
+  // line 231: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.504 ms; runner-up T64_128_3 3.497 ms; spread 1.3 %
   {1, 64, 13, 18, -1, 231},
-  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.932 ms; runner-up T64_176_2 6.892 ms; spread 0.8 %
+  // line 232: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.914 ms; runner-up T64_128_3 6.926 ms; spread 1.4 %
   {1, 64, 13, 19, -1, 232},
-  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.84 ms; runner-up T64_176_2 13.75 ms; spread 0.7 %
+  // line 233: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.82 ms; runner-up T64_128_3 13.86 ms; spread 0.7 %
   {1, 64, 13, 20, -1, 233},
-  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.55 ms; runner-up T64_128_2 27.59 ms; spread 1.7 %
+  // line 234: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.51 ms; runner-up T64_128_3 27.98 ms; spread 6.2 %
   {1, 64, 13, 21, -1, 234},
-  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 55.57 ms; runner-up T64_128_2 55.57 ms; spread 5.1 %
+  // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 56 ms; runner-up T64_128_3 56.88 ms; spread 8.6 %
   {1, 64, 13, 22, -1, 235},
-  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0588 ms; runner-up T128_64_2P 0.0596 ms; spread 18.8 %
-  {1, 128, 8, 12, 4, 236},
-  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.074 ms; runner-up T128_128_3P 0.0745 ms; spread 14.3 %
+  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3 0.0677 ms; runner-up T128_128_2P 0.0684 ms; spread 51.4 %
+  {1, 128, 8, 12, 11, 236},
+  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0823 ms; runner-up T128_176_2P 0.0826 ms; spread 76.5 %
   {1, 128, 9, 13, 4, 237},
-  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.106 ms; runner-up T128_128_3P 0.1066 ms; spread 32.0 %
+  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1153 ms; runner-up T128_128_3P 0.1161 ms; spread 39.1 %
   {1, 128, 10, 14, 4, 238},
-  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1943 ms; runner-up T128_128_2P 0.1943 ms; spread 17.4 %
+  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2041 ms; runner-up T128_128_2 0.206 ms; spread 14.6 %
   {1, 128, 11, 15, 3, 239},
-  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2 0.6036 ms; runner-up T128_128_2P 0.6054 ms; spread 2.3 %
-  {1, 128, 12, 16, 8, 240},
-  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.056 ms; runner-up T128_176_2 2.063 ms; spread 2.1 %
-  {1, 128, 13, 17, 11, 241},
-  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2 8.011 ms; runner-up T128_176_2 8.069 ms; spread 1.2 %
-  {1, 128, 14, 18, 8, 242},
-  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 32.45 ms; runner-up T128_176_2 32.58 ms; spread 10.2 %
+  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.616 ms; runner-up T128_128_3P 0.6174 ms; spread 9.0 %
+  {1, 128, 12, 16, 4, 240},
+  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2 2.095 ms; runner-up T128_176_2P 2.105 ms; spread 2.5 %
+  {1, 128, 13, 17, 5, 241},
+  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: default 8.034 ms; runner-up T128_176_2 8.051 ms; spread 1.2 %
+  {1, 128, 14, 18, -1, 242},
+  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 31.78 ms; runner-up T128_176_2 32.87 ms; spread 10.7 %
   {1, 128, 15, 19, -1, 243},
-  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.187 ms; runner-up T128_128_2P 4.239 ms; spread 0.9 %
+  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.215 ms; runner-up T128_128_2P 4.219 ms; spread 0.7 %
   {1, 128, 13, 18, 8, 244},
-  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.845 ms; runner-up T128_176_2 8.802 ms; spread 1.3 %
+  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.664 ms; runner-up T128_128_2 8.806 ms; spread 2.3 %
   {1, 128, 13, 19, -1, 245},
-  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 17.27 ms; runner-up T128_128_2 18.19 ms; spread 8.0 %
+  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 17.51 ms; runner-up T128_128_2 18.48 ms; spread 7.6 %
   {1, 128, 13, 20, -1, 246},
-  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 35.84 ms; runner-up T128_128_2 37.71 ms; spread 18.8 %
+  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 35.73 ms; runner-up T128_128_2P 38.73 ms; spread 13.3 %
   {1, 128, 13, 21, -1, 247},
-  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 76.84 ms; runner-up T128_128_3P 76.77 ms; spread 10.8 %
+  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 77.69 ms; runner-up T128_128_3P 77.8 ms; spread 13.8 %
   {1, 128, 13, 22, -1, 248},
-  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0547 ms; runner-up T64_64_3P 0.0559 ms; spread 26.5 %
-  {2, 64, 8, 12, 12, 249},
-  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.0731 ms; runner-up T64_128_3 0.0742 ms; spread 66.0 %
+  // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0624 ms; runner-up T64_128_3P 0.0626 ms; spread 26.3 %
+  {2, 64, 8, 12, 10, 249},
+  // line 250: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.0763 ms; runner-up T64_128_3 0.0764 ms; spread 13.5 %
   {2, 64, 9, 13, 12, 250},
-  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.1001 ms; runner-up T64_128_3 0.1023 ms; spread 14.0 %
-  {2, 64, 10, 14, 0, 251},
-  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1745 ms; runner-up T64_128_2 0.1735 ms; spread 10.7 %
+  // line 251: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2P 0.104 ms; runner-up T64_128_3 0.1045 ms; spread 11.4 %
+  {2, 64, 10, 14, 10, 251},
+  // line 252: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.1769 ms; runner-up T64_128_3 0.1754 ms; spread 14.5 %
   {2, 64, 11, 15, -1, 252},
-  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5141 ms; runner-up T64_128_2 0.5103 ms; spread 10.9 %
+  // line 253: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5117 ms; runner-up T64_128_3 0.5124 ms; spread 11.2 %
   {2, 64, 12, 16, -1, 253},
-  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.772 ms; runner-up T64_128_2 1.762 ms; spread 1.2 %
+  // line 254: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.771 ms; runner-up T64_128_3 1.771 ms; spread 2.8 %
   {2, 64, 13, 17, -1, 254},
-  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.491 ms; runner-up T64_176_3 6.524 ms; spread 0.6 %
-  {2, 64, 14, 18, 1, 255},
-  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.13 ms; runner-up T64_176_3 25.22 ms; spread 0.6 %
+  // line 255: fp16 D 64, 2^14 keys, 2^18 rows of work: default 6.597 ms; runner-up T64_176_2 6.551 ms; spread 0.5 %
+  {2, 64, 14, 18, -1, 255},
+  // line 256: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.29 ms; runner-up default 25.61 ms; spread 1.2 %
   {2, 64, 15, 19, 1, 256},
-  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.489 ms; runner-up T64_176_2 3.464 ms; spread 0.8 %
+  // line 257: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.463 ms; runner-up T64_128_3 3.466 ms; spread 1.4 %
   {2, 64, 13, 18, -1, 257},
-  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.952 ms; runner-up T64_176_2 6.895 ms; spread 0.7 %
+  // line 258: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.9 ms; runner-up T64_128_3 6.903 ms; spread 1.0 %
   {2, 64, 13, 19, -1, 258},
-  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.88 ms; runner-up T64_176_2 13.91 ms; spread 0.8 %
+  // line 259: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.86 ms; runner-up T64_176_2 14.04 ms; spread 1.7 %
   {2, 64, 13, 20, -1, 259},
-  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: default 27.83 ms; runner-up T64_128_2 28 ms; spread 8.8 %
+  // line 260: fp16 D 64, 2^13 keys, 2^21 rows of work: default 27.64 ms; runner-up T64_128_3 28.34 ms; spread 9.0 %
   {2, 64, 13, 21, -1, 260},
-  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.58 ms; runner-up T64_128_2 57.36 ms; spread 6.9 %
+  // line 261: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.67 ms; runner-up T64_128_3 58.09 ms; spread 11.7 %
   {2, 64, 13, 22, -1, 261},
-  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0615 ms; runner-up T128_64_2P 0.0632 ms; spread 20.5 %
-  {2, 128, 8, 12, 13, 262},
-  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0791 ms; runner-up T128_64_3P 0.0811 ms; spread 8.5 %
-  {2, 128, 9, 13, 4, 263},
-  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1143 ms; runner-up T128_176_2P 0.1155 ms; spread 16.9 %
-  {2, 128, 10, 14, 4, 264},
-  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2023 ms; runner-up T128_128_2P 0.2043 ms; spread 4.9 %
+  // line 262: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0689 ms; runner-up T128_64_3P 0.0689 ms; spread 80.8 %
+  {2, 128, 8, 12, 3, 262},
+  // line 263: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.084 ms; runner-up T128_128_2P 0.0841 ms; spread 67.2 %
+  {2, 128, 9, 13, 3, 263},
+  // line 264: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1153 ms; runner-up T128_128_2 0.1171 ms; spread 9.4 %
+  {2, 128, 10, 14, 3, 264},
+  // line 265: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.2045 ms; runner-up T128_128_2P 0.205 ms; spread 6.0 %
   {2, 128, 11, 15, 3, 265},
-  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.614 ms; runner-up T128_128_2 0.6146 ms; spread 2.4 %
+  // line 266: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6088 ms; runner-up T128_128_3P 0.6098 ms; spread 3.0 %
   {2, 128, 12, 16, 4, 266},
-  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.095 ms; runner-up T128_176_2 2.109 ms; spread 3.6 %
-  {2, 128, 13, 17, 11, 267},
-  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.275 ms; runner-up T128_176_2P 8.355 ms; spread 3.3 %
+  // line 267: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 2.094 ms; runner-up T128_128_2P 2.094 ms; spread 1.0 %
+  {2, 128, 13, 17, 13, 267},
+  // line 268: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.321 ms; runner-up T128_176_2 8.313 ms; spread 4.7 %
   {2, 128, 14, 18, -1, 268},
-  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.75 ms; runner-up T128_176_2 33.69 ms; spread 13.0 %
+  // line 269: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.52 ms; runner-up T128_176_2 34.15 ms; spread 13.7 %
   {2, 128, 15, 19, -1, 269},
-  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 4.289 ms; runner-up T128_176_2 4.304 ms; spread 1.3 %
-  {2, 128, 13, 18, 8, 270},
-  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.779 ms; runner-up T128_176_2 8.933 ms; spread 2.4 %
+  // line 270: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 4.249 ms; runner-up T128_128_2 4.291 ms; spread 1.3 %
+  {2, 128, 13, 18, 4, 270},
+  // line 271: fp16 D 128, 2^13 keys, 2^19 rows of work: default 9.097 ms; runner-up T128_176_2 9.071 ms; spread 12.6 %
   {2, 128, 13, 19, -1, 271},
-  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 18.04 ms; runner-up T128_128_2 18.96 ms; spread 10.5 %
+  // line 272: fp16 D 128, 2^13 keys, 2^20 rows of work: default 17.82 ms; runner-up T128_128_2 19.5 ms; spread 2.9 %
   {2, 128, 13, 20, -1, 272},
-  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 38.06 ms; runner-up T128_128_2 38.96 ms; spread 14.3 %
+  // line 273: fp16 D 128, 2^13 keys, 2^21 rows of work: default 36.85 ms; runner-up T128_128_2P 40.2 ms; spread 14.9 %
   {2, 128, 13, 21, -1, 273},
-  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: default 80.25 ms; runner-up T128_128_3 79.54 ms; spread 14.6 %
+  // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: default 81.86 ms; runner-up T128_128_2P 81.79 ms; spread 13.7 %
   {2, 128, 13, 22, -1, 274},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -2678,9 +2678,9 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 1: fg_note_config(entry, "T64_176_2", file, line); return plan_launch_sm90<T, T64_176_2>(a, D, st, dev, entry, done);
         case 2: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T64_64_3P", file, line); return plan_launch_sm90<T, T64_64_3P>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
-        case 10: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 9: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
+        case 10: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2705,8 +2705,8 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 5: fg_note_config(entry, "T128_176_2", file, line); return plan_launch_sm90<T, T128_176_2>(a, D, st, dev, entry, done);
         case 6: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

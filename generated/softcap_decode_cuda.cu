@@ -1718,111 +1718,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 9, 16, 534},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0404 ms; runner-up splits=1 0.0409 ms; spread 23.1 %
+  // line 483: bf16 D 64, 2^8 keys, 2^4 rows of work: default 0.0489 ms; runner-up splits=1 0.0499 ms; spread 32.9 %
   {1, 64, 8, 4, -1, 483},
-  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.049 ms; runner-up splits=16 0.0531 ms; spread 26.6 %
+  // line 484: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0574 ms; runner-up splits=8 0.0655 ms; spread 23.0 %
   {1, 64, 9, 4, 1, 484},
-  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0575 ms; runner-up default 0.0602 ms; spread 31.8 %
+  // line 485: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0676 ms; runner-up splits=16 0.0704 ms; spread 17.8 %
   {1, 64, 10, 4, 8, 485},
-  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: default 0.0636 ms; runner-up splits=16 0.0637 ms; spread 14.0 %
-  {1, 64, 11, 4, -1, 486},
-  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0701 ms; runner-up splits=16 0.0713 ms; spread 14.6 %
-  {1, 64, 12, 4, -1, 487},
-  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: default 0.0778 ms; runner-up splits=16 0.0779 ms; spread 32.6 %
-  {1, 64, 13, 4, -1, 488},
-  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.0988 ms; runner-up splits=32 0.1018 ms; spread 10.2 %
+  // line 486: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.072 ms; runner-up default 0.0738 ms; spread 23.4 %
+  {1, 64, 11, 4, 16, 486},
+  // line 487: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0799 ms; runner-up default 0.081 ms; spread 19.5 %
+  {1, 64, 12, 4, 16, 487},
+  // line 488: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0905 ms; runner-up default 0.0916 ms; spread 48.4 %
+  {1, 64, 13, 4, 16, 488},
+  // line 489: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1133 ms; runner-up splits=32 0.1146 ms; spread 14.7 %
   {1, 64, 14, 4, 16, 489},
-  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1372 ms; runner-up default 0.1394 ms; spread 10.5 %
+  // line 490: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1514 ms; runner-up splits=16 0.1551 ms; spread 13.2 %
   {1, 64, 15, 4, 32, 490},
-  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0927 ms; runner-up splits=8 0.0951 ms; spread 18.4 %
+  // line 491: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1078 ms; runner-up splits=16 0.1093 ms; spread 10.9 %
   {1, 64, 13, 5, -1, 491},
-  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1238 ms; runner-up splits=16 0.1333 ms; spread 35.6 %
+  // line 492: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1361 ms; runner-up splits=8 0.1417 ms; spread 36.4 %
   {1, 64, 13, 6, -1, 492},
-  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1845 ms; runner-up splits=8 0.1929 ms; spread 16.7 %
+  // line 493: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.2014 ms; runner-up splits=8 0.2044 ms; spread 19.8 %
   {1, 64, 13, 7, -1, 493},
-  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3065 ms; runner-up splits=4 0.3227 ms; spread 7.6 %
+  // line 494: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3204 ms; runner-up splits=8 0.3356 ms; spread 5.8 %
   {1, 64, 13, 8, -1, 494},
-  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.563 ms; runner-up splits=4 0.5656 ms; spread 4.8 %
+  // line 495: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5783 ms; runner-up splits=4 0.5876 ms; spread 3.4 %
   {1, 64, 13, 9, 8, 495},
-  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0476 ms; runner-up default 0.0482 ms; spread 49.3 %
-  {1, 128, 8, 4, 1, 496},
-  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0564 ms; runner-up splits=4 0.0571 ms; spread 21.5 %
+  // line 496: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0534 ms; runner-up splits=1 0.0537 ms; spread 26.5 %
+  {1, 128, 8, 4, -1, 496},
+  // line 497: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0657 ms; runner-up splits=4 0.067 ms; spread 17.2 %
   {1, 128, 9, 4, 1, 497},
-  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0593 ms; runner-up default 0.0632 ms; spread 23.0 %
+  // line 498: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0706 ms; runner-up splits=16 0.0743 ms; spread 98.7 %
   {1, 128, 10, 4, 8, 498},
-  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0671 ms; runner-up splits=8 0.0676 ms; spread 34.0 %
+  // line 499: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0797 ms; runner-up splits=8 0.0789 ms; spread 13.9 %
   {1, 128, 11, 4, -1, 499},
-  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0777 ms; runner-up splits=8 0.0779 ms; spread 58.1 %
+  // line 500: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0896 ms; runner-up splits=8 0.0911 ms; spread 69.3 %
   {1, 128, 12, 4, -1, 500},
-  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.093 ms; runner-up splits=16 0.0955 ms; spread 47.9 %
+  // line 501: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.107 ms; runner-up splits=16 0.1108 ms; spread 14.8 %
   {1, 128, 13, 4, -1, 501},
-  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1265 ms; runner-up splits=16 0.1297 ms; spread 9.6 %
+  // line 502: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1424 ms; runner-up splits=16 0.1429 ms; spread 27.6 %
   {1, 128, 14, 4, -1, 502},
-  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1893 ms; runner-up splits=16 0.1984 ms; spread 9.3 %
+  // line 503: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2049 ms; runner-up splits=32 0.2089 ms; spread 10.2 %
   {1, 128, 15, 4, -1, 503},
-  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.124 ms; runner-up splits=8 0.1326 ms; spread 65.6 %
+  // line 504: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1395 ms; runner-up splits=8 0.1424 ms; spread 19.8 %
   {1, 128, 13, 5, -1, 504},
-  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1805 ms; runner-up splits=8 0.1944 ms; spread 13.8 %
+  // line 505: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1963 ms; runner-up splits=4 0.2068 ms; spread 38.1 %
   {1, 128, 13, 6, -1, 505},
-  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.2958 ms; runner-up splits=4 0.3123 ms; spread 6.8 %
+  // line 506: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3117 ms; runner-up splits=4 0.3247 ms; spread 6.5 %
   {1, 128, 13, 7, -1, 506},
-  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5264 ms; runner-up splits=2 0.5499 ms; spread 5.8 %
+  // line 507: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5479 ms; runner-up splits=2 0.5697 ms; spread 5.6 %
   {1, 128, 13, 8, -1, 507},
-  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.9947 ms; runner-up splits=1 1.005 ms; spread 11.2 %
+  // line 508: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.019 ms; runner-up splits=1 1.022 ms; spread 4.7 %
   {1, 128, 13, 9, -1, 508},
-  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0446 ms; runner-up splits=1 0.0476 ms; spread 29.9 %
+  // line 509: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0489 ms; runner-up splits=1 0.0495 ms; spread 28.5 %
   {2, 64, 8, 4, -1, 509},
-  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0503 ms; runner-up splits=16 0.0547 ms; spread 24.2 %
+  // line 510: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.059 ms; runner-up splits=16 0.066 ms; spread 27.6 %
   {2, 64, 9, 4, 1, 510},
-  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0572 ms; runner-up splits=8 0.058 ms; spread 16.9 %
-  {2, 64, 10, 4, 16, 511},
-  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0657 ms; runner-up default 0.0678 ms; spread 34.1 %
+  // line 511: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0695 ms; runner-up splits=16 0.0702 ms; spread 157.3 %
+  {2, 64, 10, 4, 8, 511},
+  // line 512: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0724 ms; runner-up default 0.0744 ms; spread 99.0 %
   {2, 64, 11, 4, 16, 512},
-  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0692 ms; runner-up default 0.0719 ms; spread 19.9 %
-  {2, 64, 12, 4, 16, 513},
-  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.081 ms; runner-up splits=16 0.0803 ms; spread 48.9 %
-  {2, 64, 13, 4, -1, 514},
-  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1006 ms; runner-up splits=32 0.1032 ms; spread 17.7 %
+  // line 513: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0793 ms; runner-up splits=16 0.0788 ms; spread 17.6 %
+  {2, 64, 12, 4, -1, 513},
+  // line 514: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0901 ms; runner-up default 0.0932 ms; spread 12.0 %
+  {2, 64, 13, 4, 16, 514},
+  // line 515: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1134 ms; runner-up splits=32 0.1141 ms; spread 9.8 %
   {2, 64, 14, 4, 16, 515},
-  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1376 ms; runner-up splits=16 0.1419 ms; spread 33.0 %
+  // line 516: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1496 ms; runner-up splits=16 0.1552 ms; spread 57.7 %
   {2, 64, 15, 4, 32, 516},
-  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0933 ms; runner-up splits=16 0.0974 ms; spread 25.2 %
+  // line 517: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1082 ms; runner-up splits=8 0.1092 ms; spread 15.5 %
   {2, 64, 13, 5, -1, 517},
-  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1236 ms; runner-up splits=8 0.1304 ms; spread 12.2 %
+  // line 518: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1381 ms; runner-up splits=8 0.1441 ms; spread 14.6 %
   {2, 64, 13, 6, -1, 518},
-  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1895 ms; runner-up splits=8 0.194 ms; spread 19.3 %
+  // line 519: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.202 ms; runner-up splits=8 0.2044 ms; spread 26.2 %
   {2, 64, 13, 7, -1, 519},
-  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3047 ms; runner-up splits=8 0.3222 ms; spread 7.7 %
+  // line 520: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3208 ms; runner-up splits=8 0.3337 ms; spread 13.5 %
   {2, 64, 13, 8, -1, 520},
-  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5606 ms; runner-up splits=4 0.5629 ms; spread 6.8 %
+  // line 521: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5808 ms; runner-up splits=4 0.5869 ms; spread 5.0 %
   {2, 64, 13, 9, 8, 521},
-  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0447 ms; runner-up default 0.0472 ms; spread 32.5 %
+  // line 522: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0544 ms; runner-up default 0.0552 ms; spread 298.4 %
   {2, 128, 8, 4, 1, 522},
-  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0571 ms; runner-up splits=16 0.0588 ms; spread 80.3 %
+  // line 523: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0688 ms; runner-up splits=1 0.0689 ms; spread 19.7 %
   {2, 128, 9, 4, 8, 523},
-  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0611 ms; runner-up splits=16 0.0636 ms; spread 21.8 %
-  {2, 128, 10, 4, 8, 524},
-  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0675 ms; runner-up splits=8 0.0682 ms; spread 18.5 %
+  // line 524: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=16 0.0751 ms; runner-up splits=8 0.076 ms; spread 17.7 %
+  {2, 128, 10, 4, 16, 524},
+  // line 525: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.08 ms; runner-up splits=8 0.0813 ms; spread 16.4 %
   {2, 128, 11, 4, 16, 525},
-  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.079 ms; runner-up splits=16 0.0784 ms; spread 14.4 %
-  {2, 128, 12, 4, -1, 526},
-  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=16 0.0959 ms; runner-up default 0.0972 ms; spread 32.1 %
-  {2, 128, 13, 4, 16, 527},
-  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1311 ms; runner-up splits=16 0.1338 ms; spread 9.6 %
+  // line 526: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0892 ms; runner-up default 0.0911 ms; spread 66.2 %
+  {2, 128, 12, 4, 16, 526},
+  // line 527: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1098 ms; runner-up splits=16 0.1102 ms; spread 79.3 %
+  {2, 128, 13, 4, -1, 527},
+  // line 528: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1429 ms; runner-up splits=16 0.1456 ms; spread 12.8 %
   {2, 128, 14, 4, 32, 528},
-  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.1935 ms; runner-up default 0.2028 ms; spread 16.7 %
+  // line 529: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2059 ms; runner-up splits=16 0.2202 ms; spread 10.5 %
   {2, 128, 15, 4, 32, 529},
-  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: default 0.1265 ms; runner-up splits=16 0.1281 ms; spread 28.7 %
-  {2, 128, 13, 5, -1, 530},
-  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1871 ms; runner-up splits=8 0.1903 ms; spread 16.6 %
+  // line 530: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1383 ms; runner-up default 0.1411 ms; spread 15.6 %
+  {2, 128, 13, 5, 16, 530},
+  // line 531: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.204 ms; runner-up splits=8 0.2024 ms; spread 18.6 %
   {2, 128, 13, 6, -1, 531},
-  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3038 ms; runner-up splits=8 0.3087 ms; spread 7.2 %
+  // line 532: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3275 ms; runner-up splits=8 0.3248 ms; spread 8.6 %
   {2, 128, 13, 7, -1, 532},
-  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5422 ms; runner-up splits=4 0.5501 ms; spread 5.4 %
+  // line 533: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5612 ms; runner-up splits=4 0.5672 ms; spread 6.9 %
   {2, 128, 13, 8, -1, 533},
-  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.025 ms; runner-up splits=8 1.039 ms; spread 2.8 %
+  // line 534: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.042 ms; runner-up splits=1 1.058 ms; spread 6.3 %
   {2, 128, 13, 9, -1, 534},
 };
 static const fg_tune_table plan_wisdom[] = {

@@ -2436,10 +2436,9 @@ using T128_128_2P = fh_cfg<128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V sta
 using T128_128_3P = fh_cfg<128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 using T64_64_2 = fh_cfg<64, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T128_128_2 = fh_cfg<128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T64_128_2 = fh_cfg<64, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
-using T64_128_3P = fh_cfg<64, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
-using T128_64_3P = fh_cfg<128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
+using T128_64_2P = fh_cfg<128, 64, 2, true>;  // wgmma 64x64 tiles, 2 K/V stages, ping-pong
+using T64_64_3 = fh_cfg<64, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -2555,111 +2554,111 @@ static const fg_tune_row plan_wisdom_0[] = {
   {2, 128, 13, 22, 3, 326},
 };
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
-// tuned 2026-11-27T00:03Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+// tuned 2026-11-27T06:29Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0564 ms; runner-up T64_128_3P 0.0564 ms; spread 14.3 %
-  {1, 64, 8, 12, 6, 275},
-  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_3 0.072 ms; runner-up T64_64_2 0.0727 ms; spread 53.5 %
+  // line 275: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0607 ms; runner-up T64_128_3P 0.0612 ms; spread 17.9 %
+  {1, 64, 8, 12, 0, 275},
+  // line 276: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0775 ms; runner-up T64_176_2P 0.078 ms; spread 15.6 %
   {1, 64, 9, 13, 6, 276},
-  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1004 ms; runner-up default 0.1029 ms; spread 15.1 %
-  {1, 64, 10, 14, 1, 277},
-  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1781 ms; runner-up T64_128_2P 0.18 ms; spread 9.0 %
-  {1, 64, 11, 15, 7, 278},
-  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.5232 ms; runner-up T64_128_2 0.5233 ms; spread 6.8 %
+  // line 277: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.1047 ms; runner-up default 0.1061 ms; spread 25.8 %
+  {1, 64, 10, 14, 6, 277},
+  // line 278: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1761 ms; runner-up T64_128_3 0.177 ms; spread 6.6 %
+  {1, 64, 11, 15, 6, 278},
+  // line 279: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.514 ms; runner-up T64_128_3 0.5132 ms; spread 11.1 %
   {1, 64, 12, 16, -1, 279},
-  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.443 ms; runner-up T64_128_2 1.436 ms; spread 1.4 %
+  // line 280: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.419 ms; runner-up T64_128_3 1.415 ms; spread 2.7 %
   {1, 64, 13, 17, -1, 280},
-  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.268 ms; runner-up T64_128_2 3.248 ms; spread 1.2 %
+  // line 281: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.168 ms; runner-up T64_128_3 3.165 ms; spread 1.0 %
   {1, 64, 14, 18, -1, 281},
-  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.888 ms; runner-up T64_128_2 6.84 ms; spread 0.3 %
+  // line 282: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.592 ms; runner-up T64_128_3 6.585 ms; spread 0.9 %
   {1, 64, 15, 19, -1, 282},
-  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.842 ms; runner-up T64_128_2 2.823 ms; spread 0.6 %
+  // line 283: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.751 ms; runner-up T64_128_2 2.741 ms; spread 1.5 %
   {1, 64, 13, 18, -1, 283},
-  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.627 ms; runner-up T64_128_2 5.597 ms; spread 0.3 %
+  // line 284: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.394 ms; runner-up T64_128_3 5.384 ms; spread 3.4 %
   {1, 64, 13, 19, -1, 284},
-  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 11.24 ms; runner-up T64_128_2 11.15 ms; spread 0.8 %
+  // line 285: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.7 ms; runner-up T64_128_2 10.79 ms; spread 0.9 %
   {1, 64, 13, 20, -1, 285},
-  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 22.33 ms; runner-up T64_128_2 22.37 ms; spread 0.6 %
+  // line 286: bf16 D 64, 2^13 keys, 2^21 rows of work: default 21.31 ms; runner-up T64_128_3 21.41 ms; spread 0.4 %
   {1, 64, 13, 21, -1, 286},
-  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 44.71 ms; runner-up T64_128_2 44.77 ms; spread 2.4 %
+  // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 42.64 ms; runner-up T64_128_2 43.52 ms; spread 7.1 %
   {1, 64, 13, 22, -1, 287},
-  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0641 ms; runner-up T128_64_3 0.0646 ms; spread 33.7 %
-  {1, 128, 8, 12, 3, 288},
-  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0816 ms; runner-up T128_64_3P 0.0824 ms; spread 12.0 %
-  {1, 128, 9, 13, 3, 289},
-  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: default 0.1162 ms; runner-up T128_128_3P 0.1177 ms; spread 31.9 %
-  {1, 128, 10, 14, -1, 290},
-  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2057 ms; runner-up T128_128_3P 0.208 ms; spread 6.5 %
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2P 0.068 ms; runner-up T128_128_3P 0.0682 ms; spread 18.6 %
+  {1, 128, 8, 12, 7, 288},
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0832 ms; runner-up T128_128_3P 0.0856 ms; spread 9.9 %
+  {1, 128, 9, 13, 2, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1155 ms; runner-up T128_128_2P 0.1158 ms; spread 33.0 %
+  {1, 128, 10, 14, 3, 290},
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.204 ms; runner-up T128_128_3P 0.2041 ms; spread 307.9 %
   {1, 128, 11, 15, 2, 291},
-  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6156 ms; runner-up T128_128_3 0.6244 ms; spread 2.8 %
-  {1, 128, 12, 16, 2, 292},
-  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.692 ms; runner-up T128_128_2 1.707 ms; spread 1.8 %
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.6108 ms; runner-up T128_128_2P 0.6139 ms; spread 13.3 %
+  {1, 128, 12, 16, 3, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.67 ms; runner-up T128_128_3P 1.672 ms; spread 2.8 %
   {1, 128, 13, 17, 2, 293},
-  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.808 ms; runner-up T128_128_2 3.834 ms; spread 0.5 %
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.752 ms; runner-up T128_128_3P 3.765 ms; spread 1.0 %
   {1, 128, 14, 18, 2, 294},
-  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.265 ms; runner-up T128_128_2 8.337 ms; spread 2.0 %
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.015 ms; runner-up T128_128_2 8.052 ms; spread 1.6 %
   {1, 128, 15, 19, -1, 295},
-  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.351 ms; runner-up T128_128_2 3.366 ms; spread 0.9 %
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.286 ms; runner-up T128_128_3P 3.302 ms; spread 0.9 %
   {1, 128, 13, 18, 2, 296},
-  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.995 ms; runner-up T128_128_2 6.962 ms; spread 2.2 %
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.771 ms; runner-up T128_128_2P 6.711 ms; spread 4.2 %
   {1, 128, 13, 19, -1, 297},
-  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.8 ms; runner-up T128_128_2 14.34 ms; spread 2.6 %
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.47 ms; runner-up T128_128_2 14.42 ms; spread 1.0 %
   {1, 128, 13, 20, -1, 298},
-  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 27.68 ms; runner-up T128_128_2 29.73 ms; spread 10.8 %
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 27.28 ms; runner-up T128_128_2 29.22 ms; spread 14.9 %
   {1, 128, 13, 21, -1, 299},
-  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 59.19 ms; runner-up T128_128_3P 60.37 ms; spread 16.2 %
-  {1, 128, 13, 22, -1, 300},
-  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0565 ms; runner-up T64_64_3P 0.0572 ms; spread 66.8 %
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 60.09 ms; runner-up T128_176_2P 60.61 ms; spread 2.7 %
+  {1, 128, 13, 22, 3, 300},
+  // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0627 ms; runner-up T64_64_2 0.0627 ms; spread 108.6 %
   {2, 64, 8, 12, 8, 301},
-  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: default 0.0722 ms; runner-up T64_64_2 0.0717 ms; spread 15.7 %
-  {2, 64, 9, 13, -1, 302},
-  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.1015 ms; runner-up T64_128_2 0.1009 ms; spread 15.9 %
-  {2, 64, 10, 14, -1, 303},
-  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1783 ms; runner-up T64_128_3 0.1802 ms; spread 10.4 %
-  {2, 64, 11, 15, 7, 304},
-  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5298 ms; runner-up T64_128_2 0.5285 ms; spread 2.7 %
+  // line 302: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.0768 ms; runner-up T64_128_2P 0.0773 ms; spread 12.0 %
+  {2, 64, 9, 13, 1, 302},
+  // line 303: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1051 ms; runner-up T64_128_2 0.106 ms; spread 15.2 %
+  {2, 64, 10, 14, 1, 303},
+  // line 304: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1772 ms; runner-up T64_128_3 0.1795 ms; spread 10.5 %
+  {2, 64, 11, 15, 6, 304},
+  // line 305: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5132 ms; runner-up T64_128_3 0.5104 ms; spread 3.4 %
   {2, 64, 12, 16, -1, 305},
-  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.452 ms; runner-up T64_128_2 1.445 ms; spread 1.1 %
+  // line 306: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.393 ms; runner-up T64_128_3 1.394 ms; spread 7.2 %
   {2, 64, 13, 17, -1, 306},
-  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.272 ms; runner-up T64_128_2 3.252 ms; spread 2.2 %
+  // line 307: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.15 ms; runner-up T64_128_3 3.135 ms; spread 3.0 %
   {2, 64, 14, 18, -1, 307},
-  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.892 ms; runner-up T64_128_2 6.846 ms; spread 0.6 %
+  // line 308: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.609 ms; runner-up T64_128_3 6.592 ms; spread 1.3 %
   {2, 64, 15, 19, -1, 308},
-  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.844 ms; runner-up T64_128_2 2.824 ms; spread 1.3 %
+  // line 309: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.735 ms; runner-up T64_128_3 2.738 ms; spread 3.9 %
   {2, 64, 13, 18, -1, 309},
-  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.654 ms; runner-up T64_128_2 5.601 ms; spread 0.8 %
+  // line 310: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.406 ms; runner-up T64_128_3 5.392 ms; spread 1.3 %
   {2, 64, 13, 19, -1, 310},
-  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 11.22 ms; runner-up T64_128_2 11.21 ms; spread 0.2 %
+  // line 311: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.72 ms; runner-up T64_128_2 10.85 ms; spread 1.1 %
   {2, 64, 13, 20, -1, 311},
-  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 22.35 ms; runner-up T64_128_2 22.41 ms; spread 3.6 %
+  // line 312: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.41 ms; runner-up T64_128_2 21.69 ms; spread 8.6 %
   {2, 64, 13, 21, -1, 312},
-  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 44.64 ms; runner-up T64_128_2 44.81 ms; spread 7.0 %
+  // line 313: fp16 D 64, 2^13 keys, 2^22 rows of work: default 43.96 ms; runner-up T64_128_2 44.43 ms; spread 11.8 %
   {2, 64, 13, 22, -1, 313},
-  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0634 ms; runner-up T128_64_2P 0.0639 ms; spread 19.2 %
-  {2, 128, 8, 12, 9, 314},
-  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0824 ms; runner-up T128_64_3 0.0825 ms; spread 17.7 %
+  // line 314: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0677 ms; runner-up T128_64_3 0.0682 ms; spread 16.9 %
+  {2, 128, 8, 12, 2, 314},
+  // line 315: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0835 ms; runner-up T128_128_2P 0.0836 ms; spread 15.1 %
   {2, 128, 9, 13, 3, 315},
-  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1146 ms; runner-up T128_128_3 0.1164 ms; spread 22.4 %
+  // line 316: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1151 ms; runner-up T128_128_3P 0.1155 ms; spread 8.9 %
   {2, 128, 10, 14, 2, 316},
-  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2036 ms; runner-up T128_128_3 0.2065 ms; spread 6.3 %
+  // line 317: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.2041 ms; runner-up T128_128_3P 0.2043 ms; spread 73.5 %
   {2, 128, 11, 15, 2, 317},
-  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6292 ms; runner-up T128_128_3P 0.6355 ms; spread 8.4 %
+  // line 318: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6104 ms; runner-up T128_128_3P 0.6111 ms; spread 4.3 %
   {2, 128, 12, 16, 2, 318},
-  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.707 ms; runner-up T128_128_2 1.723 ms; spread 2.7 %
-  {2, 128, 13, 17, 2, 319},
-  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.935 ms; runner-up T128_128_2P 3.926 ms; spread 1.1 %
-  {2, 128, 14, 18, -1, 320},
-  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.379 ms; runner-up T128_128_2 8.553 ms; spread 1.3 %
+  // line 319: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 1.655 ms; runner-up T128_128_2P 1.657 ms; spread 2.2 %
+  {2, 128, 13, 17, 3, 319},
+  // line 320: fp16 D 128, 2^14 keys, 2^18 rows of work: T128_128_2P 3.753 ms; runner-up T128_128_3P 3.762 ms; spread 1.1 %
+  {2, 128, 14, 18, 2, 320},
+  // line 321: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.012 ms; runner-up T128_128_2 8.332 ms; spread 2.0 %
   {2, 128, 15, 19, -1, 321},
-  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.393 ms; runner-up T128_128_2P 3.428 ms; spread 1.8 %
-  {2, 128, 13, 18, 5, 322},
-  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.066 ms; runner-up T128_128_2P 7.087 ms; spread 1.5 %
+  // line 322: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.302 ms; runner-up T128_128_2 3.315 ms; spread 3.6 %
+  {2, 128, 13, 18, 2, 322},
+  // line 323: fp16 D 128, 2^13 keys, 2^19 rows of work: default 6.926 ms; runner-up T128_128_3P 7.08 ms; spread 5.7 %
   {2, 128, 13, 19, -1, 323},
-  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 13.91 ms; runner-up T128_128_2 14.98 ms; spread 3.4 %
+  // line 324: fp16 D 128, 2^13 keys, 2^20 rows of work: default 13.9 ms; runner-up T128_128_2 14.72 ms; spread 10.6 %
   {2, 128, 13, 20, -1, 324},
-  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 28.54 ms; runner-up T128_128_2 30.54 ms; spread 11.6 %
+  // line 325: fp16 D 128, 2^13 keys, 2^21 rows of work: default 29.24 ms; runner-up T128_128_3P 30.44 ms; spread 14.8 %
   {2, 128, 13, 21, -1, 325},
-  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 58.57 ms; runner-up T128_128_3P 62.57 ms; spread 18.2 %
+  // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 60.14 ms; runner-up T128_128_3P 62.36 ms; spread 14.1 %
   {2, 128, 13, 22, -1, 326},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -2694,9 +2693,8 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 0: fg_note_config(entry, "T64_128_2P", file, line); return plan_launch_sm90<T, T64_128_2P>(a, D, st, dev, entry, done);
         case 1: fg_note_config(entry, "T64_128_3", file, line); return plan_launch_sm90<T, T64_128_3>(a, D, st, dev, entry, done);
         case 4: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
-        case 6: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
-        case 7: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
-        case 8: fg_note_config(entry, "T64_128_3P", file, line); return plan_launch_sm90<T, T64_128_3P>(a, D, st, dev, entry, done);
+        case 6: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
+        case 8: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -2719,7 +2717,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 2: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
         case 3: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
         case 5: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
-        case 9: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
+        case 7: fg_note_config(entry, "T128_64_2P", file, line); return plan_launch_sm90<T, T128_64_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
