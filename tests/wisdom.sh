@@ -42,6 +42,19 @@ grep -q "warning: wisdom file '$tmp/stale.wisdom' is not used" "$tmp/stale.err" 
 # the stale file is not used, the system wisdom still is
 cmp -s "$tmp/stale/global_cuda.cu" "$tmp/sys/global_cuda.cu" || fail "a stale file changed the output"
 
+# what the hash covers: the hooks printed into the kernels (gpu/hooks.m4)
+# make the wisdom stale; the row-reduction hooks (gpu/rows_hooks.m4), which
+# no tuned kernel reads, do not
+for part in gpu/hooks.m4:stale gpu/rows_hooks.m4:fresh; do
+  f=${part%:*} want=${part#*:}
+  rm -rf "$tmp/tpl" && cp -r "$srcdir/templates" "$tmp/tpl" && chmod -R u+w "$tmp/tpl" &&
+    printf 'dnl a change\n' >> "$tmp/tpl/$f" || fail "cannot copy the templates"
+  "$fg" --templates="$tmp/tpl" --target=cuda -o "$tmp/tpl-out" "$srcdir/plans/global.fp" \
+    > "$tmp/tpl.err" 2>&1 || { cat "$tmp/tpl.err"; fail "generation with $f changed failed"; }
+  if grep -q "tuned on other templates" "$tmp/tpl.err"; then got=stale; else got=fresh; fi
+  [ "$got" = "$want" ] || { cat "$tmp/tpl.err"; fail "a change of $f leaves the wisdom $got, not $want"; }
+done
+
 # foreign: not a wisdom file at all, and a malformed row
 printf 'device H200\nrow global x\n' > "$tmp/foreign.wisdom"
 gen foreign --wisdom=none --wisdom="$tmp/foreign.wisdom" 2> /dev/null
