@@ -861,6 +861,19 @@ typedef struct fg_kattn {
     bool tile_fold;
     int tile_fold_const;
     fg_expr *score_bias_l2;
+    /* keylin: the score is qk times keylin_qk plus keylin_slope times
+     * keylin_int, an integer expression that reads no input and changes by
+     * keylin_step per key (ALiBi's slope * (n - (m + N - M))); both E_KCONST
+     * leaves (exp2 domain), keylin_slope negated for a subtracted term.
+     * Over a tile, a thread's keys then take fmaf(step, k, base) from one
+     * base per tile, the same values for all of its rows (each row's own
+     * offset is constant along the row, and the softmax does not see it:
+     * the sm_90a kernel adds it to the row's max once, at the end). */
+    bool keylin;
+    fg_expr *keylin_qk;
+    fg_expr *keylin_slope;
+    const fg_expr *keylin_int;
+    int keylin_step;
     int nscore_chain;
     int *score_chain;       /* the tile statements the score comes from */
     /* Inputs other than Q, K and V that the score or the mask reads (a

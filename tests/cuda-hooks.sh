@@ -56,6 +56,7 @@ run_sim() {
 rows=0 # sources whose masks are an interval of keys per row (plan_row_keys)
 spans=0 # sources whose span hooks ran (docmask), and whose tile-affine score ran (relbias)
 biases=0
+keylins=0 # sources whose key-linear score ran (alibi)
 for cu in "$srcdir"/generated/*_cuda.cu; do
     test -f "$cu" || continue
     name=$(basename "$cu" .cu)
@@ -66,6 +67,24 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
             echo "$name: the score reads an i32 input: its tile-affine form is not simulated"
         elif run_sim "$tmp/b" bias_hooks_sim "$name (score)"; then
             biases=$((biases + 1))
+        fi
+    fi
+    if grep -q 'constexpr bool plan_score_keylin = true' "$cu"; then
+        # the score linear in the key past qk (alibi): the sm_90a kernel's
+        # shared term, each row's offset added at the end, against plan_score
+        mkdir -p "$tmp/k"
+        {
+            awk '/^struct plan_params \{/,/^\};/' "$cu"
+            grep 'constexpr int plan_keylin_step' "$cu"
+            awk '$0 ~ "^__device__ __forceinline__ [a-z ]+ (plan_[A-Za-z0-9_]+_at|plan_head_setup|plan_score|plan_keylin_qk|plan_keylin_slope|plan_keylin_int)\\(" { on = 1 }
+                 on { print } on && /^}/ { on = 0 }' "$cu"
+        } > "$tmp/k/hooks.h"
+        {
+            printf '#define SIM_DIMS(X) %s\n' "$(sed -n 's/^    int \([A-Za-z0-9_]*\); \/\* dim .*/X(\1)/p' "$tmp/k/hooks.h" | tr '\n' ' ')"
+            printf '#define SIM_FLOATS(X) %s\n' "$(sed -n 's/^    float \([A-Za-z0-9_]*\); .*/X(\1)/p' "$tmp/k/hooks.h" | tr '\n' ' ')"
+        } > "$tmp/k/sim_aux.h"
+        if run_sim "$tmp/k" keylin_hooks_sim "$name (key-linear score)"; then
+            keylins=$((keylins + 1))
         fi
     fi
     grep -q 'return true;' "$cu" && continue # no mask
@@ -123,6 +142,11 @@ fi
 if test "$rows" -eq 0; then
     # causal, window and prefixlm are: their row bounds must have run
     echo "FAIL: no mask with an interval of keys per row simulated"
+    exit 1
+fi
+if test "$keylins" -eq 0; then
+    # generated/ holds alibi: its key-linear score must have run
+    echo "FAIL: no key-linear score simulated"
     exit 1
 fi
 if test "$spans" -eq 0 || test "$biases" -eq 0; then

@@ -47,6 +47,7 @@ EXTRA_DIST += \
 	tests/cuda_hooks_sim.cc \
 	tests/span_hooks_sim.cc \
 	tests/bias_hooks_sim.cc \
+	tests/keylin_hooks_sim.cc \
 	tests/sim_device.h \
 	tests/cuda-dispatch.sh \
 	tests/cuda_dispatch_sim.cc \

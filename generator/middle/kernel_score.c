@@ -280,6 +280,116 @@ static fg_expr *fold_inner(kb *c, const fg_expr *e, factors *cf, const fg_expr *
     return v;
 }
 
+/* The coefficient of the key axis in e, an integer expression that reads
+ * no input and is linear in the key (the key only under +, - and times an
+ * integer literal); false
+ * when it is not.  *coef receives the coefficient (0: e is free of the key). */
+static bool key_linear(kb *c, const fg_expr *e, long *coef)
+{
+    *coef = 0;
+    if (e->type != T_INT || e->kind == E_TENSOR)
+        return false;
+    if (e->kind == E_AXIS) {
+        *coef = e->ref == c->ax_n;
+        return true;
+    }
+    long a = 0, b = 0;
+    switch (e->kind) {
+    case E_ADD:
+    case E_SUB:
+        if (!key_linear(c, e->args[0], &a) || !key_linear(c, e->args[1], &b))
+            return false;
+        *coef = e->kind == E_ADD ? a + b : a - b;
+        return *coef >= -1024 && *coef <= 1024;
+    case E_NEG:
+        if (!key_linear(c, e->args[0], &a))
+            return false;
+        *coef = -a;
+        return true;
+    case E_MUL: /* times an integer literal */
+        if (!key_linear(c, e->args[0], &a) || !key_linear(c, e->args[1], &b))
+            return false;
+        if (a != 0 && b != 0)
+            return false;
+        if (a || b) {
+            const fg_expr *k = e->args[a ? 1 : 0];
+            if (k->kind != E_NUM || fabs(k->num) > 1024)
+                return false;
+            *coef = (a ? a : b) * (long)k->num;
+        }
+        return *coef >= -1024 && *coef <= 1024;
+    default:
+        for (int i = 0; i < e->nargs; i++)
+            if (!key_linear(c, e->args[i], &a) || a != 0)
+                return false;
+        return true;
+    }
+}
+
+/* qk * c + a * E or qk * c - a * E, with a constant (per launch or per
+ * head) and E an integer expression linear in the key (key_linear): the
+ * kernel model's keylin form.  False when the score is not so. */
+static bool bind_keylin(kb *c, fg_kattn *at)
+{
+    const fg_expr *e = c->score;
+    if (e->kind != E_ADD && e->kind != E_SUB)
+        return false;
+    for (int side = 0; side < 2; side++) {
+        if (side == 1 && e->kind == E_SUB)
+            break;
+        bool is_div = false;
+        const fg_expr *qc = scaled_qk(c, e->args[side], &is_div);
+        const fg_expr *g = e->args[1 - side];
+        if (!qc || expr_reads(g, c->ssum) || g->type != T_FLOAT)
+            continue;
+        factors f = {.ok = true}, kf = {.ok = true};
+        kb_collect(g, false, &f);
+        const fg_expr *term = NULL;
+        bool per_head = false, ok = f.ok;
+        for (int i = 0; i < f.nnum && ok; i++) {
+            int k = kb_constness(c, f.num[i]);
+            if (k < 2) {
+                kf.num[kf.nnum++] = f.num[i];
+                per_head |= k == 1;
+            } else if (!term)
+                term = f.num[i];
+            else
+                ok = false;
+        }
+        for (int i = 0; i < f.nden && ok; i++) {
+            int k = kb_constness(c, f.den[i]);
+            ok = k < 2;
+            kf.den[kf.nden++] = f.den[i];
+            per_head |= k == 1;
+        }
+        long step = 0;
+        if (!ok || !term || !key_linear(c, term, &step) || step == 0)
+            continue;
+        factors qf = {.ok = true};
+        if (qc != e->args[side] && qc->kind != E_TENSOR) {
+            if (is_div)
+                qf.den[qf.nden++] = qc;
+            else
+                qf.num[qf.nnum++] = qc;
+        }
+        fg_expr *kq = hoist(c, &qf, !c->base2, false);
+        fg_expr *ks = kq ? hoist(c, &kf, !c->base2, per_head) : NULL;
+        if (!ks)
+            return false;
+        if (side == 0 && e->kind == E_SUB) {
+            ks = expr_unary(c->a, E_NEG, ks);
+            ks->type = T_FLOAT;
+        }
+        at->keylin = true;
+        at->keylin_qk = kq;
+        at->keylin_slope = ks;
+        at->keylin_int = term;
+        at->keylin_step = (int)step;
+        return true;
+    }
+    return false;
+}
+
 void kb_bind_score(kb *c, fg_kattn *at)
 {
     if (!c->softmax) { /* the score as it is: its weight is no exp of a difference */
@@ -299,6 +409,8 @@ void kb_bind_score(kb *c, fg_kattn *at)
         return;
     }
     at->score_l2 = score_l2(c, c->score, !c->base2);
+    if (bind_keylin(c, at))
+        return;
     bool is_div = false;
     const fg_expr *fold;
     /* qk * c + G or qk * c - G, G free of qk: affine per tile where G is */

@@ -101,6 +101,33 @@ __device__ __forceinline__ bool plan_score_tile_bias(int, int, int, int, int, co
 }
 ]]])m4_dnl
 
+fg_cuda_keylin_if([[[m4_dnl
+// The score is qk * plan_keylin_qk(p) plus plan_keylin_slope(p) times an
+// integer term that changes by plan_keylin_step a key (fg_cuda_keylin_plan):
+// the sm_90a kernel computes a thread's keys from one value a tile, the same
+// for all of its rows, and adds each row's own offset to its max at the end.
+__attribute__((unused)) constexpr bool plan_score_keylin = true;
+__attribute__((unused)) constexpr int plan_keylin_step = fg_cuda_keylin_step;
+__device__ __forceinline__ float plan_keylin_qk(const plan_params& p) {
+  (void)p;
+  return fg_cuda_keylin_qk;
+}
+__device__ __forceinline__ float plan_keylin_slope(const plan_params& p) {
+  (void)p;
+  return fg_cuda_keylin_slope;
+}
+__device__ __forceinline__ int plan_keylin_int(int i, int j, const plan_params& p) {
+  (void)i; (void)j; (void)p;
+  return fg_cuda_keylin_int;
+}
+]]], [[[m4_dnl
+__attribute__((unused)) constexpr bool plan_score_keylin = false;  // no score linear in the key past qk
+__attribute__((unused)) constexpr int plan_keylin_step = 0;
+__device__ __forceinline__ float plan_keylin_qk(const plan_params&) { return 1.f; }
+__device__ __forceinline__ float plan_keylin_slope(const plan_params&) { return 0.f; }
+__device__ __forceinline__ int plan_keylin_int(int, int, const plan_params&) { return 0; }
+]]])m4_dnl
+
 // The mask (fg_cuda_mask_origin).
 __device__ __forceinline__ bool plan_visible(int i, int j, const plan_params& p) {
   (void)i; (void)j; (void)p;

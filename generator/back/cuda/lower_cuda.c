@@ -727,6 +727,20 @@ static void tile_bias_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_tile_bias_plan", ok ? plan_expr(c, at->score_bias_l2) : "");
 }
 
+/* plan_keylin_*: the score as qk times a constant plus a constant times an
+ * integer term linear in the key (kernel.c's keylin). */
+static void keylin_defs(cu *c, fg_defs *defs)
+{
+    const fg_kattn *at = c->at;
+    bool ok = at->keylin;
+    fg_def_bool(defs, "cuda_keylin", ok);
+    fg_def_str(defs, "cuda_keylin_qk", ok ? cu_text(c, at->keylin_qk, false) : "1.f");
+    fg_def_str(defs, "cuda_keylin_slope", ok ? cu_text(c, at->keylin_slope, false) : "0.f");
+    fg_def_str(defs, "cuda_keylin_int", ok ? cu_text(c, at->keylin_int, false) : "0");
+    fg_def_str(defs, "cuda_keylin_step", arena_printf(c->a, "%d", ok ? at->keylin_step : 0));
+    fg_def_str(defs, "cuda_keylin_plan", ok ? plan_expr(c, at->keylin_int) : "");
+}
+
 /* Without a softmax chain, a key's weight from its masked score x. */
 static void leaf_weight(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
 {
@@ -807,6 +821,7 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_bool(defs, "cuda_masked", at->cond != NULL);
     key_range_defs(c, defs);
     tile_bias_defs(c, defs);
+    keylin_defs(c, defs);
     correction_defs(c, defs);
     const char *origin = plan_line(c, at->o);
     for (int k = 0; k < at->nrows; k++)

@@ -210,6 +210,16 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       (void)aoff;
       const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
       const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
+      // LIN: the score is qk times a constant plus a slope times an integer
+      // term linear in the key (plan_keylin_*, ALiBi): the term of the
+      // thread's first row at its keys is fmaf(slope, step k, lin0), one value
+      // a tile, and the thread's other row takes the same values (its own
+      // offset, constant along the row, is added to its max in the epilogue)
+      static_assert(!(plan_score_keylin && (plan_score_folds || plan_score_tile_affine)),
+                    "the kernel model binds one form of the score");
+      constexpr bool LIN = plan_score_keylin && !FOLD && !AFF;
+      const float lsl = LIN ? plan_keylin_slope(p) : 0.f;
+      const float lin0 = LIN ? lsl * (float)plan_keylin_int(ibase, jbase, p) : 0.f;
       // with an interval of keys per row (plan_mask_rows), the bounds of
       // the thread's two rows less jbase: a key's test is then one or two
       // compares of its constant offset, in place of plan_visible and j < N
@@ -230,8 +240,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         for (int e = 0; e < 4; ++e) {
           const int i = ibase + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
-          float x = AFF ? sacc[nb * 4 + e]
+          float x = AFF    ? sacc[nb * 4 + e]
                     : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
+                    : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
+                                  fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
                            : plan_score(sacc[nb * 4 + e], i, j, h, p);
           if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
           if constexpr (MASKED) {
@@ -480,6 +492,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         o[db * 4 + 2 * hr + 1] *= inv;
       }
       const int i = r0 + wq * 16 + g + hr * 8;
+      // LIN: the row's max was taken on the thread's first row's term (the
+      // softmax) and becomes its own here (its offset is exact: integers)
+      if constexpr (plan_score_keylin && !FOLD)
+        mrow[hr] += plan_keylin_slope(p) * (float)(plan_keylin_int(i, 0, p) - plan_keylin_int(i - hr * 8, 0, p));
       if constexpr (plan_nchains > 1)
         fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[db * 4 + 2 * hr + e]; },
                             reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
