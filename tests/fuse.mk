@@ -20,12 +20,13 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # runs the latter).
 EXTRA_DIST += \
 	tests/plans/maxpow.fp tests/plans/shiftsum.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
-	tests/plans/prefix_lm.fp tests/plans/kvsum.fp tests/plans/chains.fp tests/plans/wsoftmax.fp \
+	tests/plans/prefix_lm.fp tests/plans/keylin.fp tests/plans/kvsum.fp tests/plans/chains.fp tests/plans/wsoftmax.fp \
 	tests/plans/varexp.fp tests/golden/fused/varexp.txt \
 	tests/plans/minexp.fp tests/golden/fused/minexp.txt \
 	tests/plans/rowbias.fp tests/golden/fused/rowbias.txt \
 	tests/plans/twochains.fp tests/golden/fused/twochains.txt \
 	tests/plans/softmean.fp tests/golden/fused/softmean.txt \
+	tests/golden/fused/keylin.txt \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
@@ -69,6 +70,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/global.txt \
 	tests/golden/kernel/gqa.txt \
 	tests/golden/kernel/gqa_decode.txt \
+	tests/golden/kernel/keylin.txt \
 	tests/golden/kernel/kvsum.txt \
 	tests/golden/kernel/chains.txt tests/golden/kernel/wsoftmax.txt \
 	tests/golden/kernel/varexp.txt tests/golden/kernel/minexp.txt \

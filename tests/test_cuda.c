@@ -711,6 +711,38 @@ static void independent_chains_take_one_pass_each(void **state)
     assert_has(h, "\"fg@&_chains_hip: Q3 is %s, the dtype of Q1 (%s)\"");
 }
 
+/* keylin: a score qk * c plus a constant times an integer term linear in
+ * the key (ALiBi) is bound with its step; a subtracted term negates the
+ * slope (tests/plans/keylin.fp, the key counted twice: step -2); a term
+ * that reads an input (relbias), a folded score (softcap) and no term
+ * (causal) are not. */
+static void key_linear_scores_are_bound(void **state)
+{
+    fixture *f = *state;
+    fg_kernel *k = fused_file(f, "plans/alibi.fp");
+    assert_non_null(k);
+    assert_true(k->attn.keylin);
+    assert_int_equal(k->attn.keylin_step, 1);
+    const char *d = cuda_defs(f, "plans/alibi.fp");
+    assert_def(d, "cuda_keylin", "1");
+    assert_def(d, "cuda_keylin_step", "1");
+    assert_def(d, "cuda_keylin_qk", "p.c0_");
+    assert_def(d, "cuda_keylin_slope", "p.hc1_");
+    assert_def(d, "cuda_keylin_int", "j - (i + p.N - p.M)");
+    d = cuda_defs(f, "tests/plans/keylin.fp");
+    assert_def(d, "cuda_keylin", "1");
+    assert_def(d, "cuda_keylin_step", "-2");
+    assert_def(d, "cuda_keylin_slope", "-p.hc1_");
+    assert_def(d, "cuda_keylin_int", "i + p.N - p.M - 2 * j");
+    const char *no[] = {"plans/relbias.fp", "plans/softcap.fp", "plans/causal.fp"};
+    for (int i = 0; i < 3; i++) {
+        k = fused_file(f, no[i]);
+        assert_non_null(k);
+        assert_false(k->attn.keylin);
+        assert_def(cuda_defs(f, no[i]), "cuda_keylin", "0");
+    }
+}
+
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
@@ -924,6 +956,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(refusal_is_a_located_error, setup, teardown),
         cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_chains_take_one_pass_each, setup, teardown),
+        cmocka_unit_test_setup_teardown(key_linear_scores_are_bound, setup, teardown),
         cmocka_unit_test(config_table_keeps_the_old_choices),
         cmocka_unit_test(config_table_rows),
         cmocka_unit_test_setup_teardown(config_dispatch_is_generated, setup, teardown),
