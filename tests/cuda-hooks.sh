@@ -57,7 +57,24 @@ rows=0 # sources whose masks are an interval of keys per row (plan_row_keys)
 spans=0 # sources whose span hooks ran (docmask), and whose tile-affine score ran (relbias)
 biases=0
 keylins=0 # sources whose key-linear score ran (alibi)
-for cu in "$srcdir"/generated/*_cuda.cu; do
+# The test plan with the key-linear term subtracted and the key counted
+# twice (tests/plans/keylin.fp: step -2, the slope negated), generated here
+# by the built fusegen, joins the committed sources (only its score hooks
+# are simulated: its mask is causal's).
+extra=
+fusegen=$(cd "${top_builddir:-.}" 2>/dev/null && pwd)/fusegen
+if test -x "$fusegen"; then
+    if (cd "$srcdir/tests/plans" && "$fusegen" -o "$tmp/kl" keylin.fp) > "$tmp/kl.log" 2>&1; then
+        extra=$tmp/kl/keylin_cuda.cu
+    else
+        echo "FAIL: fusegen does not generate tests/plans/keylin.fp:"
+        cat "$tmp/kl.log"
+        fail=1
+    fi
+else
+    echo "cuda-hooks.sh: no built fusegen ($fusegen): tests/plans/keylin.fp not simulated"
+fi
+for cu in "$srcdir"/generated/*_cuda.cu $extra; do
     test -f "$cu" || continue
     name=$(basename "$cu" .cu)
     if grep -q 'constexpr bool plan_score_tile_affine = true' "$cu"; then
@@ -87,6 +104,7 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
             keylins=$((keylins + 1))
         fi
     fi
+    test "$cu" = "$extra" && continue
     grep -q 'return true;' "$cu" && continue # no mask
     grep -q rr_dispatch "$cu" && continue # the row kernels: no mask hooks
     {

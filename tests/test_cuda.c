@@ -741,6 +741,33 @@ static void key_linear_scores_are_bound(void **state)
         assert_false(k->attn.keylin);
         assert_def(cuda_defs(f, no[i]), "cuda_keylin", "0");
     }
+    /* terms the form does not take: the key halved, under min, times a
+     * row, and a term that reads the head (the hook has no head); each
+     * keeps the element-wise plan_score, which the kernels then call */
+    const char *terms[] = {"n / 2 - m", "min(n, m)", "n * m", "n - m + h"};
+    for (int i = 0; i < 4; i++) {
+        const char *text = arena_printf(f->arena,
+                                        "plan t\n"
+                                        "dim B, H, M, N, D\n"
+                                        "axis b: B, h: H, m: M, n: N, d: D\n"
+                                        "param slope[h]: f32 = exp2(-8.0 * (h + 1) / H)\n"
+                                        "input Q[b, h, m, d]: bf16\n"
+                                        "input K[b, h, n, d]: bf16\n"
+                                        "input V[b, h, n, d]: bf16\n"
+                                        "S[b, h, m, n] = sum(d: Q * K) * 0.125 + slope * (%s)\n"
+                                        "Mx[b, h, m] = max(n: S)\n"
+                                        "P[b, h, m, n] = exp(S - Mx)\n"
+                                        "L[b, h, m] = sum(n: P)\n"
+                                        "O[b, h, m, d] = sum(n: P * V) / L\n"
+                                        "output O: bf16\n"
+                                        "schedule {\n  reduce n: rolling\n  target cuda, c\n}\n",
+                                        terms[i]);
+        const char *why = NULL;
+        d = text_defs(f, "t.fp", text, &why);
+        if (!d)
+            fail_msg("%s: no kernel: %s", terms[i], why);
+        assert_def(d, "cuda_keylin", "0");
+    }
 }
 
 static void fa1_form_is_refused_at_its_statement(void **state)

@@ -291,7 +291,7 @@ static bool key_linear(kb *c, const fg_expr *e, long *coef)
         return false;
     if (e->kind == E_AXIS) {
         *coef = e->ref == c->ax_n;
-        return true;
+        return e->ref != c->ax_h; /* plan_keylin_int(i, j, p) has no head */
     }
     long a = 0, b = 0;
     switch (e->kind) {
