@@ -865,8 +865,8 @@ typedef struct fg_kattn {
      * keylin_int, an integer expression that reads no input and changes by
      * keylin_step per key (ALiBi's slope * (n - (m + N - M))); both E_KCONST
      * leaves (exp2 domain), keylin_slope negated for a subtracted term.
-     * Over a tile, a thread's keys then take fmaf(step, k, base) from one
-     * base per tile, the same values for all of its rows (each row's own
+     * Over a tile, a thread's keys then take fmaf(slope, step k, base) from
+     * one base per tile, the same values for all of its rows (each row's own
      * offset is constant along the row, and the softmax does not see it:
      * the sm_90a kernel adds it to the row's max once, at the end). */
     bool keylin;

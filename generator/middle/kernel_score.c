@@ -281,9 +281,9 @@ static fg_expr *fold_inner(kb *c, const fg_expr *e, factors *cf, const fg_expr *
 }
 
 /* The coefficient of the key axis in e, an integer expression that reads
- * no input and is linear in the key (the key only under +, - and times an
- * integer literal); false
- * when it is not.  *coef receives the coefficient (0: e is free of the key). */
+ * no input and no head and is linear in the key (the key only under +, -
+ * and times an integer literal); false when it is not.  *coef receives the
+ * coefficient (0: e is free of the key). */
 static bool key_linear(kb *c, const fg_expr *e, long *coef)
 {
     *coef = 0;
