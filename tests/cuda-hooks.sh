@@ -89,17 +89,8 @@ for cu in "$srcdir"/generated/*_cuda.cu $extra; do
     if grep -q 'constexpr bool plan_score_keylin = true' "$cu"; then
         # the score linear in the key past qk (alibi): the sm_90a kernel's
         # shared term, each row's offset added at the end, against plan_score
-        mkdir -p "$tmp/k"
-        {
-            awk '/^struct plan_params \{/,/^\};/' "$cu"
-            grep 'constexpr int plan_keylin_step' "$cu"
-            awk '$0 ~ "^__device__ __forceinline__ [a-z ]+ (plan_[A-Za-z0-9_]+_at|plan_head_setup|plan_score|plan_keylin_qk|plan_keylin_slope|plan_keylin_int)\\(" { on = 1 }
-                 on { print } on && /^}/ { on = 0 }' "$cu"
-        } > "$tmp/k/hooks.h"
-        {
-            printf '#define SIM_DIMS(X) %s\n' "$(sed -n 's/^    int \([A-Za-z0-9_]*\); \/\* dim .*/X(\1)/p' "$tmp/k/hooks.h" | tr '\n' ' ')"
-            printf '#define SIM_FLOATS(X) %s\n' "$(sed -n 's/^    float \([A-Za-z0-9_]*\); .*/X(\1)/p' "$tmp/k/hooks.h" | tr '\n' ' ')"
-        } > "$tmp/k/sim_aux.h"
+        aux_hooks "$cu" "$tmp/k" 'plan_head_setup|plan_score|plan_keylin_qk|plan_keylin_slope|plan_keylin_int'
+        grep 'constexpr int plan_keylin_step' "$cu" >> "$tmp/k/hooks.h"
         if run_sim "$tmp/k" keylin_hooks_sim "$name (key-linear score)"; then
             keylins=$((keylins + 1))
         fi

@@ -8,9 +8,9 @@
 // sizes, heads, rows, tiles and qk; E must change by plan_keylin_step a key
 // and its rows must differ by the same amount at every key.  Built and run
 // by tests/cuda-hooks.sh, which extracts the hooks into hooks.h and the
-// fields to fill into sim_aux.h (SIM_DIMS: the plan's dims, SIM_FLOATS: its
-// float fields, the hoisted constants among them; plan_head_setup then
-// sets the per-head ones as the kernels do).
+// fields to fill into sim_aux.h (SIM_DIMS: the plan's dims, SIM_CONSTS: the
+// constants hoisted per launch; plan_head_setup then sets the per-head ones
+// as the kernels do).
 #include <cstdio>
 #include <cstdlib>
 
@@ -34,8 +34,8 @@ int main()
         p.off = p.N - p.M;
         p.Hq = 1 + rand() % 64;
         p.Hkv = p.Hq;
-#define SIM_FLOAT(f) p.f = (float)(rand() % 2000 + 1) / 1024.f;
-        SIM_FLOATS(SIM_FLOAT)
+#define SIM_CONST(f) p.f = (float)(rand() % 2000 + 1) / 1024.f;
+        SIM_CONSTS(SIM_CONST)
         const int h = rand() % p.Hq;
         plan_head_setup(p, 0, h);
         const float qkc = plan_keylin_qk(p), lsl = plan_keylin_slope(p);

@@ -227,6 +227,20 @@ static const fg_expr *scaled_qk(kb *c, const fg_expr *e, bool *is_div)
     return NULL;
 }
 
+/* The hoisted constant (times log2(e) unless the chain is in base 2) of
+ * the scale qc that scaled_qk found in x (NULL when x is qk alone). */
+static fg_expr *hoist_qk_scale(kb *c, const fg_expr *x, const fg_expr *qc, bool is_div)
+{
+    factors f = {.ok = true};
+    if (qc != x && qc->kind != E_TENSOR) {
+        if (is_div)
+            f.den[f.nden++] = qc;
+        else
+            f.num[f.nnum++] = qc;
+    }
+    return hoist(c, &f, !c->base2, false);
+}
+
 /* The score as a product of constant and varying factors (qk * scale, qk /
  * c, qk alone, cap * tanh(S / cap), qk * G[n]): its varying part in the
  * kernels' form (qk; the elementwise functions' constants hoisted; no
@@ -365,14 +379,7 @@ static bool bind_keylin(kb *c, fg_kattn *at)
         long step = 0;
         if (!ok || !term || !key_linear(c, term, &step) || step == 0)
             continue;
-        factors qf = {.ok = true};
-        if (qc != e->args[side] && qc->kind != E_TENSOR) {
-            if (is_div)
-                qf.den[qf.nden++] = qc;
-            else
-                qf.num[qf.nnum++] = qc;
-        }
-        fg_expr *kq = hoist(c, &qf, !c->base2, false);
+        fg_expr *kq = hoist_qk_scale(c, e->args[side], qc, is_div);
         fg_expr *ks = kq ? hoist(c, &kf, !c->base2, per_head) : NULL;
         if (!ks)
             return false;
@@ -423,14 +430,7 @@ void kb_bind_score(kb *c, fg_kattn *at)
         bool reads = false;
         if (!fold || expr_reads(g, c->ssum) || !rowkey_in_reads_only(c, g, &reads) || !reads)
             continue;
-        factors f = {.ok = true};
-        if (fold != e->args[side] && fold->kind != E_TENSOR) {
-            if (is_div)
-                f.den[f.nden++] = fold;
-            else
-                f.num[f.nnum++] = fold;
-        }
-        fg_expr *kc = hoist(c, &f, !c->base2, false);
+        fg_expr *kc = hoist_qk_scale(c, e->args[side], fold, is_div);
         if (!kc)
             continue;
         at->tile_fold = true;
