@@ -86,7 +86,7 @@ def main():
         table = torch.randn(H, 64, device=dev, generator=g).to(torch.bfloat16).float()
         seg = doc_ids(N).to(dev).expand(B, N).contiguous()
         variant = c["variant"]
-        if variant == "sigmoid":  # Flex always normalises by a softmax
+        if variant in ("sigmoid", "siggate"):  # Flex always normalises by a softmax
             print(f"{c['id']:16} flex: not expressible (no softmax chain)", file=sys.stderr)
             continue
 

@@ -802,7 +802,7 @@ typedef struct fg_kconst {
 } fg_kconst;
 
 #define FG_MAX_KCONSTS 16
-#define FG_MAX_AUX 8 /* extra inputs the attention score and mask may read */
+#define FG_MAX_AUX 8 /* extra inputs the attention score, mask and weight may read */
 #define FG_MAX_ROW_OUTS 8 /* values per row the attention kernels write beside O */
 #define FG_MAX_CHAINS 4 /* independent softmax chains of one attention plan */
 
@@ -820,7 +820,8 @@ typedef struct fg_kattn {
      * else one contraction O = sum(n: W * V) (sigmoid attention), mx and
      * l -1, no value per row, and W = weight(T) with an E_ACC leaf for T,
      * 0 where T is -inf (a masked key adds nothing, so its tiles may be
-     * skipped). */
+     * skipped); W may also read what the score may (extra inputs at the
+     * row and key: a per-key gate; per-head params). */
     bool softmax;
     fg_expr *weight;
     /* base2: the chain is written in base 2 (exp2(T - Mx), corrections
@@ -876,9 +877,10 @@ typedef struct fg_kattn {
     int keylin_step;
     int nscore_chain;
     int *score_chain;       /* the tile statements the score comes from */
-    /* Inputs other than Q, K and V that the score or the mask reads (a
-     * bias table, document ids, a per-key vector), at any indices over the
-     * batch, head, row and key axes; bound from their shapes on the host. */
+    /* Inputs other than Q, K and V that the score, the mask or the weight
+     * (without a softmax chain) reads (a bias table, document ids, a
+     * per-key vector or gate), at any indices over the batch, head, row and
+     * key axes; bound from their shapes on the host. */
     int naux;
     int aux[FG_MAX_AUX];
     /* Independent chains (differential attention: two softmaxes over their

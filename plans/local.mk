@@ -23,6 +23,7 @@ dist_plans_DATA = \
 	plans/relbias.fp \
 	plans/rmsnorm.fp \
 	plans/rowmax.fp \
+	plans/siggate.fp \
 	plans/sigmoid.fp \
 	plans/sinkwindow.fp \
 	plans/softcap.fp \

@@ -31,6 +31,7 @@ EXTRA_DIST += \
 	tests/golden/ir/relbias.ir \
 	tests/golden/ir/rmsnorm.ir \
 	tests/golden/ir/rowmax.ir \
+	tests/golden/ir/siggate.ir \
 	tests/golden/ir/sigmoid.ir \
 	tests/golden/ir/sinkwindow.ir \
 	tests/golden/ir/softcap.ir \

@@ -38,6 +38,7 @@ EXTRA_DIST += \
 	tests/golden/fused/maxpow.txt tests/golden/fused/shiftsum.txt \
 	tests/golden/fused/moments.txt \
 	tests/golden/fused/rmsnorm.txt tests/golden/fused/sigmoid.txt \
+	tests/golden/fused/siggate.txt \
 	tests/golden/fused/logsoftmax.txt tests/golden/fused/logsumexp.txt \
 	tests/golden/fused/masked_rowsum.txt \
 	tests/golden/fused/maxshift.txt tests/golden/fused/prefix_lm.txt \
@@ -89,6 +90,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/relbias.txt \
 	tests/golden/kernel/rmsnorm.txt \
 	tests/golden/kernel/rowmax.txt \
+	tests/golden/kernel/siggate.txt \
 	tests/golden/kernel/sigmoid.txt \
 	tests/golden/kernel/sinkwindow.txt \
 	tests/golden/kernel/softcap.txt \

@@ -557,6 +557,7 @@ PLAN_SETUP(moments)
 PLAN_SETUP(diffattn)
 PLAN_SETUP(maxlogit)
 PLAN_SETUP(sigmoid)
+PLAN_SETUP(siggate)
 PLAN_SETUP(docmask)
 PLAN_SETUP(relbias)
 PLAN_SETUP(base2)
@@ -925,7 +926,7 @@ static void registry_lists_every_tested_plan(void **state)
     static const char *const tested[] = {
         "global", "causal", "gqa", "alibi", "softcap", "window", "causal_decode",
         "gqa_decode", "alibi_decode", "softcap_decode", "softmax", "logsoftmax", "logsumexp",
-        "rmsnorm", "sigmoid", "docmask", "relbias", "base2", "rowmax", "prefixlm", "sinkwindow",
+        "rmsnorm", "sigmoid", "siggate", "docmask", "relbias", "base2", "rowmax", "prefixlm", "sinkwindow",
         "layernorm", "fa1", "moments", "diffattn", "maxlogit",
     };
     int n = 0;
@@ -1213,7 +1214,7 @@ int main(void)
         cmocka_unit_test(registry_lists_every_tested_plan),
         T(global), T(causal), T(gqa), T(alibi), T(softcap), T(window),
         T(causal_decode), T(gqa_decode), T(alibi_decode), T(softcap_decode),
-        T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid),
+        T(softmax), T(logsoftmax), T(logsumexp), T(rmsnorm), T(sigmoid), T(siggate),
         T(docmask), T(relbias), T(base2), T(rowmax), T(prefixlm), T(sinkwindow),
         T(layernorm), T(fa1), T(moments), T(diffattn), T(maxlogit),
         cmocka_unit_test_setup_teardown(prefix_lm_sees_its_prefix, setup_prefixlm, teardown_plan),

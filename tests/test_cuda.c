@@ -338,6 +338,24 @@ static void sigmoid_weighs_keys_without_a_chain(void **state)
     assert_def(d, "cuda_rowvals_any", "false");
     assert_def(d, "cuda_mask_skip", "1");
     assert_def(d, "cuda_split", "0");
+    assert_def(d, "cuda_aux", "0");
+    assert_def(d, "cuda_aux_clamp_weight", "");
+    /* a weight that reads a per-key gate g[b, n]: loaded as the score's
+     * extra inputs are (the batch folded into its offset per CTA, the key
+     * per element, clamped onto the last real key) */
+    fg_kernel *k = fused_file(f, "plans/siggate.fp");
+    assert_non_null(k);
+    assert_false(k->attn.softmax);
+    assert_int_equal(k->attn.naux, 1);
+    d = cuda_defs(f, "plans/siggate.fp");
+    assert_def(d, "cuda_softmax", "0");
+    assert_def(d, "cuda_weight", "plan_sigmoid(x) * plan_g_at(p, j)");
+    assert_def(d, "cuda_score", "qk * p.scale + p.bias");
+    assert_def(d, "cuda_aux", "1");
+    assert_has(d, "p.g_o_ = 0 + (long long)b * p.g_s_@{0@};");
+    assert_has(d, "j = min(j, p.N - 1);");
+    assert_def(d, "cuda_aux_clamp_score", "");
+    assert_def(d, "cuda_mask_skip", "1");
     /* the chain's plans say the kernels compute the weight themselves */
     d = cuda_defs(f, "plans/causal.fp");
     assert_def(d, "cuda_softmax", "1");
@@ -770,6 +788,53 @@ static void key_linear_scores_are_bound(void **state)
     }
 }
 
+/* What a weight without a softmax chain may read: an extra input at the
+ * batch, head, row or key, and per-head params; not V, nor an input at the
+ * head dim (one number a key), each refused naming what it reads */
+static void weight_reads_extra_inputs(void **state)
+{
+    fixture *f = *state;
+    /* G's axes besides b, and the weight */
+    const char *axes[] = {"n", "m", "n", "d", "n"};
+    const char *weights[] = {"sigmoid(T) * G", "sigmoid(T) * G * 2.0", "sigmoid(T) * gh * G",
+                             "sigmoid(T) * G", "sigmoid(T) * V"};
+    const char *want[] = {NULL, NULL, NULL,
+                          "the weight reads axis 'd': the attention kernel's weight sees only "
+                          "the batch, row, key and head indices",
+                          "the weight reads 'V': the attention kernel reads V only in the "
+                          "contraction W * V"};
+    for (int i = 0; i < 5; i++) {
+        const char *text = arena_printf(f->arena,
+                                        "plan t\n"
+                                        "dim B, H, M, N, D\n"
+                                        "axis b: B, h: H, m: M, n: N, d: D\n"
+                                        "param gh[h]: f32 = 1.0 / (h + 1)\n"
+                                        "input Q[b, h, m, d]: bf16\n"
+                                        "input K[b, h, n, d]: bf16\n"
+                                        "input V[b, h, n, d]: bf16\n"
+                                        "input G[b, %s]: f32\n"
+                                        "S[b, h, m, n] = sum(d: Q * K) * 0.125\n"
+                                        "T[b, h, m, n] = where(n <= m + N - M, S, -inf)\n"
+                                        "O[b, h, m, d] = sum(n: %s * V)\n"
+                                        "output O: bf16\n"
+                                        "schedule {\n  reduce n: rolling\n  target cuda, c\n}\n",
+                                        axes[i], weights[i]);
+        const char *why = NULL;
+        const char *d = text_defs(f, "t.fp", text, &why);
+        if (!want[i]) {
+            if (!d)
+                fail_msg("G[b, %s], %s: no kernel: %s", axes[i], weights[i], why);
+            assert_def(d, "cuda_softmax", "0");
+            assert_def(d, "cuda_aux", "1");
+        } else {
+            if (d)
+                fail_msg("G[b, %s], %s: has a kernel, want: %s", axes[i], weights[i], want[i]);
+            assert_non_null(why);
+            assert_has(why, want[i]);
+        }
+    }
+}
+
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
@@ -984,6 +1049,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_chains_take_one_pass_each, setup, teardown),
         cmocka_unit_test_setup_teardown(key_linear_scores_are_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(weight_reads_extra_inputs, setup, teardown),
         cmocka_unit_test(config_table_keeps_the_old_choices),
         cmocka_unit_test(config_table_rows),
         cmocka_unit_test_setup_teardown(config_dispatch_is_generated, setup, teardown),

@@ -148,16 +148,22 @@ static int check_score_expr(kb *c, const fg_expr *e, int depth)
         if (e->ref == c->ssum)
             return 0;
         const fg_ir_tensor *t = &c->p->tensors[e->ref];
+        const char *what = c->in_weight ? "weight" : "score";
         if (t->kind != TENSOR_INPUT)
             return kb_fail(c, e->loc,
-                           arena_printf(c->a, "the score reads '%s': the attention kernel's "
-                                              "score reads only Q.K, the indices, dims, params "
+                           arena_printf(c->a, "the %s reads '%s': the attention kernel's "
+                                              "%s reads only Q.K, the indices, dims, params "
                                               "and inputs",
-                                        t->name));
+                                        what, t->name, what));
         if (e->ref == c->q || e->ref == c->k_)
             return kb_fail(c, e->loc,
-                           arena_printf(c->a, "the score reads '%s' outside Q.K: the attention "
+                           arena_printf(c->a, "the %s reads '%s' outside Q.K: the attention "
                                               "kernel reads Q and K only in the contraction",
+                                        what, t->name));
+        if (c->in_weight && e->ref == c->v)
+            return kb_fail(c, e->loc,
+                           arena_printf(c->a, "the weight reads '%s': the attention kernel "
+                                              "reads V only in the contraction W * V",
                                         t->name));
         int i = 0;
         while (i < c->naux && c->aux[i] != e->ref)
@@ -165,8 +171,8 @@ static int check_score_expr(kb *c, const fg_expr *e, int depth)
         if (i == c->naux) {
             if (c->naux == FG_MAX_AUX)
                 return kb_fail(c, e->loc,
-                               arena_printf(c->a, "the score and the mask read more than %d "
-                                                  "inputs besides Q, K and V",
+                               arena_printf(c->a, "the score, the mask and the weight read more "
+                                                  "than %d inputs besides Q, K and V",
                                             FG_MAX_AUX));
             c->aux[c->naux++] = e->ref;
         }
@@ -179,9 +185,10 @@ static int check_score_expr(kb *c, const fg_expr *e, int depth)
         if (e->ref == c->ax_m || e->ref == c->ax_n || e->ref == c->ax_h || e->ref == c->ax_b)
             return 0;
         return kb_fail(c, e->loc,
-                       arena_printf(c->a, "the score reads axis '%s': the attention kernel's "
-                                          "score sees only the batch, row, key and head indices",
-                                    c->p->axes[e->ref].name));
+                       arena_printf(c->a, "the %s reads axis '%s': the attention kernel's "
+                                          "%s sees only the batch, row, key and head indices",
+                                    c->in_weight ? "weight" : "score", c->p->axes[e->ref].name,
+                                    c->in_weight ? "weight" : "score"));
     case E_PARAM: {
         const fg_param *pa = &c->p->params[e->ref];
         if (pa->index_axis < 0)
@@ -193,7 +200,11 @@ static int check_score_expr(kb *c, const fg_expr *e, int depth)
                                         pa->name, c->p->axes[c->ax_h].name));
         return 0;
     }
-    case E_PREV: case E_ACC: case E_NAME: case E_REDUCE: case E_COUNT:
+    case E_ACC:
+        if (c->in_weight && e->ref == c->osum) /* the weight's masked score */
+            return 0;
+        return kb_fail(c, e->loc, "the score holds a reduction or a running value");
+    case E_PREV: case E_NAME: case E_REDUCE: case E_COUNT:
         return kb_fail(c, e->loc, "the score holds a reduction or a running value");
     default:
         for (int i = 0; i < e->nargs; i++)
@@ -491,25 +502,6 @@ static int mask_wheres(fg_expr **slot, fg_expr ***found, int depth)
     return n;
 }
 
-/* What a key's weight may read besides its masked score (E_ACC): numbers,
- * dims, params (per head or scalar) and functions of them. */
-static const fg_expr *weight_reads(kb *c, const fg_expr *e, int depth)
-{
-    if (depth > FG_MAX_EXPR_DEPTH || e->kind == E_TENSOR || e->kind == E_AXIS ||
-        e->kind == E_PREV || e->kind == E_REDUCE)
-        return e;
-    if (e->kind == E_PARAM) /* scalar, or per head (read at h: check_score_expr's rule) */
-        return c->p->params[e->ref].index_axis < 0 || c->p->params[e->ref].index_axis == c->ax_h
-                   ? NULL
-                   : e;
-    for (int i = 0; i < e->nargs; i++) {
-        const fg_expr *r = weight_reads(c, e->args[i], depth + 1);
-        if (r)
-            return r;
-    }
-    return NULL;
-}
-
 /* Without a softmax chain: O = sum(n: W * V), V an input and W a function
  * of the score T = where(cond, X, -inf) (or X, unmasked) that is 0 where
  * T is -inf, so that a masked key adds nothing (sigmoid attention). */
@@ -550,13 +542,14 @@ static int match_weighted(kb *c)
     hole->type = T_FLOAT;
     *(nm ? mask : slot) = hole;
     c->weight = *slot;
-    const fg_expr *r = weight_reads(c, c->weight, 0);
-    if (r)
-        return kb_fail(c, r->loc,
-                       arena_printf(c->a, "the weight in '%s' reads %s outside the masked "
-                                          "score: the attention kernel weighs each key by a "
-                                          "function of its score alone",
-                                    OS->name, expr_to_string(c->a, p, r)));
+    /* the weight reads what the score may (an extra input at the key, a
+     * per-key gate; the indices; per-head params) besides its masked score */
+    c->v = ob->args[side]->ref;
+    c->in_weight = true;
+    int bad = check_score_expr(c, c->weight, 0);
+    c->in_weight = false;
+    if (bad < 0)
+        return -1;
     if (c->cond && !c->fz->mask_skippable)
         return kb_fail(c, OS->loc,
                        arena_printf(c->a, "the weight in '%s' is not 0 at a masked key "
@@ -769,8 +762,8 @@ static int match_epilogue(kb *c)
         if (t->kind == TENSOR_INPUT && i != c->q && i != c->k_ && i != c->v && !aux)
             return kb_fail(c, t->loc,
                            arena_printf(c->a, "input '%s': the attention kernel reads Q, K and "
-                                              "V, and other inputs only in the score and the "
-                                              "mask",
+                                              "V, and other inputs only in the score, the mask "
+                                              "and the weight",
                                         t->name));
     }
     if (fz->nprologue > 0)

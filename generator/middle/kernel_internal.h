@@ -22,6 +22,7 @@ typedef struct kb {
     int nrows, row_t[FG_MAX_ROW_OUTS];
     const fg_expr *row_e[FG_MAX_ROW_OUTS];
     fg_expr *weight; /* without the chain: W with E_ACC for the masked score */
+    bool in_weight;  /* check_score_expr is checking the weight: its E_ACC is the score */
     int naux, aux[FG_MAX_AUX];
     /* matching one of several independent chains (kernel_chains.c): the
      * tensors of the other chains, per tensor, or NULL */

@@ -15,7 +15,7 @@ fg_cuda_params_fields[[[]]]m4_dnl
 };
 fg_cuda_vector_fns[[[]]]m4_dnl
 fg_cuda_aux_if([[[m4_dnl
-// Loads of the extra inputs the score and the mask read (dtype as given).
+// Loads of the extra inputs the score, the mask and the weight read (dtype as given).
 __device__ __forceinline__ float plan_half_bits(unsigned short x) {
   const unsigned s = (x & 0x8000u) << 16, e = (x >> 10) & 0x1fu, m = x & 0x3ffu;
   if (e == 0x1fu) return __uint_as_float(s | 0x7f800000u | (m << 13));
@@ -68,7 +68,7 @@ fg_cuda_softmax_if([[[m4_dnl
 // The softmax chain: a key's weight is exp2 of its score less the running max,
 // which the kernels compute themselves (plan_weight is not called).
 __attribute__((unused)) constexpr bool plan_softmax = true;
-__device__ __forceinline__ float plan_weight(float x, int, const plan_params&) {
+__device__ __forceinline__ float plan_weight(float x, int, int, int, const plan_params&) {
   return x;
 }
 ]]], [[[m4_dnl
@@ -76,8 +76,9 @@ __device__ __forceinline__ float plan_weight(float x, int, const plan_params&) {
 // correction, no division; a key's weight from its masked score x
 // (fg_cuda_weight_plan), 0 for a masked key (the kernels skip those).
 __attribute__((unused)) constexpr bool plan_softmax = false;
-__device__ __forceinline__ float plan_weight(float x, int h, const plan_params& p) {
-  (void)h; (void)p;
+__device__ __forceinline__ float plan_weight(float x, int i, int j, int h, const plan_params& p) {
+  (void)i; (void)j; (void)h; (void)p;
+fg_cuda_aux_clamp_weight[[[]]]m4_dnl
   return fg_cuda_weight;
 }
 ]]])m4_dnl

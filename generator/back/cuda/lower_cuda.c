@@ -125,6 +125,8 @@ static void cu_names(cu *c)
         aux_folds(c, i, c->at->score);
         if (c->at->cond)
             aux_folds(c, i, c->at->cond);
+        if (c->at->weight)
+            aux_folds(c, i, c->at->weight);
     }
 }
 
@@ -455,16 +457,18 @@ static bool reads_axis(const cu *c, const fg_expr *e, int ax)
     return false;
 }
 
-/* The extra inputs the score and the mask read: their fields, their offset
- * per CTA (the positions indexed by the batch or head axis alone), one load
- * function each, and the clamp of padding rows and keys onto real ones. */
+/* The extra inputs the score, the mask and the weight read: their fields,
+ * their offset per CTA (the positions indexed by the batch or head axis
+ * alone), one load function each, and the clamp of padding rows and keys
+ * onto real ones. */
 static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
 {
     const fg_plan *p = c->p;
     const fg_kattn *at = c->at;
     const char *imin = fg_dialects[c->dialect].int_min;
     bool uses_b = reads_axis(c, at->score, at->ax_b) ||
-                  (at->cond && reads_axis(c, at->cond, at->ax_b));
+                  (at->cond && reads_axis(c, at->cond, at->ax_b)) ||
+                  (at->weight && reads_axis(c, at->weight, at->ax_b));
     if (uses_b) {
         cb_puts(fields, "    int b_; /* this CTA's batch (plan_head_setup) */\n");
         cb_puts(hs, "    p.b_ = b;\n");
@@ -501,8 +505,8 @@ static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
         }
         cb_printf(hs, "    p.%s_o_ = 0%s;\n", f, folded.len ? cb_str(&folded) : "");
         cb_printf(&fns,
-                  "/* %s: read by the score or the mask; the entry checked every read is in "
-                  "range */\n"
+                  "/* %s: read by the score, the mask or the weight; the entry checked "
+                  "every read is in range */\n"
                   "__device__ __forceinline__ %s plan_%s_at(const plan_params& p%s) {\n"
                   "  return plan_aux_%s(p.%s_, %sp.%s_o_%s);\n}\n",
                   decl, is_int ? "int" : "float", f, params.len ? cb_str(&params) : "",
@@ -521,6 +525,8 @@ static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
     fg_def_code(defs, "cuda_aux_clamp_score", reads_aux(c, at->score) ? clamp : "");
     fg_def_code(defs, "cuda_aux_clamp_visible",
                 at->cond && reads_aux(c, at->cond) ? clamp : "");
+    fg_def_code(defs, "cuda_aux_clamp_weight",
+                at->weight && reads_aux(c, at->weight) ? clamp : "");
 }
 
 /* plan_params: the kernels' dims, the params, the hoisted constants. */

@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
           const int i = ibase + mt * 16 + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
           float x = FOLD ? plan_score_inner(s[mt][nb][e], i, j, h, p) : plan_score(s[mt][nb][e], i, j, h, p);
-          if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
+          if constexpr (!plan_softmax) x = plan_weight(x, i, j, h, p);  // no softmax chain: the key's weight
           // (plan_row_keys, the row's interval of keys that the sm_90a
           // skeleton tests instead, is not used here: ptxas spilled more with
           // its bounds live in these kernels, bench/NOTES.md)

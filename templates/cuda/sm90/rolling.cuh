@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
                     : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
                                   fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
                            : plan_score(sacc[nb * 4 + e], i, j, h, p);
-          if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
+          if constexpr (!plan_softmax) x = plan_weight(x, i, j, h, p);  // no softmax chain: the key's weight
           if constexpr (MASKED) {
             const int jo = nb * 8 + (e & 1);  // j - jbase
             const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]

@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
       for (int r = 0; r < 16; ++r) {
         const int j = n0 + kb * 32 + ck_acc_row(lane, r, 32);
         float x = FOLD ? plan_score_inner(s[kb][r], i, j, h, p) : plan_score(s[kb][r], i, j, h, p);
-        if constexpr (!plan_softmax) x = plan_weight(x, h, p);  // no softmax chain: the key's weight
+        if constexpr (!plan_softmax) x = plan_weight(x, i, j, h, p);  // no softmax chain: the key's weight
         if constexpr (MASKED) {
           const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || j >= klo) && j < khi
                                           : j < N && plan_visible(i, j, p);
