@@ -340,6 +340,8 @@ static void sigmoid_weighs_keys_without_a_chain(void **state)
     assert_def(d, "cuda_split", "0");
     assert_def(d, "cuda_aux", "0");
     assert_def(d, "cuda_aux_clamp_weight", "");
+    assert_def(d, "cuda_nkeyvals", "0");
+    assert_def(d, "cuda_weight_kv", "plan_sigmoid(x)");
     /* a weight that reads a per-key gate g[b, n]: loaded as the score's
      * extra inputs are (the batch folded into its offset per CTA, the key
      * per element, clamped onto the last real key) */
@@ -356,6 +358,13 @@ static void sigmoid_weighs_keys_without_a_chain(void **state)
     assert_has(d, "j = min(j, p.N - 1);");
     assert_def(d, "cuda_aux_clamp_score", "");
     assert_def(d, "cuda_mask_skip", "1");
+    /* the gate is read at the key alone: one value a key, which the sm_90a
+     * kernel loads once a key and tile (plan_key_values) and the weight
+     * takes back from kv */
+    assert_def(d, "cuda_nkeyvals", "1");
+    assert_has(d, "kv@{0@} = plan_g_at(p, j);");
+    assert_def(d, "cuda_weight_kv", "plan_sigmoid(x) * kv@{0@}");
+    assert_def(d, "cuda_aux_clamp_weight_kv", "");
     /* the chain's plans say the kernels compute the weight themselves */
     d = cuda_defs(f, "plans/causal.fp");
     assert_def(d, "cuda_softmax", "1");
@@ -826,6 +835,10 @@ static void weight_reads_extra_inputs(void **state)
                 fail_msg("G[b, %s], %s: no kernel: %s", axes[i], weights[i], why);
             assert_def(d, "cuda_softmax", "0");
             assert_def(d, "cuda_aux", "1");
+            /* G at the key is a value a key; at the row, read in the weight */
+            assert_def(d, "cuda_nkeyvals", axes[i][0] == 'n' ? "1" : "0");
+            if (axes[i][0] == 'm')
+                assert_has(d, "i = min(i, p.M - 1);");
         } else {
             if (d)
                 fail_msg("G[b, %s], %s: has a kernel, want: %s", axes[i], weights[i], want[i]);

@@ -83,6 +83,22 @@ fg_cuda_aux_clamp_weight[[[]]]m4_dnl
 }
 ]]])m4_dnl
 
+// plan_nkeyvals: the weight's reads of extra inputs at the key alone (a
+// per-key gate), which the sm_90a kernel loads once a key and tile
+// (plan_key_values) and plan_weight_kv reads back from kv; plan_weight, which
+// the other families call, reads them itself.
+__attribute__((unused)) constexpr int plan_nkeyvals = fg_cuda_nkeyvals;
+__device__ __forceinline__ void plan_key_values(int j, const plan_params& p, float* kv) {
+  (void)j; (void)p; (void)kv;
+fg_cuda_key_values[[[]]]m4_dnl
+}
+__device__ __forceinline__ float plan_weight_kv(float x, int i, int j, int h, const float* kv,
+                                                const plan_params& p) {
+  (void)i; (void)j; (void)h; (void)kv; (void)p;
+fg_cuda_aux_clamp_weight_kv[[[]]]m4_dnl
+  return fg_cuda_weight_kv;
+}
+
 fg_cuda_tile_affine_if([[[m4_dnl
 // The score is qk times a constant plus a term that reads an extra input at
 // the row and key (exp2 domain: fg_cuda_tile_bias_plan).  On a tile where

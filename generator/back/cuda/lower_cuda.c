@@ -63,6 +63,11 @@ typedef struct cu {
                       * CTA; -1: indexed per element */
     fg_dialect_id dialect;         /* device code: DIALECT_CUDA or DIALECT_HIP */
     int wave;                      /* lanes that walk plan_key_range together: 32 or 64 */
+    /* the weight's reads of float extra inputs at the key alone (their other
+     * indices folded per CTA: a per-key gate g[b, n]), distinct: the sm_90a
+     * kernel loads them once a key and tile (plan_key_values) */
+    int nkv;
+    const fg_expr *kv[FG_MAX_AUX];
 } cu;
 
 /* The positions of extra input number i that every read in e indexes by
@@ -457,6 +462,18 @@ static bool reads_axis(const cu *c, const fg_expr *e, int ax)
     return false;
 }
 
+/* The clamp of a hook that reads an extra input: padding rows and keys
+ * read the last real ones. */
+static const char *aux_clamp_text(const cu *c)
+{
+    const char *imin = fg_dialects[c->dialect].int_min;
+    return arena_printf(c->a,
+                        "  // extra inputs are read in range: a padding row or key "
+                        "reads the last real one\n"
+                        "  i = %s(i, p.M - 1);\n  j = %s(j, p.N - 1);\n",
+                        imin, imin);
+}
+
 /* The extra inputs the score, the mask and the weight read: their fields,
  * their offset per CTA (the positions indexed by the batch or head axis
  * alone), one load function each, and the clamp of padding rows and keys
@@ -465,7 +482,6 @@ static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
 {
     const fg_plan *p = c->p;
     const fg_kattn *at = c->at;
-    const char *imin = fg_dialects[c->dialect].int_min;
     bool uses_b = reads_axis(c, at->score, at->ax_b) ||
                   (at->cond && reads_axis(c, at->cond, at->ax_b)) ||
                   (at->weight && reads_axis(c, at->weight, at->ax_b));
@@ -517,11 +533,7 @@ static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
     fg_def_code(defs, "cuda_aux_fns", cb_str(&fns));
     fg_def_code(defs, "cuda_set_aux", cb_str(&set));
     /* in the hooks that read one */
-    const char *clamp = arena_printf(c->a,
-                                     "  // extra inputs are read in range: a padding row or key "
-                                     "reads the last real one\n"
-                                     "  i = %s(i, p.M - 1);\n  j = %s(j, p.N - 1);\n",
-                                     imin, imin);
+    const char *clamp = aux_clamp_text(c);
     fg_def_code(defs, "cuda_aux_clamp_score", reads_aux(c, at->score) ? clamp : "");
     fg_def_code(defs, "cuda_aux_clamp_visible",
                 at->cond && reads_aux(c, at->cond) ? clamp : "");
@@ -756,6 +768,64 @@ static void leaf_weight(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
         leaf_device(pr, b, e);
 }
 
+/* Whether e is a read of a float extra input whose indices not folded per
+ * CTA read no axis but the key: one value a key (a per-key gate). */
+static bool key_only_read(const cu *c, const fg_expr *e)
+{
+    int x = e->kind == E_TENSOR ? aux_index(c, e->ref) : -1;
+    if (x < 0 || c->p->tensors[e->ref].dtype == DT_INT)
+        return false;
+    const fg_kattn *at = c->at;
+    for (int k = 0; k < e->nargs; k++)
+        if (c->afold[x][k] < 0 && (reads_axis(c, e->args[k], at->ax_m) ||
+                                   reads_axis(c, e->args[k], at->ax_h) ||
+                                   reads_axis(c, e->args[k], at->ax_b) ||
+                                   reads_aux(c, e->args[k])))
+            return false;
+    return true;
+}
+
+/* The weight's key-only reads into c->kv, each once. */
+static void collect_key_values(cu *c, const fg_expr *e)
+{
+    if (key_only_read(c, e)) {
+        for (int i = 0; i < c->nkv; i++)
+            if (expr_equal(c->kv[i], e))
+                return;
+        if (c->nkv < FG_MAX_AUX)
+            c->kv[c->nkv++] = e;
+        return;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        collect_key_values(c, e->args[i]);
+}
+
+/* Whether e reads an extra input other than by a key-only read. */
+static bool reads_aux_besides_keys(const cu *c, const fg_expr *e)
+{
+    if (key_only_read(c, e))
+        return false;
+    if (e->kind == E_TENSOR && aux_index(c, e->ref) >= 0)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_aux_besides_keys(c, e->args[i]))
+            return true;
+    return false;
+}
+
+/* The weight with its key-only reads taken from kv[] (plan_weight_kv). */
+static void leaf_weight_kv(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
+{
+    cu *c = pr->ctx;
+    if (e->kind == E_TENSOR)
+        for (int i = 0; i < c->nkv; i++)
+            if (expr_equal(c->kv[i], e)) {
+                strbuf_printf(b, "kv[%d]", i);
+                return;
+            }
+    leaf_weight(pr, b, e);
+}
+
 /* The running sums' correction (the softmax chain's, as derived), or none. */
 static void correction_defs(cu *c, fg_defs *defs)
 {
@@ -768,6 +838,24 @@ static void correction_defs(cu *c, fg_defs *defs)
         fg_printer pr = {.a = c->a, .p = p, .dl = &fg_dialects[c->dialect], .leaf = leaf_weight,
                          .ctx = c};
         fg_def_str(defs, "cuda_weight", code_expr_text(&pr, at->weight));
+        /* the key-only reads, loaded once a key (plan_key_values) and read
+         * back by plan_weight_kv */
+        collect_key_values(c, at->weight);
+        cb kvs = {c->a, NULL, 0, 0};
+        if (c->nkv > 0)
+            cb_printf(&kvs,
+                      "  // a padding key reads the last real one\n"
+                      "  j = %s(j, p.N - 1);\n",
+                      fg_dialects[c->dialect].int_min);
+        for (int i = 0; i < c->nkv; i++)
+            cb_printf(&kvs, "  kv[%d] = %s;\n", i, code_expr_text(&pr, c->kv[i]));
+        fg_printer prk = pr;
+        prk.leaf = leaf_weight_kv;
+        fg_def_int(defs, "cuda_nkeyvals", c->nkv);
+        fg_def_code(defs, "cuda_key_values", cb_str(&kvs));
+        fg_def_str(defs, "cuda_weight_kv", code_expr_text(&prk, at->weight));
+        fg_def_code(defs, "cuda_aux_clamp_weight_kv",
+                    reads_aux_besides_keys(c, at->weight) ? aux_clamp_text(c) : "");
         fg_def_str(defs, "cuda_weight_plan",
                    comment_safe(c->a, arena_printf(c->a, "%s, t (x in the hook) the masked score %s",
                                                    expr_to_string(c->a, p, at->weight),
@@ -781,6 +869,10 @@ static void correction_defs(cu *c, fg_defs *defs)
         return;
     }
     fg_def_str(defs, "cuda_weight", "x");
+    fg_def_int(defs, "cuda_nkeyvals", 0);
+    fg_def_code(defs, "cuda_key_values", "");
+    fg_def_str(defs, "cuda_weight_kv", "x");
+    fg_def_code(defs, "cuda_aux_clamp_weight_kv", "");
     fg_def_str(defs, "cuda_weight_plan", "(the softmax chain: exp(T - max))");
     /* the corrections of L and O_sum (match_attention: one factor) */
     const fg_kvalue *vl = NULL;

@@ -197,6 +197,22 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     constexpr bool FOLD = plan_score_folds;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
 
+    // The weight's values at the key alone (plan_key_values: a per-key gate,
+    // without a softmax chain), loaded once a key for the tile whose S is on
+    // the tensor cores, so that the loads' latency hides behind the product;
+    // the thread's two rows share them.
+    constexpr int KV = plan_nkeyvals > 0 ? plan_nkeyvals : 1;
+    float kvr[NB][2][KV];
+    auto keyv_load = [&](int t) {
+      if constexpr (!plan_softmax && plan_nkeyvals > 0) {
+        const int jb = t * BN + 2 * tq;
+#pragma unroll
+        for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) plan_key_values(jb + nb * 8 + c, p, kvr[nb][c]);
+      }
+    };
+
     // Score/mask hooks and the online softmax of the tile at n0 (S in
     // sacc): sacc becomes P, l and m are updated; corr[] receives the
     // correction of each of the thread's two rows, which O takes once the
@@ -245,7 +261,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
                     : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
                                   fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
                            : plan_score(sacc[nb * 4 + e], i, j, h, p);
-          if constexpr (!plan_softmax) x = plan_weight(x, i, j, h, p);  // no softmax chain: the key's weight
+          if constexpr (!plan_softmax)  // no softmax chain: the key's weight
+            x = plan_nkeyvals > 0 ? plan_weight_kv(x, i, j, h, kvr[nb][e & 1], p) : plan_weight(x, i, j, h, p);
           if constexpr (MASKED) {
             const int jo = nb * 8 + (e & 1);  // j - jbase
             const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
@@ -426,6 +443,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       fh_wg_fence();
       issue_s(0);
       give_turn();
+      keyv_load(t_lo);
       fh_wg_wait<0>();
       fh_pin<NS>(sacc);
       release(k_empty(0));
@@ -452,6 +470,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         issue_s(s);
         issue_pv(s_prev);
         give_turn();
+        keyv_load(t);
         fh_wg_wait<1>();  // S has landed; P V may still run
         fh_pin<NS>(sacc);
         release(k_empty(s));
