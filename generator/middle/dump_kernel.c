@@ -219,7 +219,7 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
         }
     }
     if (at->naux) {
-        fprintf(f, "  extra inputs read by the score or the mask:");
+        fprintf(f, "  extra inputs read by the score, the mask or the weight:");
         for (int i = 0; i < at->naux; i++)
             fprintf(f, "%s %s", i ? "," : "", p->tensors[at->aux[i]].name);
         fprintf(f, "\n");

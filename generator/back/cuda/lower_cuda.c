@@ -800,11 +800,13 @@ static void collect_key_values(cu *c, const fg_expr *e)
         collect_key_values(c, e->args[i]);
 }
 
-/* Whether e reads an extra input other than by a key-only read. */
+/* Whether e reads an extra input other than from kv[] (a key-only read
+ * past the FG_MAX_AUX that c->kv holds is read in place, clamped). */
 static bool reads_aux_besides_keys(const cu *c, const fg_expr *e)
 {
-    if (key_only_read(c, e))
-        return false;
+    for (int i = 0; i < c->nkv; i++)
+        if (expr_equal(c->kv[i], e))
+            return false;
     if (e->kind == E_TENSOR && aux_index(c, e->ref) >= 0)
         return true;
     for (int i = 0; i < e->nargs; i++)
