@@ -804,15 +804,17 @@ static void weight_reads_extra_inputs(void **state)
 {
     fixture *f = *state;
     /* G's axes besides b, and the weight */
-    const char *axes[] = {"n", "m", "n", "d", "n"};
+    const char *axes[] = {"n", "m", "n", "d", "n", "n"};
     const char *weights[] = {"sigmoid(T) * G", "sigmoid(T) * G * 2.0", "sigmoid(T) * gh * G",
-                             "sigmoid(T) * G", "sigmoid(T) * V"};
+                             "sigmoid(T) * G", "sigmoid(T) * V", "sigmoid(T) * G * S"};
     const char *want[] = {NULL, NULL, NULL,
                           "the weight reads axis 'd': the attention kernel's weight sees only "
                           "the batch, row, key and head indices",
                           "the weight reads 'V': the attention kernel reads V only in the "
-                          "contraction W * V"};
-    for (int i = 0; i < 5; i++) {
+                          "contraction W * V",
+                          "the weight reads Q.K outside its masked score: the attention kernel "
+                          "gives the weight the masked score alone"};
+    for (int i = 0; i < 6; i++) {
         const char *text = arena_printf(f->arena,
                                         "plan t\n"
                                         "dim B, H, M, N, D\n"

@@ -138,17 +138,24 @@ static bool score_calls(const fg_expr *e)
 
 /* The score may read qk, the batch, row, key and head axes, dims, scalar
  * params, params indexed by the head axis, and inputs other than Q and K
- * (kept in c->aux) at indices over those axes. */
+ * (kept in c->aux) at indices over those axes.  The weight of a plan
+ * without a softmax chain (c->in_weight) may read the same, with its
+ * masked score (E_ACC) in place of qk. */
 static int check_score_expr(kb *c, const fg_expr *e, int depth)
 {
+    const char *what = c->in_weight ? "weight" : "score";
     if (depth > FG_MAX_EXPR_DEPTH)
-        return kb_fail(c, e->loc, "the score expression is nested too deeply");
+        return kb_fail(c, e->loc,
+                       arena_printf(c->a, "the %s expression is nested too deeply", what));
     switch (e->kind) {
     case E_TENSOR: {
+        if (e->ref == c->ssum && c->in_weight)
+            return kb_fail(c, e->loc,
+                           "the weight reads Q.K outside its masked score: the attention "
+                           "kernel gives the weight the masked score alone");
         if (e->ref == c->ssum)
             return 0;
         const fg_ir_tensor *t = &c->p->tensors[e->ref];
-        const char *what = c->in_weight ? "weight" : "score";
         if (t->kind != TENSOR_INPUT)
             return kb_fail(c, e->loc,
                            arena_printf(c->a, "the %s reads '%s': the attention kernel's "
@@ -187,8 +194,7 @@ static int check_score_expr(kb *c, const fg_expr *e, int depth)
         return kb_fail(c, e->loc,
                        arena_printf(c->a, "the %s reads axis '%s': the attention kernel's "
                                           "%s sees only the batch, row, key and head indices",
-                                    c->in_weight ? "weight" : "score", c->p->axes[e->ref].name,
-                                    c->in_weight ? "weight" : "score"));
+                                    what, c->p->axes[e->ref].name, what));
     case E_PARAM: {
         const fg_param *pa = &c->p->params[e->ref];
         if (pa->index_axis < 0)
@@ -203,9 +209,11 @@ static int check_score_expr(kb *c, const fg_expr *e, int depth)
     case E_ACC:
         if (c->in_weight && e->ref == c->osum) /* the weight's masked score */
             return 0;
-        return kb_fail(c, e->loc, "the score holds a reduction or a running value");
+        return kb_fail(c, e->loc,
+                       arena_printf(c->a, "the %s holds a reduction or a running value", what));
     case E_PREV: case E_NAME: case E_REDUCE: case E_COUNT:
-        return kb_fail(c, e->loc, "the score holds a reduction or a running value");
+        return kb_fail(c, e->loc,
+                       arena_printf(c->a, "the %s holds a reduction or a running value", what));
     default:
         for (int i = 0; i < e->nargs; i++)
             if (check_score_expr(c, e->args[i], depth + 1) < 0)
@@ -813,7 +821,8 @@ int kb_match_attention(kb *c)
         (c->softmax ? match_softmax(c) : match_weighted(c)) < 0 || match_epilogue(c) < 0)
         return -1;
     /* the kernels load Q, K and V tiles at their declared indices only;
-     * other inputs are read by the score and the mask at any index */
+     * other inputs are read by the score, the mask and the weight at any
+     * index */
     for (int i = 0; i < c->p->ntensors; i++) {
         const fg_expr *g = qkv_gather(c, c->p->tensors[i].rhs, 0);
         if (!g)

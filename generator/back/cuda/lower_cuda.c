@@ -768,19 +768,38 @@ static void leaf_weight(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
         leaf_device(pr, b, e);
 }
 
+/* Whether index expression e reads the key axis and nothing that varies
+ * otherwise: numbers, dims, scalar params, the key, operators on them
+ * (plan_key_values has j and p only). */
+static bool key_index(const cu *c, const fg_expr *e)
+{
+    switch (e->kind) {
+    case E_NUM: case E_DIM:
+        return true;
+    case E_AXIS:
+        return e->ref == c->at->ax_n;
+    case E_PARAM:
+        return c->p->params[e->ref].index_axis < 0;
+    case E_TENSOR: case E_ACC: case E_PREV: case E_REDUCE: case E_NAME: case E_KCONST:
+        return false;
+    default:
+        for (int i = 0; i < e->nargs; i++)
+            if (!key_index(c, e->args[i]))
+                return false;
+        return true;
+    }
+}
+
 /* Whether e is a read of a float extra input whose indices not folded per
- * CTA read no axis but the key: one value a key (a per-key gate). */
+ * CTA (every read of it has the batch or the head alone there) are key
+ * indices: one value a key (a per-key gate). */
 static bool key_only_read(const cu *c, const fg_expr *e)
 {
     int x = e->kind == E_TENSOR ? aux_index(c, e->ref) : -1;
     if (x < 0 || c->p->tensors[e->ref].dtype == DT_INT)
         return false;
-    const fg_kattn *at = c->at;
     for (int k = 0; k < e->nargs; k++)
-        if (c->afold[x][k] < 0 && (reads_axis(c, e->args[k], at->ax_m) ||
-                                   reads_axis(c, e->args[k], at->ax_h) ||
-                                   reads_axis(c, e->args[k], at->ax_b) ||
-                                   reads_aux(c, e->args[k])))
+        if (c->afold[x][k] < 0 && !key_index(c, e->args[k]))
             return false;
     return true;
 }
