@@ -638,15 +638,33 @@ __global__ void __launch_bounds__(C::NT) fa_attn_fwd_kernel(fa_args a) {
       for (int r = 0; r < 16; ++r) {
         const int j = n0 + kb * 32 + ck_acc_row(lane, r, 32);
         float x = FOLD ? plan_score_inner(s[kb][r], i, j, h, p) : plan_score(s[kb][r], i, j, h, p);
-        if constexpr (!plan_softmax) x = plan_weight(x, i, j, h, p);  // no softmax chain: the key's weight
+        // no softmax chain: the key's weight (with values read at the key,
+        // plan_nkeyvals, in a second pass below)
+        if constexpr (!plan_softmax && plan_nkeyvals == 0) x = plan_weight(x, i, j, h, p);
         if constexpr (MASKED) {
           const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || j >= klo) && j < khi
                                           : j < N && plan_visible(i, j, p);
-          if (!vis) x = plan_softmax ? -INFINITY : 0.f;
+          if (!vis) x = plan_softmax || plan_nkeyvals > 0 ? -INFINITY : 0.f;
         }
         s[kb][r] = x;
         tm = ck_max(tm, x);
       }
+    // A weight that reads values at the key (a per-key gate) is applied in a
+    // pass of its own, two keys at a time: with the loads in the pass above,
+    // the 256-column kernel spilled on gfx942.  A masked key (its score -inf
+    // here) weighs 0.
+    if constexpr (!plan_softmax && plan_nkeyvals > 0) {
+#pragma unroll
+      for (int kb = 0; kb < NKB; ++kb)
+#pragma unroll 2
+        for (int r = 0; r < 16; ++r) {
+          const int j = n0 + kb * 32 + ck_acc_row(lane, r, 32);
+          float kv[plan_nkeyvals > 0 ? plan_nkeyvals : 1];
+          plan_key_values(j, p, kv);
+          const float x = s[kb][r];
+          s[kb][r] = x == -INFINITY ? 0.f : plan_weight_kv(x, i, j, h, kv, p);
+        }
+    }
     // the online softmax; without a softmax chain s holds the weights (P) and O
     // takes no correction
     if constexpr (plan_softmax) {

@@ -269,7 +269,7 @@ static void registry_lists_the_cuda_plans(void **state)
         "alibi", "alibi_decode", "base2", "causal", "causal_decode", "diffattn", "docmask", "fa1", "global",
         "gqa", "gqa_decode", "layernorm", "logsoftmax", "logsumexp", "maxlogit", "moments", "prefixlm", "relbias",
         "rmsnorm",
-        "rowmax", "sigmoid", "sinkwindow", "softcap", "softcap_decode", "softmax", "window",
+        "rowmax", "siggate", "sigmoid", "sinkwindow", "softcap", "softcap_decode", "softmax", "window",
     };
     size_t n = 0;
     while (fg_plan_cuda_list[n].name) {
