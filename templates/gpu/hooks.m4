@@ -15,17 +15,26 @@ fg_cuda_params_fields[[[]]]m4_dnl
 };
 fg_cuda_vector_fns[[[]]]m4_dnl
 fg_cuda_aux_if([[[m4_dnl
-// Loads of the extra inputs the score, the mask and the weight read (dtype as given).
-__device__ __forceinline__ float plan_half_bits(unsigned short x) {
-  const unsigned s = (x & 0x8000u) << 16, e = (x >> 10) & 0x1fu, m = x & 0x3ffu;
-  if (e == 0x1fu) return __uint_as_float(s | 0x7f800000u | (m << 13));
-  if (e == 0) return __uint_as_float(s) + (s ? -1.f : 1.f) * (float)m * 5.9604644775390625e-8f;
-  return __uint_as_float(s | ((e + 112u) << 23) | (m << 13));
+// Loads of the extra inputs the score, the mask and the weight read, in the
+// dtype given at run time (f32, bf16 or fp16), without a branch: a branch
+// around each load splits a tile's unrolled loads into blocks that the
+// compiler schedules one at a time (siggate's per-key loads: 396 branches
+// in one kernel's PTX, 0.41 of sigmoid's speed).  The entry gives each
+// input w, its 16-bit words an element (2 or 1), and masks m, all ones for
+// f32 (m[0]) and for fp16 (m[1]): values the compiler cannot turn back into
+// a test of the dtype.  Two 16-bit loads, the second the first again in a
+// 16-bit dtype, so that hi << 16 | lo, with lo masked out unless f32, is
+// the bits of an f32 or a bf16; an fp16's are the device's conversion
+// (plan_half_float, the family's), taken by the mask.
+static inline void plan_aux_dtype(fg_dtype dt, int* w, unsigned* m) {
+  *w = dt == FG_F32 ? 2 : 1;
+  m[0] = dt == FG_F32 ? ~0u : 0u;
+  m[1] = dt == FG_FP16 ? ~0u : 0u;
 }
-__device__ __forceinline__ float plan_aux_float(const void* base, int dt, long long i) {
-  if (dt == FG_F32) return static_cast<const float*>(base)[i];
-  const unsigned short x = static_cast<const unsigned short*>(base)[i];
-  return dt == FG_BF16 ? __uint_as_float((unsigned)x << 16) : plan_half_bits(x);
+__device__ __forceinline__ float plan_aux_float(const void* base, int w, const unsigned* m, long long i) {
+  const unsigned short* a = static_cast<const unsigned short*>(base) + i * w;
+  const unsigned lo = a[0], hi = a[w - 1], v = hi << 16 | (lo & m[0]);
+  return __uint_as_float((v & ~m[1]) | (__float_as_uint(plan_half_float((unsigned short)lo)) & m[1]));
 }
 __device__ __forceinline__ int plan_aux_i32(const void* base, long long i) {
   return static_cast<const int*>(base)[i];

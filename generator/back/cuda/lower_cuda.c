@@ -119,7 +119,8 @@ static void cu_names(cu *c)
                 f = arena_printf(c->a, "%s_v", f);
         c->pfield[i] = f;
     }
-    /* extra inputs: fields NAME_ (data), NAME_dt_, NAME_s_[] and NAME_o_;
+    /* extra inputs: fields NAME_ (data), NAME_w_ and NAME_m_ (its dtype, for
+     * plan_aux_float), NAME_s_[] and NAME_o_;
      * no dim or param field ends in '_' (field_name) */
     c->afield = ARENA_ARRAY(c->a, const char *, p->ntensors + 1);
     c->afold = ARENA_ARRAY(c->a, fold_row, c->at->naux + 1);
@@ -498,14 +499,20 @@ static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
         const char *decl = comment_safe(c->a, arena_printf(c->a, "input %s%s: %s", t->name,
                                                            decl_index(c, t),
                                                            is_int ? "i32" : "f32, bf16 or fp16"));
+        cb_printf(fields, "    const void *%s_; /* %s, device memory */\n", f, decl);
+        if (!is_int)
+            cb_printf(fields,
+                      "    int %s_w_; /* its 16-bit words an element: 2 (f32) or 1 */\n"
+                      "    unsigned %s_m_[2]; /* all ones if f32, if fp16 (plan_aux_dtype) */\n",
+                      f, f);
         cb_printf(fields,
-                  "    const void *%s_; /* %s, device memory */\n"
-                  "    int %s_dt_; /* its fg_dtype */\n"
                   "    long long %s_s_[%d]; /* its strides, in elements */\n"
                   "    long long %s_o_; /* the offset of this CTA's batch and head */\n",
-                  f, decl, f, f, rank, f);
-        cb_printf(&set, "  p.%s_ = args->%s.data;\n  p.%s_dt_ = (int)args->%s.dtype;\n", f,
-                  t->name, f, t->name);
+                  f, rank, f);
+        cb_printf(&set, "  p.%s_ = args->%s.data;\n", f, t->name);
+        if (!is_int)
+            cb_printf(&set, "  plan_aux_dtype(args->%s.dtype, &p.%s_w_, p.%s_m_);\n", t->name, f,
+                      f);
         for (int k = 0; k < rank; k++)
             cb_printf(&set, "  p.%s_s_[%d] = args->%s.stride[%d];\n", f, k, t->name, k);
         cb folded = {c->a, NULL, 0, 0}, params = {c->a, NULL, 0, 0}, off = {c->a, NULL, 0, 0};
@@ -526,8 +533,9 @@ static void aux_defs(cu *c, fg_defs *defs, cb *fields, cb *hs)
                   "__device__ __forceinline__ %s plan_%s_at(const plan_params& p%s) {\n"
                   "  return plan_aux_%s(p.%s_, %sp.%s_o_%s);\n}\n",
                   decl, is_int ? "int" : "float", f, params.len ? cb_str(&params) : "",
-                  is_int ? "i32" : "float", f, is_int ? "" : arena_printf(c->a, "p.%s_dt_, ", f),
-                  f, off.len ? cb_str(&off) : "");
+                  is_int ? "i32" : "float", f,
+                  is_int ? "" : arena_printf(c->a, "p.%s_w_, p.%s_m_, ", f, f), f,
+                  off.len ? cb_str(&off) : "");
     }
     fg_def_bool(defs, "cuda_aux", at->naux > 0);
     fg_def_code(defs, "cuda_aux_fns", cb_str(&fns));

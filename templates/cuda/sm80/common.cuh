@@ -53,6 +53,12 @@ __device__ __forceinline__ float fa_ex2(float x) {  // 2^x, ex2(-inf) = +0
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// An IEEE half's bits as a float (the extra inputs' loads, gpu/hooks.m4).
+__device__ __forceinline__ float plan_half_float(unsigned short x) {
+  float y;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(y) : "h"(x));
+  return y;
+}
 // The lanes that walk plan_key_range together (gpu/hooks.m4): a warp.
 __attribute__((unused)) constexpr int plan_wave = 32;
 __device__ __forceinline__ int plan_lane() { return threadIdx.x & 31; }

@@ -198,18 +198,20 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
 
     // The weight's values at the key alone (plan_key_values: a per-key gate,
-    // without a softmax chain), loaded once a key for the tile whose S is on
-    // the tensor cores, so that the loads' latency hides behind the product;
-    // the thread's two rows share them.
-    constexpr int KV = plan_nkeyvals > 0 ? plan_nkeyvals : 1;
-    float kvr[NB][2][KV];
+    // without a softmax chain): while S of tile t is on the tensor cores,
+    // each lane loads them for keys lane, lane + 32, ... of the tile, and
+    // the softmax takes a key's from its lane by a shuffle: a load from
+    // global memory BN / 32 times a tile and lane instead of once a key and
+    // thread (the key of accumulator column 8 nb + 2 tq + c is at lane
+    // (8 nb + 2 tq + c) % 32 in register nb / 4).  Loading the next tile's
+    // values here and shuffling before the wait for S was slower (2026-11-27).
+    constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0;
+    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
+    float kvl[KPL][NKV];
     auto keyv_load = [&](int t) {
-      if constexpr (!plan_softmax && plan_nkeyvals > 0) {
-        const int jb = t * BN + 2 * tq;
+      if constexpr (KVS) {
 #pragma unroll
-        for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) plan_key_values(jb + nb * 8 + c, p, kvr[nb][c]);
+        for (int r = 0; r < KPL; ++r) plan_key_values(t * BN + r * 32 + lane, p, kvl[r]);
       }
     };
 
@@ -251,7 +253,14 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
         }
       }
 #pragma unroll
-      for (int nb = 0; nb < NB; ++nb)
+      for (int nb = 0; nb < NB; ++nb) {
+        float kvk[2][NKV];  // the key values of the thread's two keys here (KVS)
+        if constexpr (KVS)
+#pragma unroll
+          for (int c = 0; c < 2; ++c)
+#pragma unroll
+            for (int k = 0; k < NKV; ++k)
+              kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int i = ibase + (e >> 1) * 8;
@@ -262,7 +271,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
                                   fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
                            : plan_score(sacc[nb * 4 + e], i, j, h, p);
           if constexpr (!plan_softmax)  // no softmax chain: the key's weight
-            x = plan_nkeyvals > 0 ? plan_weight_kv(x, i, j, h, kvr[nb][e & 1], p) : plan_weight(x, i, j, h, p);
+            x = KVS ? plan_weight_kv(x, i, j, h, kvk[e & 1], p) : plan_weight(x, i, j, h, p);
           if constexpr (MASKED) {
             const int jo = nb * 8 + (e & 1);  // j - jbase
             const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
@@ -271,6 +280,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
           }
           sacc[nb * 4 + e] = x;
         }
+      }
       if constexpr (!plan_softmax) {  // sacc holds the weights (P); O takes no correction
         corr[0] = corr[1] = 1.f;
         return;

@@ -56,6 +56,10 @@ __device__ __forceinline__ void ck_barrier() {
 }
 __device__ __forceinline__ float ck_max(float x, float y) { return __builtin_fmaxf(x, y); }
 
+// An IEEE half's bits as a float (the extra inputs' loads, gpu/hooks.m4).
+__device__ __forceinline__ float plan_half_float(unsigned short x) {
+  return (float)__builtin_bit_cast(_Float16, x);
+}
 // The lanes that walk plan_key_range together (gpu/hooks.m4): a wavefront.
 __attribute__((unused)) constexpr int plan_wave = 64;
 __device__ __forceinline__ int plan_lane() { return ck_lane(); }
