@@ -850,6 +850,51 @@ static void weight_reads_extra_inputs(void **state)
     }
 }
 
+/* V may stand anywhere in the contraction's product: the kernel model takes
+ * the input read at the key and the head dim as V and the other factors as
+ * the weight (it took the last input factor as V, and refused
+ * sigmoid(T) * V * G as a weight that reads axis 'd') */
+static void value_in_any_place_of_the_product(void **state)
+{
+    fixture *f = *state;
+    const char *bodies[] = {"sigmoid(T) * V * G", "G * (V * sigmoid(T))", "V * sigmoid(T) * G",
+                            "sigmoid(T) * G * V"};
+    for (int i = 0; i < 4; i++) {
+        const char *text = arena_printf(f->arena,
+                                        "plan t\n"
+                                        "dim B, H, M, N, D\n"
+                                        "axis b: B, h: H, m: M, n: N, d: D\n"
+                                        "input Q[b, h, m, d]: bf16\n"
+                                        "input K[b, h, n, d]: bf16\n"
+                                        "input V[b, h, n, d]: bf16\n"
+                                        "input G[b, n]: f32\n"
+                                        "S[b, h, m, n] = sum(d: Q * K) * 0.125\n"
+                                        "T[b, h, m, n] = where(n <= m + N - M, S, -inf)\n"
+                                        "O[b, h, m, d] = sum(n: %s)\n"
+                                        "output O: bf16\n"
+                                        "schedule {\n  reduce n: rolling\n  target cuda, c\n}\n",
+                                        bodies[i]);
+        const char *why = NULL;
+        const char *d = text_defs(f, "t.fp", text, &why);
+        if (!d)
+            fail_msg("sum(n: %s): no kernel: %s", bodies[i], why);
+        assert_def(d, "cuda_softmax", "0");
+        assert_def(d, "cuda_nkeyvals", "1");
+        /* the weight: sigmoid and G, no V */
+        const char *key = "m4_define([[[fg_cuda_weight]]], [[[", *w = strstr(d, key);
+        assert_non_null(w);
+        w += strlen(key);
+        const char *end = strstr(w, "]]])");
+        assert_non_null(end);
+        char weight[256];
+        snprintf(weight, sizeof weight, "%.*s", (int)(end - w), w);
+        assert_has(weight, "plan_sigmoid(x)");
+        assert_has(weight, "plan_G_at(p, j)");
+        if (strchr(weight, 'V'))
+            fail_msg("sum(n: %s): the weight reads V: %s", bodies[i], weight);
+    }
+}
+
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
@@ -1065,6 +1110,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(independent_chains_take_one_pass_each, setup, teardown),
         cmocka_unit_test_setup_teardown(key_linear_scores_are_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(weight_reads_extra_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(value_in_any_place_of_the_product, setup, teardown),
         cmocka_unit_test(config_table_keeps_the_old_choices),
         cmocka_unit_test(config_table_rows),
         cmocka_unit_test_setup_teardown(config_dispatch_is_generated, setup, teardown),

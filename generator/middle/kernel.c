@@ -510,6 +510,29 @@ static int mask_wheres(fg_expr **slot, fg_expr ***found, int depth)
     return n;
 }
 
+/* In the product *slot (nested E_MUL), a factor that is an input read at
+ * [.., .., key, head dim] (V): the product node holding it (*at) and its
+ * side. */
+static bool find_value(kb *c, fg_expr **slot, fg_expr ***at, int *side, int depth)
+{
+    fg_expr *e = *slot;
+    if (depth > FG_MAX_EXPR_DEPTH || e->kind != E_MUL)
+        return false;
+    for (int s = 0; s < 2; s++) {
+        const fg_expr *f = e->args[s];
+        if (f->kind == E_TENSOR && c->p->tensors[f->ref].kind == TENSOR_INPUT && f->nargs == 4 &&
+            is_axis(f->args[2], c->ax_n) && is_axis(f->args[3], c->ax_d)) {
+            *at = slot;
+            *side = s;
+            return true;
+        }
+    }
+    for (int s = 0; s < 2; s++)
+        if (find_value(c, &e->args[s], at, side, depth + 1))
+            return true;
+    return false;
+}
+
 /* Without a softmax chain: O = sum(n: W * V), V an input and W a function
  * of the score T = where(cond, X, -inf) (or X, unmasked) that is 0 where
  * T is -inf, so that a masked key adds nothing (sigmoid attention). */
@@ -523,18 +546,28 @@ static int match_weighted(kb *c)
                                           "the rolling form: write 'reduce %s: rolling'",
                                     p->axes[c->fz->axis].name));
     fg_expr *ob = inline_tiles(c, OS->body, 0);
+    /* V: the input factor of the product read at the key and the head dim
+     * (in any place: sigmoid(T) * V * g), else an input factor beside one
+     * that reads the score (match_pv then says what V lacks); W: the other
+     * factors */
+    fg_expr **at = NULL;
     int side = -1;
-    for (int s = 0; ob && ob->kind == E_MUL && s < 2 && side < 0; s++)
-        if (ob->args[s]->kind == E_TENSOR && p->tensors[ob->args[s]->ref].kind == TENSOR_INPUT &&
-            expr_reads(ob->args[1 - s], c->ssum))
-            side = s;
-    if (side < 0)
+    if (ob && !find_value(c, &ob, &at, &side, 0))
+        for (int s = 0; ob->kind == E_MUL && s < 2 && side < 0; s++)
+            if (ob->args[s]->kind == E_TENSOR &&
+                p->tensors[ob->args[s]->ref].kind == TENSOR_INPUT &&
+                expr_reads(ob->args[1 - s], c->ssum))
+                at = &ob, side = s;
+    const int vref = side < 0 ? -1 : (*at)->args[side]->ref;
+    if (side >= 0)
+        *at = (*at)->args[1 - side]; /* ob is the weight alone */
+    if (side < 0 || !expr_reads(ob, c->ssum))
         return kb_fail(c, OS->loc,
                        arena_printf(c->a, "the contraction '%s' must be sum(%s: W * V), V an "
                                           "input and W a weight of the score Q.K^T (or a "
                                           "softmax chain)",
                                     OS->name, p->axes[c->ax_n].name));
-    fg_expr **slot = &ob->args[1 - side], **mask = NULL;
+    fg_expr **slot = &ob, **mask = NULL;
     int nm = mask_wheres(slot, &mask, 0);
     if (nm > 1)
         return kb_fail(c, OS->loc,
@@ -552,7 +585,7 @@ static int match_weighted(kb *c)
     c->weight = *slot;
     /* the weight reads what the score may (an extra input at the key, a
      * per-key gate; the indices; per-head params) besides its masked score */
-    c->v = ob->args[side]->ref;
+    c->v = vref;
     c->in_weight = true;
     int bad = check_score_expr(c, c->weight, 0);
     c->in_weight = false;
@@ -566,7 +599,7 @@ static int match_weighted(kb *c)
                                     OS->name));
     if (check_score_expr(c, c->score, 0) < 0 || (c->cond && check_score_expr(c, c->cond, 0) < 0))
         return -1;
-    return match_pv(c, OS, ob->args[side]->ref);
+    return match_pv(c, OS, vref);
 }
 
 /* Notes output t, written as e of the final Mx and L, as a value per row
