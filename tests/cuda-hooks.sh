@@ -24,7 +24,7 @@ aux_hooks() {
     {
         awk '/^struct plan_params \{/,/^\};/' "$1"
         grep 'constexpr int plan_nspans' "$1"
-        awk -v f="$3" '$0 ~ "^(__device__ __forceinline__|static inline) [a-z ]+ (plan_aux_dtype|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|" f ")\\(" { on = 1 }
+        awk -v f="$3" '$0 ~ "^(__device__ __forceinline__|inline) [a-z ]+ (plan_aux_dtype|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|" f ")\\(" { on = 1 }
                        on { print } on && /^}/ { on = 0 }' "$1"
     } > "$2/hooks.h"
     for m in 'SIM_AUX:s/^    const void \*\([A-Za-z0-9_]*\)_; .*/X(\1)/p' \

@@ -839,6 +839,17 @@ static void weight_reads_extra_inputs(void **state)
             assert_def(d, "cuda_aux", "1");
             /* G at the key is a value a key; at the row, read in the weight */
             assert_def(d, "cuda_nkeyvals", axes[i][0] == 'n' ? "1" : "0");
+            /* sigmoid times values of the key alone (G, a number): the sm_90a
+             * kernel takes 1 / F a key; not with a per-head param (gh) or G
+             * at the row */
+            const bool recip = axes[i][0] == 'n' && !strstr(weights[i], "gh");
+            assert_def(d, "cuda_kv_recip", recip ? "1" : "0");
+            if (recip) {
+                assert_def(d, "cuda_weight_kv_recip", "plan_sigmoid_recip(x, finv)");
+                assert_def(d, "cuda_key_factor", i == 1 ? "(kv@{0@}) * (2.0f)" : "(kv@{0@})");
+            } else {
+                assert_def(d, "cuda_key_factor", "1.f");
+            }
             if (axes[i][0] == 'm')
                 assert_has(d, "i = min(i, p.M - 1);");
         } else {

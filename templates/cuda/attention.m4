@@ -38,6 +38,14 @@ __device__ __forceinline__ float plan_sigmoid(float x) {
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + fa_ex2(-x * 1.44269504f)));
   return r;
 }
+// F sigmoid(x) from finv = 1 / F (plan_weight_kv_recip): the reciprocal of
+// finv (1 + 2^(-x log2(e))), plan_sigmoid's two MUFU ops and the multiply by
+// F in the FFMA (finv = inf, F = 0, gives 0; finv = 0 gives inf).
+__device__ __forceinline__ float plan_sigmoid_recip(float x, float finv) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(fa_ex2(-x * 1.44269504f), finv, finv)));
+  return r;
+}
 m4_include([[[gpu/hooks.m4]]])m4_dnl
 m4_include([[[cuda/sm80/rolling.cuh]]])m4_dnl
 fg_cuda_split_if([[[m4_include([[[cuda/sm80/split.cuh]]])]]])m4_dnl

@@ -26,7 +26,7 @@ fg_cuda_aux_if([[[m4_dnl
 // 16-bit dtype, so that hi << 16 | lo, with lo masked out unless f32, is
 // the bits of an f32 or a bf16; an fp16's are the device's conversion
 // (plan_half_float, the family's), taken by the mask.
-static inline void plan_aux_dtype(fg_dtype dt, int* w, unsigned* m) {
+inline void plan_aux_dtype(fg_dtype dt, int* w, unsigned* m) {
   *w = dt == FG_F32 ? 2 : 1;
   m[0] = dt == FG_F32 ? ~0u : 0u;
   m[1] = dt == FG_FP16 ? ~0u : 0u;
@@ -93,9 +93,9 @@ fg_cuda_aux_clamp_weight[[[]]]m4_dnl
 ]]])m4_dnl
 
 // plan_nkeyvals: the weight's reads of extra inputs at the key alone (a
-// per-key gate), which the sm_90a kernel loads once a key and tile
-// (plan_key_values) and plan_weight_kv reads back from kv; plan_weight, which
-// the other families call, reads them itself.
+// per-key gate), which the sm_90a kernel and the CDNA kernels' weight pass
+// load (plan_key_values) and plan_weight_kv reads back from kv; plan_weight,
+// which the sm_80 kernels call, reads them itself.
 __attribute__((unused)) constexpr int plan_nkeyvals = fg_cuda_nkeyvals;
 __device__ __forceinline__ void plan_key_values(int j, const plan_params& p, float* kv) {
   (void)j; (void)p; (void)kv;
@@ -106,6 +106,20 @@ __device__ __forceinline__ float plan_weight_kv(float x, int i, int j, int h, co
   (void)i; (void)j; (void)h; (void)kv; (void)p;
 fg_cuda_aux_clamp_weight_kv[[[]]]m4_dnl
   return fg_cuda_weight_kv;
+}
+// plan_kv_recip: the weight is sigmoid(X) times F, an expression of the key
+// values alone (plan_key_factor), X free of extra inputs: the sm_90a kernel
+// takes 1 / F once a key and the weight as plan_weight_kv_recip, F sigmoid(X)
+// = 1 / (F^-1 (1 + e^-X)), with the multiply by F folded into an FFMA.
+__attribute__((unused)) constexpr bool plan_kv_recip = fg_cuda_kv_recip_if([[[true]]], [[[false]]]);
+__device__ __forceinline__ float plan_key_factor(const float* kv, const plan_params& p) {
+  (void)kv; (void)p;
+  return fg_cuda_key_factor;
+}
+__device__ __forceinline__ float plan_weight_kv_recip(float x, int i, int j, int h, float finv,
+                                                      const plan_params& p) {
+  (void)i; (void)j; (void)h; (void)finv; (void)p;
+  return fg_cuda_weight_kv_recip;
 }
 
 fg_cuda_tile_affine_if([[[m4_dnl

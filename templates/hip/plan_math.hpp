@@ -20,6 +20,11 @@ __device__ __forceinline__ float plan_ex2(float x) {
 #endif
 }
 __device__ __forceinline__ float plan_sigmoid(float x) { return 1.0f / (1.0f + plan_ex2(-x * 1.4426950408889634f)); }
+// F sigmoid(x) from finv = 1 / F (gpu/hooks.m4's plan_weight_kv_recip, which
+// the CDNA kernels do not call).
+__device__ __forceinline__ float plan_sigmoid_recip(float x, float finv) {
+  return 1.0f / __builtin_fmaf(plan_ex2(-x * 1.4426950408889634f), finv, finv);
+}
 // tanh(x) = 1 - 2 / (2^(2 x log2 e) + 1): +-1 at the ends, no library call.
 __device__ __forceinline__ float fa_tanh(float x) { return 1.0f - 2.0f / (plan_ex2(x * 2.8853900817779268f) + 1.0f); }
 __device__ __forceinline__ float plan_rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }

@@ -855,6 +855,83 @@ static void leaf_weight_kv(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
     leaf_weight(pr, b, e);
 }
 
+/* Whether e is an expression of the key values alone: key-only reads,
+ * numbers, dims, scalar params and arithmetic on them (plan_key_factor has
+ * kv[] and p). */
+static bool kv_factor(const cu *c, const fg_expr *e, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (key_only_read(c, e))
+        return true;
+    switch (e->kind) {
+    case E_NUM: case E_DIM:
+        return true;
+    case E_PARAM:
+        return c->p->params[e->ref].index_axis < 0;
+    case E_NEG: case E_ADD: case E_SUB: case E_MUL: case E_DIV:
+        for (int i = 0; i < e->nargs; i++)
+            if (!kv_factor(c, e->args[i], depth + 1))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether e holds the weight's masked score (the hole, E_ACC). */
+static bool has_hole(const fg_expr *e)
+{
+    if (e->kind == E_ACC)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (has_hole(e->args[i]))
+            return true;
+    return false;
+}
+
+/* Whether the product e is sigmoid(X) times factors of the key values
+ * alone (kv_factor), X holding the masked score and no extra input: X in
+ * *sx, the factors in f[0..*nf). */
+static bool sigmoid_times_keys(const cu *c, const fg_expr *e, const fg_expr **sx,
+                               const fg_expr **f, int *nf, int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (e->kind == E_MUL)
+        return sigmoid_times_keys(c, e->args[0], sx, f, nf, depth + 1) &&
+               sigmoid_times_keys(c, e->args[1], sx, f, nf, depth + 1);
+    if (e->kind == E_CALL && e->fn == F_SIGMOID && has_hole(e->args[0])) {
+        if (*sx || reads_aux(c, e->args[0]))
+            return false;
+        *sx = e->args[0];
+        return true;
+    }
+    if (*nf == FG_MAX_EXPR_DEPTH || has_hole(e) || !kv_factor(c, e, 0))
+        return false;
+    f[(*nf)++] = e;
+    return true;
+}
+
+/* plan_kv_recip and its hooks: for a weight sigmoid(X) * F, F of the key
+ * values alone, the sm_90a kernel takes 1 / F once a key and the weight as
+ * plan_sigmoid_recip(X, 1 / F), an FFMA in place of the multiply by F. */
+static void kv_recip_defs(cu *c, fg_defs *defs, fg_printer *pr, fg_printer *prk)
+{
+    const fg_expr *sx = NULL, *f[FG_MAX_EXPR_DEPTH];
+    int nf = 0;
+    bool on = c->nkv > 0 && sigmoid_times_keys(c, c->at->weight, &sx, f, &nf, 0) && sx && nf > 0;
+    cb fac = {c->a, NULL, 0, 0};
+    for (int i = 0; on && i < nf; i++)
+        cb_printf(&fac, "%s(%s)", i ? " * " : "", code_expr_text(prk, f[i]));
+    fg_def_bool(defs, "cuda_kv_recip", on);
+    fg_def_str(defs, "cuda_key_factor", on ? cb_str(&fac) : "1.f");
+    fg_def_str(defs, "cuda_weight_kv_recip",
+               on ? arena_printf(c->a, "plan_sigmoid_recip(%s, finv)",
+                                 code_expr_text(pr, sx))
+                  : "x");
+}
+
 /* The running sums' correction (the softmax chain's, as derived), or none. */
 static void correction_defs(cu *c, fg_defs *defs)
 {
@@ -885,6 +962,7 @@ static void correction_defs(cu *c, fg_defs *defs)
         fg_def_str(defs, "cuda_weight_kv", code_expr_text(&prk, at->weight));
         fg_def_code(defs, "cuda_aux_clamp_weight_kv",
                     reads_aux_besides_keys(c, at->weight) ? aux_clamp_text(c) : "");
+        kv_recip_defs(c, defs, &pr, &prk);
         fg_def_str(defs, "cuda_weight_plan",
                    comment_safe(c->a, arena_printf(c->a, "%s, t (x in the hook) the masked score %s",
                                                    expr_to_string(c->a, p, at->weight),
@@ -902,6 +980,9 @@ static void correction_defs(cu *c, fg_defs *defs)
     fg_def_code(defs, "cuda_key_values", "");
     fg_def_str(defs, "cuda_weight_kv", "x");
     fg_def_code(defs, "cuda_aux_clamp_weight_kv", "");
+    fg_def_bool(defs, "cuda_kv_recip", false);
+    fg_def_str(defs, "cuda_key_factor", "1.f");
+    fg_def_str(defs, "cuda_weight_kv_recip", "x");
     fg_def_str(defs, "cuda_weight_plan", "(the softmax chain: exp(T - max))");
     /* the corrections of L and O_sum (match_attention: one factor) */
     const fg_kvalue *vl = NULL;

@@ -53,6 +53,11 @@ __device__ __forceinline__ float fa_ex2(float x) {  // 2^x, ex2(-inf) = +0
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+__device__ __forceinline__ float fa_rcp(float x) {  // 1 / x, approximate: rcp(0) = inf, rcp(inf) = 0
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 // An IEEE half's bits as a float (the extra inputs' loads, gpu/hooks.m4).
 __device__ __forceinline__ float plan_half_float(unsigned short x) {
   float y;

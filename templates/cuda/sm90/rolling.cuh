@@ -205,13 +205,20 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // thread (the key of accumulator column 8 nb + 2 tq + c is at lane
     // (8 nb + 2 tq + c) % 32 in register nb / 4).  Loading the next tile's
     // values here and shuffling before the wait for S was slower (2026-11-27).
-    constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0;
-    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
-    float kvl[KPL][NKV];
+    // KVR (plan_kv_recip: the weight is sigmoid(X) times F of the key
+    // values): a lane keeps 1 / F of each of its keys, one value to shuffle.
+    constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0, KVR = KVS && plan_kv_recip;
+    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV, KPL = (BN + 31) / 32;
+    float kvl[KPL][NSH];
     auto keyv_load = [&](int t) {
       if constexpr (KVS) {
 #pragma unroll
-        for (int r = 0; r < KPL; ++r) plan_key_values(t * BN + r * 32 + lane, p, kvl[r]);
+        for (int r = 0; r < KPL; ++r) {
+          float kv[NKV];
+          plan_key_values(t * BN + r * 32 + lane, p, kv);
+#pragma unroll
+          for (int k = 0; k < NSH; ++k) kvl[r][k] = KVR ? fa_rcp(plan_key_factor(kv, p)) : kv[k];
+        }
       }
     };
 
@@ -254,12 +261,12 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       }
 #pragma unroll
       for (int nb = 0; nb < NB; ++nb) {
-        float kvk[2][NKV];  // the key values of the thread's two keys here (KVS)
+        float kvk[2][NSH];  // the key values (KVR: 1 / F) of the thread's two keys here (KVS)
         if constexpr (KVS)
 #pragma unroll
           for (int c = 0; c < 2; ++c)
 #pragma unroll
-            for (int k = 0; k < NKV; ++k)
+            for (int k = 0; k < NSH; ++k)
               kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
@@ -271,7 +278,9 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
                                   fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
                            : plan_score(sacc[nb * 4 + e], i, j, h, p);
           if constexpr (!plan_softmax)  // no softmax chain: the key's weight
-            x = KVS ? plan_weight_kv(x, i, j, h, kvk[e & 1], p) : plan_weight(x, i, j, h, p);
+            x = KVR   ? plan_weight_kv_recip(x, i, j, h, kvk[e & 1][0], p)
+                : KVS ? plan_weight_kv(x, i, j, h, kvk[e & 1], p)
+                      : plan_weight(x, i, j, h, p);
           if constexpr (MASKED) {
             const int jo = nb * 8 + (e & 1);  // j - jbase
             const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
