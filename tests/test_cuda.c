@@ -906,6 +906,43 @@ static void value_in_any_place_of_the_product(void **state)
     }
 }
 
+/* sigmoid(T) times k reads of G at the key (G[b, min(n + i, N - 1)]): with
+ * up to FG_MAX_AUX of them the weight takes the reciprocal form
+ * (plan_kv_recip); past them, one is read in place with the key, which
+ * plan_key_factor cannot, so not (it printed a read with j there) */
+static void key_factor_needs_every_read_in_kv(void **state)
+{
+    fixture *f = *state;
+    for (int k = FG_MAX_AUX; k <= FG_MAX_AUX + 1; k++) {
+        char gates[2048] = "";
+        for (int i = 0; i < k; i++) {
+            char one[64];
+            snprintf(one, sizeof one, " * G[b, min(n + %d, N - 1)]", i);
+            strcat(gates, one);
+        }
+        const char *text = arena_printf(f->arena,
+                                        "plan t\n"
+                                        "dim B, H, M, N, D\n"
+                                        "axis b: B, h: H, m: M, n: N, d: D\n"
+                                        "input Q[b, h, m, d]: bf16\n"
+                                        "input K[b, h, n, d]: bf16\n"
+                                        "input V[b, h, n, d]: bf16\n"
+                                        "input G[b, n]: f32\n"
+                                        "S[b, h, m, n] = sum(d: Q * K) * 0.125\n"
+                                        "T[b, h, m, n] = where(n <= m + N - M, S, -inf)\n"
+                                        "O[b, h, m, d] = sum(n: sigmoid(T)%s * V)\n"
+                                        "output O: bf16\n"
+                                        "schedule {\n  reduce n: rolling\n  target cuda, c\n}\n",
+                                        gates);
+        const char *why = NULL;
+        const char *d = text_defs(f, "t.fp", text, &why);
+        if (!d)
+            fail_msg("%d gates: no kernel: %s", k, why);
+        assert_def(d, "cuda_nkeyvals", arena_printf(f->arena, "%d", FG_MAX_AUX));
+        assert_def(d, "cuda_kv_recip", k <= FG_MAX_AUX ? "1" : "0");
+    }
+}
+
 static void fa1_form_is_refused_at_its_statement(void **state)
 {
     fixture *f = *state;
@@ -1122,6 +1159,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(key_linear_scores_are_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(weight_reads_extra_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(value_in_any_place_of_the_product, setup, teardown),
+        cmocka_unit_test_setup_teardown(key_factor_needs_every_read_in_kv, setup, teardown),
         cmocka_unit_test(config_table_keeps_the_old_choices),
         cmocka_unit_test(config_table_rows),
         cmocka_unit_test_setup_teardown(config_dispatch_is_generated, setup, teardown),

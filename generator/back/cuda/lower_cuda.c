@@ -855,15 +855,19 @@ static void leaf_weight_kv(fg_printer *pr, fg_strbuf *b, const fg_expr *e)
     leaf_weight(pr, b, e);
 }
 
-/* Whether e is an expression of the key values alone: key-only reads,
- * numbers, dims, scalar params and arithmetic on them (plan_key_factor has
- * kv[] and p). */
+/* Whether e is an expression of the key values alone: key-only reads held
+ * in kv[], numbers, dims, scalar params and arithmetic on them
+ * (plan_key_factor has kv[] and p). */
 static bool kv_factor(const cu *c, const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
         return false;
-    if (key_only_read(c, e))
-        return true;
+    if (key_only_read(c, e)) {
+        for (int i = 0; i < c->nkv; i++)
+            if (expr_equal(c->kv[i], e))
+                return true;
+        return false; /* past the FG_MAX_AUX values kv holds: read in place, with j */
+    }
     switch (e->kind) {
     case E_NUM: case E_DIM:
         return true;
