@@ -43,7 +43,9 @@ generator_libfggen_a_SOURCES = \
 	generator/back/c/lower_c_internal.h \
 	generator/back/c/lower_c.c \
 	generator/back/c/validate_c.c \
+	generator/back/cuda/lower_cuda_internal.h \
 	generator/back/cuda/lower_cuda.c \
+	generator/back/cuda/weight_cuda.c \
 	generator/back/cuda/configs.c \
 	generator/back/cuda/tuned.c \
 	generator/back/cuda/lower_rows.c \
