@@ -862,6 +862,11 @@ typedef struct fg_kattn {
     bool tile_fold;
     int tile_fold_const;
     fg_expr *score_bias_l2;
+    /* tile_diag (with tile_fold): that term reads the row and the key only
+     * through their difference, so a thread of the sm_90a kernel, whose
+     * elements lie on 2 (BN / 8 + 1) diagonals of a tile, evaluates it once
+     * a diagonal where the tile is not one value. */
+    bool tile_diag;
     /* keylin: the score is qk times keylin_qk plus keylin_slope times
      * keylin_int, an integer expression that reads no input and changes by
      * keylin_step per key (ALiBi's slope * (n - (m + N - M))); both E_KCONST

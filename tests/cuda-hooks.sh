@@ -57,6 +57,7 @@ rows=0 # sources whose masks are an interval of keys per row (plan_row_keys)
 spans=0 # sources whose span hooks ran (docmask), and whose tile-affine score ran (relbias)
 biases=0
 keylins=0 # sources whose key-linear score ran (alibi)
+diags=0 # sources whose score on diagonals ran (relbias)
 # The test plan with the key-linear term subtracted and the key counted
 # twice (tests/plans/keylin.fp: step -2, the slope negated), generated here
 # by the built fusegen, joins the committed sources (only its score hooks
@@ -84,6 +85,16 @@ for cu in "$srcdir"/generated/*_cuda.cu $extra; do
             echo "$name: the score reads an i32 input: its tile-affine form is not simulated"
         elif run_sim "$tmp/b" bias_hooks_sim "$name (score)"; then
             biases=$((biases + 1))
+        fi
+    fi
+    if grep -q 'constexpr bool plan_score_diag = true' "$cu"; then
+        # the term past qk on diagonals (relbias): the sm_90a kernel's term
+        # once a diagonal of a thread's elements, against plan_score
+        aux_hooks "$cu" "$tmp/d" 'plan_head_setup|plan_score|plan_score_qk_scale|plan_score_bias'
+        if grep -q 'int [A-Za-z0-9_]*_at(' "$tmp/d/hooks.h"; then
+            echo "$name: the score reads an i32 input: its terms on diagonals are not simulated"
+        elif run_sim "$tmp/d" diag_hooks_sim "$name (score on diagonals)"; then
+            diags=$((diags + 1))
         fi
     fi
     if grep -q 'constexpr bool plan_score_keylin = true' "$cu"; then
@@ -156,6 +167,11 @@ fi
 if test "$keylins" -eq 0; then
     # generated/ holds alibi: its key-linear score must have run
     echo "FAIL: no key-linear score simulated"
+    exit 1
+fi
+if test "$diags" -eq 0; then
+    # generated/ holds relbias: its term on diagonals must have run
+    echo "FAIL: no score on diagonals simulated"
     exit 1
 fi
 if test "$spans" -eq 0 || test "$biases" -eq 0; then

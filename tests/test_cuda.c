@@ -797,6 +797,53 @@ static void key_linear_scores_are_bound(void **state)
     }
 }
 
+/* The tile-affine term on diagonals (plan_score_diag): relbias's table at
+ * a clamped distance binds it; terms that read the row or key otherwise do
+ * not (the element-wise plan_score stays), and those that read them only
+ * through m - n, however written, do */
+static void diagonal_terms_are_bound(void **state)
+{
+    fixture *f = *state;
+    fg_kernel *k = fused_file(f, "plans/relbias.fp");
+    assert_non_null(k);
+    assert_true(k->attn.tile_fold && k->attn.tile_diag);
+    const char *d = cuda_defs(f, "plans/relbias.fp");
+    assert_def(d, "cuda_tile_diag", "1");
+    assert_def(d, "cuda_tile_qk_scale", "p.c0_");
+    assert_def(d, "cuda_tile_diag_bias",
+               "plan_table_at(p, min(max(i + p.N - p.M - j, 0), p.R - 1)) * 1.44269504f");
+    const char *idx[] = {"clamp(m + N - M - n, 0, R - 1)", "clamp(2 * (m - n) + 3 * n - 3 * m + N, 0, R - 1)",
+                         "clamp((m - n) * (n - m) + R - 1, 0, R - 1)", "clamp(m - 2 * n, 0, R - 1)",
+                         "clamp(m, 0, R - 1)", "clamp(min(m, n), 0, R - 1)", "clamp(m * n, 0, R - 1)",
+                         "clamp(m - n + 0 * m + h, 0, R - 1)"};
+    const bool diag[] = {true, true, true, false, false, false, false, true};
+    for (int i = 0; i < 8; i++) {
+        const char *text = arena_printf(f->arena,
+                                        "plan t\n"
+                                        "dim B, H, M, N, D, R\n"
+                                        "axis b: B, h: H, m: M, n: N, d: D, r: R\n"
+                                        "input Q[b, h, m, d]: bf16\n"
+                                        "input K[b, h, n, d]: bf16\n"
+                                        "input V[b, h, n, d]: bf16\n"
+                                        "input table[h, r]: f32\n"
+                                        "S[b, h, m, n] = sum(d: Q * K) * 0.125 + table[h, %s]\n"
+                                        "Mx[b, h, m] = max(n: S)\n"
+                                        "P[b, h, m, n] = exp(S - Mx)\n"
+                                        "L[b, h, m] = sum(n: P)\n"
+                                        "O[b, h, m, d] = sum(n: P * V) / L\n"
+                                        "output O: bf16\n"
+                                        "schedule {\n  reduce n: rolling\n  target cuda, c\n}\n",
+                                        idx[i]);
+        const char *why = NULL;
+        d = text_defs(f, "t.fp", text, &why);
+        if (!d)
+            fail_msg("%s: no kernel: %s", idx[i], why);
+        if (!strstr(d, diag[i] ? "m4_define([[[fg_cuda_tile_diag]]], [[[1]]])"
+                               : "m4_define([[[fg_cuda_tile_diag]]], [[[0]]])"))
+            fail_msg("table[h, %s]: cuda_tile_diag should be %d", idx[i], diag[i]);
+    }
+}
+
 /* What a weight without a softmax chain may read: an extra input at the
  * batch, head, row or key, and per-head params; not V, nor an input at the
  * head dim (one number a key), each refused naming what it reads */
@@ -1157,6 +1204,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fa1_form_is_refused_at_its_statement, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_chains_take_one_pass_each, setup, teardown),
         cmocka_unit_test_setup_teardown(key_linear_scores_are_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(diagonal_terms_are_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(weight_reads_extra_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(value_in_any_place_of_the_product, setup, teardown),
         cmocka_unit_test_setup_teardown(key_factor_needs_every_read_in_kv, setup, teardown),

@@ -237,6 +237,9 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
         fprintf(f, "  score per tile: %s * k%d + %s; on a tile where the term reads one element "
                    "the scale folds with it as an offset\n",
                 p->tensors[at->s].name, at->tile_fold_const, expr_to_string(a, p, at->score_bias_l2));
+    if (at->tile_diag)
+        fprintf(f, "  score term on diagonals: it reads the row and key only through their "
+                   "difference; the sm_90a kernel takes it once a diagonal of a thread's elements\n");
     if (at->keylin)
         fprintf(f, "  score linear in the key: %s * %s + %s * (%s), the integer term %+d a key; "
                    "the sm_90a kernel takes it from one value a tile, shared by a thread's rows\n",

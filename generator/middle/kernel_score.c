@@ -5,6 +5,7 @@
 #include "kernel_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -340,6 +341,76 @@ static bool key_linear(kb *c, const fg_expr *e, long *coef)
     }
 }
 
+/* The coefficients of the row and the key in e, an integer expression
+ * affine in them (under +, -, negation and times an integer literal);
+ * false when it is not, or reads an input. */
+static bool rowkey_affine(kb *c, const fg_expr *e, long *cm, long *cn, int depth)
+{
+    *cm = *cn = 0;
+    if (e->type != T_INT || e->kind == E_TENSOR || depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    long am = 0, an = 0, bm = 0, bn = 0;
+    switch (e->kind) {
+    case E_AXIS:
+        *cm = e->ref == c->ax_m;
+        *cn = e->ref == c->ax_n;
+        return true;
+    case E_NUM: case E_DIM: case E_PARAM:
+        return e->nargs == 0;
+    case E_NEG:
+        if (!rowkey_affine(c, e->args[0], &am, &an, depth + 1))
+            return false;
+        *cm = -am;
+        *cn = -an;
+        return true;
+    case E_ADD:
+    case E_SUB:
+        if (!rowkey_affine(c, e->args[0], &am, &an, depth + 1) ||
+            !rowkey_affine(c, e->args[1], &bm, &bn, depth + 1))
+            return false;
+        *cm = e->kind == E_ADD ? am + bm : am - bm;
+        *cn = e->kind == E_ADD ? an + bn : an - bn;
+        return labs(*cm) <= 1024 && labs(*cn) <= 1024;
+    case E_MUL: {
+        if (!rowkey_affine(c, e->args[0], &am, &an, depth + 1) ||
+            !rowkey_affine(c, e->args[1], &bm, &bn, depth + 1))
+            return false;
+        if ((am || an) && (bm || bn))
+            return false;
+        if (!(am || an || bm || bn))
+            return true;
+        const fg_expr *k = e->args[am || an ? 1 : 0];
+        if (k->kind != E_NUM || fabs(k->num) > 1024 || k->num != (double)(long)k->num)
+            return false;
+        *cm = (am + bm) * (long)k->num;
+        *cn = (an + bn) * (long)k->num;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* Whether e reads the row and the key only through their difference: e at
+ * (m + t, n + t) is e at (m, n) for every t (a table read at a clamped
+ * distance).  Each part of e that names them is either an affine integer
+ * expression in which they have opposite coefficients, or a function of
+ * parts that are. */
+static bool diagonal_only(kb *c, const fg_expr *e, int depth)
+{
+    long cm, cn;
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return false;
+    if (e->kind == E_AXIS)
+        return e->ref != c->ax_m && e->ref != c->ax_n;
+    if (rowkey_affine(c, e, &cm, &cn, 0) && cm == -cn)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (!diagonal_only(c, e->args[i], depth + 1))
+            return false;
+    return true;
+}
+
 /* qk * c + a * E or qk * c - a * E, with a constant (per launch or per
  * head) and E an integer expression linear in the key (key_linear): the
  * kernel model's keylin form.  False when the score is not so. */
@@ -442,6 +513,7 @@ void kb_bind_score(kb *c, fg_kattn *at)
             bias = neg;
         }
         at->score_bias_l2 = score_l2(c, bias, !c->base2);
+        at->tile_diag = diagonal_only(c, g, 0);
         break;
     }
 }

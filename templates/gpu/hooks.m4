@@ -141,6 +141,28 @@ __device__ __forceinline__ bool plan_score_tile_bias(int, int, int, int, int, co
 }
 ]]])m4_dnl
 
+fg_cuda_tile_diag_if([[[m4_dnl
+// The same term reads the row and key only through their difference
+// (fg_cuda_tile_diag_plan): the score is qk * plan_score_qk_scale(p) plus
+// plan_score_bias at that difference, and the sm_90a kernel evaluates the
+// term once a diagonal of a thread's elements, on tiles where it is not one
+// value.
+__attribute__((unused)) constexpr bool plan_score_diag = true;
+__device__ __forceinline__ float plan_score_qk_scale(const plan_params& p) {
+  (void)p;
+  return fg_cuda_tile_qk_scale;
+}
+__device__ __forceinline__ float plan_score_bias(int i, int j, int h, const plan_params& p) {
+  (void)i; (void)j; (void)h; (void)p;
+fg_cuda_aux_clamp_score[[[]]]m4_dnl
+  return fg_cuda_tile_diag_bias;
+}
+]]], [[[m4_dnl
+__attribute__((unused)) constexpr bool plan_score_diag = false;  // no score term on diagonals
+__device__ __forceinline__ float plan_score_qk_scale(const plan_params&) { return 1.f; }
+__device__ __forceinline__ float plan_score_bias(int, int, int, const plan_params&) { return 0.f; }
+]]])m4_dnl
+
 fg_cuda_keylin_if([[[m4_dnl
 // The score is qk * plan_keylin_qk(p) plus plan_keylin_slope(p) times an
 // integer term that changes by plan_keylin_step a key (fg_cuda_keylin_plan):

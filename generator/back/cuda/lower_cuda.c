@@ -727,6 +727,12 @@ static void tile_bias_defs(cu *c, fg_defs *defs)
     fg_def_bool(defs, "cuda_tile_affine", ok);
     fg_def_code(defs, "cuda_tile_bias", ok ? cb_str(&body) : "");
     fg_def_str(defs, "cuda_tile_bias_plan", ok ? plan_expr(c, at->score_bias_l2) : "");
+    /* plan_score_diag: the term on diagonals (kernel_score.c's tile_diag) */
+    bool diag = at->tile_fold && at->tile_diag;
+    fg_def_bool(defs, "cuda_tile_diag", diag);
+    fg_def_str(defs, "cuda_tile_qk_scale", diag ? arena_printf(c->a, "p.c%d_", at->tile_fold_const) : "1.f");
+    fg_def_code(defs, "cuda_tile_diag_bias", diag ? cu_text(c, at->score_bias_l2, false) : "0.f");
+    fg_def_str(defs, "cuda_tile_diag_plan", diag ? plan_expr(c, at->score_bias_l2) : "");
 }
 
 /* plan_keylin_*: the score as qk times a constant plus a constant times an

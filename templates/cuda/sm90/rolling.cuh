@@ -240,7 +240,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       // thread's first row at its keys is fmaf(slope, step k, lin0), one value
       // a tile, and the thread's other row takes the same values (its own
       // offset, constant along the row, is added to its max in the epilogue)
-      static_assert(!(plan_score_keylin && (plan_score_folds || plan_score_tile_affine)),
+      static_assert(!(plan_score_keylin && (plan_score_folds || plan_score_tile_affine)) &&
+                        !(plan_score_diag && (plan_score_folds || plan_score_keylin)),
                     "the kernel model binds one form of the score");
       constexpr bool LIN = plan_score_keylin && !FOLD && !AFF;
       const float lsl = LIN ? plan_keylin_slope(p) : 0.f;
@@ -250,6 +251,24 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       // compares of its constant offset, in place of plan_visible and j < N
       // (the loops keep their order: with rows outer, ptxas spilled in
       // sinkwindow's kernels, which test plan_visible)
+      // DIAG: the term of the score past qk reads the row and the key only
+      // through their difference (plan_score_diag, a table at a clamped
+      // distance), on a tile where it is not one value: the thread's
+      // elements (rows ibase + 8 a, keys jbase + 8 nb + c) lie on the
+      // 2 (NB + 1) diagonals nb - a + 1, c; the term is taken once a
+      // diagonal, at its element in row ibase (row ibase + 8 for nb - a =
+      // -1), which is a real row and key wherever the other is
+      constexpr bool DIAG = plan_score_diag && !AFF;
+      const float dqk = DIAG ? plan_score_qk_scale(p) : 0.f;
+      float dg[DIAG ? NB + 1 : 1][2];
+      if constexpr (DIAG) {
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          dg[0][c] = plan_score_bias(ibase + 8, jbase + c, h, p);
+#pragma unroll
+          for (int u = 0; u < NB; ++u) dg[u + 1][c] = plan_score_bias(ibase, jbase + u * 8 + c, h, p);
+        }
+      }
       int klo[2] = {0, 0}, khi[2] = {0, 0};
       if constexpr (MASKED && plan_mask_rows) {
 #pragma unroll
@@ -273,6 +292,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
           const int i = ibase + (e >> 1) * 8;
           const int j = jbase + nb * 8 + (e & 1);
           float x = AFF    ? sacc[nb * 4 + e]
+                    : DIAG ? fmaf(sacc[nb * 4 + e], dqk, dg[nb - (e >> 1) + 1][e & 1])
                     : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
                     : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
                                   fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
