@@ -3,7 +3,7 @@
  * that bench/compare.py puts both side by side.
  *
  * usage: fusegen-bench [--cases FILE] [--only ID,ID] [--out FILE]
- *                      [--reps N] [--dry-run]
+ *                      [--reps N] [--splits N] [--dry-run]
  *   --cases   the cases file (default $FG_BENCH_CASES, else
  *             $srcdir/bench/cases.tsv): a header line `# id<TAB>variant...`
  *             naming the columns id variant b hq hkv sq sk d causal window
@@ -13,6 +13,10 @@
  *   --out     where the JSON lines go (default stdout); a short table goes
  *             to stderr.
  *   --reps    timed launches per case (default 30, at least 20).
+ *   --splits  the split count every launch asks for (the entries' splits
+ *             argument; default 0: the plan's, tuned or by the default
+ *             rules), named in each case's note.  Meant for the split
+ *             (decode) plans.
  *   --dry-run no GPU: per case the plan it maps to, the params it sets, its
  *             FLOPs and K+V bytes (JSON lines), for `make check`.
  *
@@ -57,6 +61,9 @@
 #define MAX_INPUTS 8 /* Q, K, V and the extra inputs of relbias, docmask, ... */
 #define MAX_PARAMS 8
 #define MAX_OUTPUTS 9 /* O and up to 8 values per row (f32 [b, hq, sq] each) */
+
+/* --splits: the split count every launch asks for (0: the plan's) */
+static int bench_splits = 0;
 
 typedef struct bcase {
     char id[64], variant[32];
@@ -511,7 +518,7 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         tensor4(&in[1], k[s], FG_BF16, c->b, c->hkv, c->sk, c->d);
         tensor4(&in[2], v[s], FG_BF16, c->b, c->hkv, c->sk, c->d);
         cudaEventRecord(e0, NULL);
-        fg_status st = fn(in, outs, c->params, c->has, NULL, NULL, 0, NULL);
+        fg_status st = fn(in, outs, c->params, c->has, NULL, NULL, bench_splits, NULL);
         cudaEventRecord(e1, NULL);
         cudaError_t ce = cudaEventSynchronize(e1);
         if (st != FG_OK) {
@@ -549,8 +556,11 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
             } else {
                 int len = snprintf(c->note, sizeof c->note, "%s", c->setting);
                 if (sets > 1 && len >= 0 && (size_t)len < sizeof c->note)
-                    snprintf(c->note + len, sizeof c->note - (size_t)len, ", K/V sets %d",
-                             sets);
+                    len += snprintf(c->note + len, sizeof c->note - (size_t)len, ", K/V sets %d",
+                                    sets);
+                if (bench_splits && len >= 0 && (size_t)len < sizeof c->note)
+                    snprintf(c->note + len, sizeof c->note - (size_t)len, ", splits %d asked",
+                             bench_splits);
                 ok = 1;
             }
         }
@@ -604,15 +614,21 @@ int main(int argc, char **argv)
             out_path = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
+            bench_splits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--dry-run"))
             dry = 1;
         else {
             fprintf(stderr,
                     "usage: %s [--cases FILE] [--only ID,ID] [--out FILE] [--reps N] "
-                    "[--dry-run]\n",
+                    "[--splits N] [--dry-run]\n",
                     argv[0]);
             return 2;
         }
+    }
+    if (bench_splits < 0) {
+        fprintf(stderr, "fusegen-bench: --splits must be 0 (the plan's) or more\n");
+        return 2;
     }
     if (reps < 20) {
         fprintf(stderr, "fusegen-bench: --reps must be at least 20\n");
