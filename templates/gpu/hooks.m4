@@ -142,11 +142,10 @@ __device__ __forceinline__ bool plan_score_tile_bias(int, int, int, int, int, co
 ]]])m4_dnl
 
 fg_cuda_tile_diag_if([[[m4_dnl
-// The same term reads the row and key only through their difference
-// (fg_cuda_tile_diag_plan): the score is qk * plan_score_qk_scale(p) plus
-// plan_score_bias at that difference, and the sm_90a kernel evaluates the
-// term once a diagonal of a thread's elements, on tiles where it is not one
-// value.
+// The score is qk * plan_score_qk_scale(p) plus a term that reads the row
+// and key only through their difference (exp2 domain, plan_score_bias:
+// fg_cuda_tile_diag_plan): the sm_90a kernel evaluates the term once a
+// diagonal of a thread's elements, on tiles where it is not one value.
 __attribute__((unused)) constexpr bool plan_score_diag = true;
 __device__ __forceinline__ float plan_score_qk_scale(const plan_params& p) {
   (void)p;

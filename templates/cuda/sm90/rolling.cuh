@@ -30,7 +30,10 @@
 //   mask that compares ids read at the row and the key (span atoms) narrows
 //   the key range once per CTA and classifies each tile from the ids' ranges,
 //   read one tile ahead; a tile where the score is qk times a constant plus
-//   one value (plan_score_tile_bias) takes the fold's path with an offset.
+//   one value (plan_score_tile_bias) takes the fold's path with an offset,
+//   and on the other tiles a term that reads the row and key only through
+//   their difference is taken once a diagonal of a thread's elements
+//   (plan_score_diag).
 // - epilogue: O / l (plan_out_scale), the values per row (plan_rowvals_store), O staged through the
 //   group's own rows of the Q tile in the same swizzled layout (conflict
 //   free) and written with 16-byte stores; rows past M and columns past the
@@ -246,11 +249,6 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       constexpr bool LIN = plan_score_keylin && !FOLD && !AFF;
       const float lsl = LIN ? plan_keylin_slope(p) : 0.f;
       const float lin0 = LIN ? lsl * (float)plan_keylin_int(ibase, jbase, p) : 0.f;
-      // with an interval of keys per row (plan_mask_rows), the bounds of
-      // the thread's two rows less jbase: a key's test is then one or two
-      // compares of its constant offset, in place of plan_visible and j < N
-      // (the loops keep their order: with rows outer, ptxas spilled in
-      // sinkwindow's kernels, which test plan_visible)
       // DIAG: the term of the score past qk reads the row and the key only
       // through their difference (plan_score_diag, a table at a clamped
       // distance), on a tile where it is not one value: the thread's
@@ -269,6 +267,11 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
           for (int u = 0; u < NB; ++u) dg[u + 1][c] = plan_score_bias(ibase, jbase + u * 8 + c, h, p);
         }
       }
+      // with an interval of keys per row (plan_mask_rows), the bounds of
+      // the thread's two rows less jbase: a key's test is then one or two
+      // compares of its constant offset, in place of plan_visible and j < N
+      // (the loops keep their order: with rows outer, ptxas spilled in
+      // sinkwindow's kernels, which test plan_visible)
       int klo[2] = {0, 0}, khi[2] = {0, 0};
       if constexpr (MASKED && plan_mask_rows) {
 #pragma unroll
