@@ -48,6 +48,7 @@ EXTRA_DIST += \
 	tests/span_hooks_sim.cc \
 	tests/bias_hooks_sim.cc \
 	tests/keylin_hooks_sim.cc \
+	tests/diag_hooks_sim.cc \
 	tests/sim_device.h \
 	tests/cuda-dispatch.sh \
 	tests/cuda_dispatch_sim.cc \
