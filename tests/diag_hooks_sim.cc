@@ -12,7 +12,9 @@
 // rows and keys of a launch among them), tables and heads.  Built and run by
 // tests/cuda-hooks.sh, which extracts the hooks into hooks.h and the fields
 // to fill into sim_aux.h (SIM_AUX: extra inputs, SIM_DIMS: the plan's other
-// dims, SIM_CONSTS: the hoisted constants).
+// dims, SIM_CONSTS: the hoisted constants).  The indexing of dg below is a
+// copy of templates/cuda/sm90/rolling.cuh's (DIAG), not the kernel's own: a
+// slip there is caught by gpu_check on the GPU, not here.
 #include <cstdio>
 #include <cstdlib>
 
@@ -57,8 +59,9 @@ int main()
         for (int t = 0; t < 30; t++) {
             // a thread's first row and key: anywhere, the last rows (ib + 8
             // past M) and keys (past N) of the launch included
-            const int ib = t < 5 ? p.M - 1 - rand() % 8 < 0 ? 0 : p.M - 1 - rand() % 8 : rand() % p.M;
-            const int jb = t < 10 ? (p.N - 1 - rand() % 64 < 0 ? 0 : p.N - 1 - rand() % 64) : rand() % p.N;
+            const int ri = rand() % 8, rj = rand() % 64;
+            const int ib = t < 5 ? max(0, p.M - 1 - ri) : rand() % p.M;
+            const int jb = t < 10 ? max(0, p.N - 1 - rj) : rand() % p.N;
             float dg[NB + 1][2];
             for (int c = 0; c < 2; ++c) {
                 dg[0][c] = plan_score_bias(ib + 8, jb + c, h, p);

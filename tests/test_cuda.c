@@ -799,8 +799,9 @@ static void key_linear_scores_are_bound(void **state)
 
 /* The tile-affine term on diagonals (plan_score_diag): relbias's table at
  * a clamped distance binds it; terms that read the row or key otherwise do
- * not (the element-wise plan_score stays), and those that read them only
- * through m - n, however written, do */
+ * not (the element-wise plan_score stays), nor one whose coefficients would
+ * overflow, and those that read them only through m - n, however written,
+ * do */
 static void diagonal_terms_are_bound(void **state)
 {
     fixture *f = *state;
@@ -815,9 +816,10 @@ static void diagonal_terms_are_bound(void **state)
     const char *idx[] = {"clamp(m + N - M - n, 0, R - 1)", "clamp(2 * (m - n) + 3 * n - 3 * m + N, 0, R - 1)",
                          "clamp((m - n) * (n - m) + R - 1, 0, R - 1)", "clamp(m - 2 * n, 0, R - 1)",
                          "clamp(m, 0, R - 1)", "clamp(min(m, n), 0, R - 1)", "clamp(m * n, 0, R - 1)",
-                         "clamp(m - n + 0 * m + h, 0, R - 1)"};
-    const bool diag[] = {true, true, true, false, false, false, false, true};
-    for (int i = 0; i < 8; i++) {
+                         "clamp(m - n + 0 * m + h, 0, R - 1)",
+                         "clamp(m * 1024 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024, 0, R - 1)"};
+    const bool diag[] = {true, true, true, false, false, false, false, true, false};
+    for (int i = 0; i < 9; i++) {
         const char *text = arena_printf(f->arena,
                                         "plan t\n"
                                         "dim B, H, M, N, D, R\n"
@@ -838,6 +840,9 @@ static void diagonal_terms_are_bound(void **state)
         d = text_defs(f, "t.fp", text, &why);
         if (!d)
             fail_msg("%s: no kernel: %s", idx[i], why);
+        /* each is the tile-affine form, so diagonal_only decides */
+        if (!strstr(d, "m4_define([[[fg_cuda_tile_affine]]], [[[1]]])"))
+            fail_msg("table[h, %s]: not the tile-affine form", idx[i]);
         if (!strstr(d, diag[i] ? "m4_define([[[fg_cuda_tile_diag]]], [[[1]]])"
                                : "m4_define([[[fg_cuda_tile_diag]]], [[[0]]])"))
             fail_msg("table[h, %s]: cuda_tile_diag should be %d", idx[i], diag[i]);

@@ -8,7 +8,10 @@
 //   nvcc -O3 -arch=sm_90a -o decode_probe bench/probe/decode_probe.cu
 // and runs it with B Hkv N; it prints GB/s (K and V bytes read once / the
 // median time of 30 launches) for every split count tried, each kernel's
-// best, and checks that every kernel summed every byte (against the host).
+// best, and checks each kernel's total against the host's (positive data:
+// a lost tile of keys fails it).  K and V are the same buffers
+// every launch, so a shape under the L2's size (50 MB on an H200) would time
+// the L2: the decode cases' shapes are 134 MB to 2.1 GB.
 //   ldg   grid (splits, B x Hkv), 128 threads: each CTA reads its keys'
 //         K and V rows with 16-byte loads, 4 x 2 of a thread's in flight
 //   tma   the same grid, 160 threads: one thread of warp 0 copies tiles of 32
@@ -240,6 +243,8 @@ static float time_ms(F launch) {
     v.push_back(ms);
   }
   std::sort(v.begin(), v.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
   return v[v.size() / 2];
 }
 
@@ -254,8 +259,8 @@ int main(int argc, char** argv) {
   srand(5);
   double want = 0;
   for (long long i = 0; i < rows * 128; i++) {
-    // bf16 of small integers / 8: sums exact enough to compare
-    const float a = (float)(rand() % 17 - 8) / 8.f, b = (float)(rand() % 17 - 8) / 8.f;
+    // bf16 of positive eighths (exact), so that nothing lost cancels out
+    const float a = (float)(1 + rand() % 8) / 8.f, b = (float)(1 + rand() % 8) / 8.f;
     uint32_t ua, ub;
     memcpy(&ua, &a, 4);
     memcpy(&ub, &b, 4);
@@ -293,7 +298,7 @@ int main(int argc, char** argv) {
   int bests[8] = {0};
   int bad = 0;
   for (int splits = 1; splits <= 256; splits *= 2) {
-    if (B * H * splits > 65535LL * 64 || (splits > 1 && N / splits < 64)) break;
+    if (B * H > 65535 || B * H * splits > (4 << 20) / 4 || (splits > 1 && N / splits < 64)) break;
     const int chunk = (int)((N + splits - 1) / splits);
     const dim3 grid(splits, (unsigned)(B * H));
     const int n_out = splits * (int)(B * H);
@@ -314,7 +319,11 @@ int main(int argc, char** argv) {
       CK(cudaMemcpy(h.data(), out, (size_t)n_out * 4, cudaMemcpyDeviceToHost));
       double got = 0;
       for (float x : h) got += x;
-      const bool ok = std::abs(got - want) <= 1e-6 * std::max(1.0, std::abs(want)) + 1e-3 * n_out;
+      // the partial sums of eighths are exact below 2^21; the CTAs' last
+      // adds round by a few 2^-24 of the total; a lost tile of 16 keys
+      // (the ring kernels') moves it by at least 16 x 256 / 8 = 512, more
+      // than 2^-21 of the largest shape's total (6.0e8: 288)
+      const bool ok = std::abs(got - want) <= 1.0 + want / 2097152.0;
       bad += !ok;
       const float ms = time_ms(launch);
       const double gbs = gbytes / (ms * 1e-3);

@@ -384,7 +384,7 @@ static bool rowkey_affine(kb *c, const fg_expr *e, long *cm, long *cn, int depth
             return false;
         *cm = (am + bm) * (long)k->num;
         *cn = (an + bn) * (long)k->num;
-        return true;
+        return labs(*cm) <= 1024 && labs(*cn) <= 1024; /* nested products stay bounded */
     }
     default:
         return false;
