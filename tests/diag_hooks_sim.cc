@@ -79,7 +79,7 @@ int main()
                         const double big = fabs((double)qk * qs) + fabs((double)term);
                         const double err = fabs((double)x - want) / (big > 1 ? big : 1);
                         checked++;
-                        moved += nb - a + 1 != nb + 1;
+                        moved += a == 1 && nb > 0;  // the term of row ib at key j - 8
                         worst = err > worst ? err : worst;
                         if (memcmp(&term, &own, sizeof term) != 0 || !(err <= 4e-7)) {  // NaN fails too
                             if (bad++ < 5)
