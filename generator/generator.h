@@ -654,6 +654,20 @@ char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print
  * [clo[k], chi[k]] (arrays of long named so by the caller). */
 char *mask_emit_tile_state_spans(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
                                  void *ctx);
+/* Whether the mask has no leaf beside linear and span atoms, so that on a
+ * tile where every span atom is known (mask_emit_spans_known) the state of
+ * a single element with the tile's ranges is exact. */
+bool mask_decided_by_spans(const fg_mask *m);
+/* Statements: the body of a function of rlo, rhi, clo, chi (as for
+ * mask_emit_tile_state_spans) and `unsigned *truth` returning whether
+ * every span atom holds at all of the tile's pairs or at none, with bit k
+ * of *truth set where span k holds. */
+char *mask_emit_spans_known(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* For a mask that mask_decided_by_spans accepts: the body of a function of
+ * the row `i`, the key `j` (int) and `truth` (unsigned, as above) returning
+ * the element's visibility, each span atom taken from its bit; "" for
+ * others. */
+char *mask_emit_visible_known(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
 /* Statements that set `c_lo` and `c_hi` (long, declared by the caller) to
  * the keys rows [r0, r1) can see, as mask_key_range; empty: 0 and 0. */
 char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);

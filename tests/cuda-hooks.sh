@@ -24,6 +24,7 @@ aux_hooks() {
     {
         awk '/^struct plan_params \{/,/^\};/' "$1"
         grep 'constexpr int plan_nspans' "$1"
+        grep 'constexpr bool plan_spans_decide' "$1"
         awk -v f="$3" '$0 ~ "^(__device__ __forceinline__|inline) [a-z ]+ (plan_aux_dtype|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|" f ")\\(" { on = 1 }
                        on { print } on && /^}/ { on = 0 }' "$1"
     } > "$2/hooks.h"
@@ -125,7 +126,7 @@ for cu in "$srcdir"/generated/*_cuda.cu $extra; do
             echo "$name: the mask reads no extra input, or has no span atoms: not simulated (gpu_check runs it)"
             continue
         fi
-        aux_hooks "$cu" "$tmp/s" 'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans'
+        aux_hooks "$cu" "$tmp/s" 'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans|plan_spans_known|plan_visible_known'
         if run_sim "$tmp/s" span_hooks_sim "$name"; then
             spans=$((spans + 1))
         fi
@@ -155,6 +156,20 @@ for cu in "$srcdir"/generated/*_cuda.cu $extra; do
     fi
     n=$((n + 1))
 done
+# The test plan of packed documents behind a shared prefix
+# (tests/plans/sharedoc.fp: an OR of two span atoms, == and <), generated
+# here by the built fusegen: its span hooks on the host, as docmask's.
+if test -x "$fusegen"; then
+    if (cd "$srcdir/tests/plans" && "$fusegen" -o "$tmp/sd" sharedoc.fp) > "$tmp/sd.log" 2>&1; then
+        aux_hooks "$tmp/sd/sharedoc_cuda.cu" "$tmp/s2" \
+            'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans|plan_spans_known|plan_visible_known'
+        run_sim "$tmp/s2" span_hooks_sim sharedoc_cuda && spans=$((spans + 1))
+    else
+        echo "FAIL: fusegen does not generate tests/plans/sharedoc.fp:"
+        cat "$tmp/sd.log"
+        fail=1
+    fi
+fi
 if test "$n" -eq 0; then
     echo "FAIL: no generated CUDA source with a mask"
     exit 1

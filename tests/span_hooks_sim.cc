@@ -5,8 +5,13 @@
 // element by element (0: nothing visible, 2: everything, 1 always allowed),
 // on random sizes, tiles, and ids (sorted runs, as packed documents, and
 // unsorted small values).  A one-key tile is the test plan_span_narrow makes
-// of each key.  Built and run by tests/cuda-hooks.sh, which extracts the
-// hooks into hooks.h and the extra inputs' fields into sim_aux.h.
+// of each key.  Where the mask's leaves are linear and span atoms only
+// (plan_spans_decide) and a tile's span atoms are all known
+// (plan_spans_known: rows and keys of one document; their truth bits), the
+// sm_90a masked step decides each element by plan_visible_known from the
+// truth bits: that must be plan_visible at every element of the tile.
+// Built and run by tests/cuda-hooks.sh, which extracts the hooks into
+// hooks.h and the extra inputs' fields into sim_aux.h.
 #include <cstdio>
 #include <cstdlib>
 
@@ -37,7 +42,7 @@ static void fill_ids(int kind)
 int main()
 {
     srand(4242);
-    long bad = 0, tiles = 0, count[3] = {0, 0, 0};
+    long bad = 0, tiles = 0, count[3] = {0, 0, 0}, known = 0, elems = 0;
     for (int it = 0; it < 400; it++) {
         plan_params p;
         memset(&p, 0, sizeof p);
@@ -89,10 +94,28 @@ int main()
                     printf("M %d N %d rows [%d, %d) keys [%d, %d): class %d, visible %d of %d\n", p.M,
                            p.N, r0, r1, n0, n1, cls, vis, all);
             }
+            unsigned truth = 0;
+            if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
+                known++;
+                for (int i = r0; i < r1; i++)
+                    for (int j = n0; j < n1; j++) {
+                        const bool e = plan_visible_known(i, j, truth, p);
+                        elems++;
+                        if (e != plan_visible(i, j, p) && bad++ < 5)
+                            printf("M %d N %d rows [%d, %d) keys [%d, %d), spans known (truth %u): element "
+                                   "(%d, %d) %d, plan_visible %d\n",
+                                   p.M, p.N, r0, r1, n0, n1, truth, i, j, (int)e, (int)plan_visible(i, j, p));
+                    }
+            }
         }
     }
-    printf("%ld tiles by spans (%ld skipped, %ld masked, %ld full), %ld disagreements\n", tiles,
-           count[0], count[1], count[2], bad);
+    printf("%ld tiles by spans (%ld skipped, %ld masked, %ld full; %ld masked with the spans known, "
+           "%ld elements decided from the truth bits), %ld disagreements\n",
+           tiles, count[0], count[1], count[2], known, elems, bad);
+    if (plan_spans_decide && known == 0) {
+        printf("FAIL: no masked tile with every span known was checked\n");
+        return 1;
+    }
     // a classifier that said "maybe" everywhere would agree: it must not
     if (count[0] == 0 || count[2] == 0) {
         printf("FAIL: the span classes never skip or never drop the mask\n");

@@ -139,6 +139,11 @@ static void dump_mask(FILE *f, const fg_kernel *k, fg_arena *a)
                    "from the ranges of both sides and narrow the key range)\n",
                 i, expr_to_string(a, p, m->spans[i]->row), op[m->spans[i]->cmp],
                 expr_to_string(a, p, m->spans[i]->col));
+    if (m->nspans)
+        fprintf(f, "  masked tiles with every span known (all pairs or none): %s\n",
+                mask_decided_by_spans(m)
+                    ? "each element from the spans' truth and its linear atoms (no ids read)"
+                    : "each element read (the mask has other leaves)");
 }
 
 static void dump_names(FILE *f, const fg_plan *p, const char *what, int n, const int *list)

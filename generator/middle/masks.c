@@ -957,6 +957,93 @@ static char *emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn pri
     return em.s;
 }
 
+/* Whether the tree has no opaque leaf: every leaf is TRUE, a linear atom or
+ * a span atom.  On a tile where each span atom's state is known (all pairs
+ * or none), the state of one element, with the spans decided from the
+ * tile's ranges and the linear atoms at the element, is then exact. */
+static bool node_decided(const fg_mask_node *n)
+{
+    switch (n->op) {
+    case MASK_TRUE:
+    case MASK_ATOM:
+    case MASK_SPAN:
+        return true;
+    case MASK_AND:
+    case MASK_OR:
+        return node_decided(n->lhs) && node_decided(n->rhs);
+    case MASK_NOT:
+        return node_decided(n->lhs);
+    default: /* MASK_OPAQUE */
+        return false;
+    }
+}
+
+bool mask_decided_by_spans(const fg_mask *m)
+{
+    return m->present && m->root && m->nspans > 0 && node_decided(m->root);
+}
+
+char *mask_emit_spans_known(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    emitter em = {.a = a, .print = print, .ctx = ctx, .spans = true};
+    emit_put(&em, "    /* each span atom holds at all pairs of the tile or at none; bit k of\n"
+                  "       *truth: span k holds */\n");
+    emit_put(&em, "    bool known = true;\n    unsigned bits = 0;\n");
+    for (int k = 0; k < m->nspans; k++) {
+        int t = em.ntemps++;
+        emit_span_state(&em, m->spans[k], t);
+        emit_fmt(&em, "    known = known && t%d != 1;\n", t);
+        emit_fmt(&em, "    bits |= t%d == 2 ? %uu : 0u;\n", t, 1u << k);
+    }
+    emit_put(&em, "    *truth = bits;\n    return known;\n");
+    return em.s;
+}
+
+/* The element (i, j) of a tree that mask_decided_by_spans accepts, with
+ * span k's value bit k of `truth`. */
+static void emit_elem_node(emitter *em, const fg_mask_node *n)
+{
+    switch (n->op) {
+    case MASK_TRUE:
+        emit_put(em, "true");
+        return;
+    case MASK_ATOM:
+        emit_put(em, "(");
+        emit_linear(em, &n->atom, "(long)i", "(long)j");
+        emit_put(em, n->atom.strict ? " < 0)" : " <= 0)");
+        return;
+    case MASK_AND:
+    case MASK_OR:
+        emit_put(em, "(");
+        emit_elem_node(em, n->lhs);
+        emit_put(em, n->op == MASK_AND ? " && " : " || ");
+        emit_elem_node(em, n->rhs);
+        emit_put(em, ")");
+        return;
+    case MASK_NOT:
+        emit_put(em, "!");
+        emit_elem_node(em, n->lhs);
+        return;
+    case MASK_SPAN:
+        emit_fmt(em, "((truth & %uu) != 0)", 1u << n->span.id);
+        return;
+    default: /* MASK_OPAQUE: mask_decided_by_spans refuses it */
+        emit_put(em, "false");
+        return;
+    }
+}
+
+char *mask_emit_visible_known(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    emitter em = {.a = a, .print = print, .ctx = ctx, .spans = true};
+    if (!mask_decided_by_spans(m))
+        return "";
+    emit_put(&em, "  return ");
+    emit_elem_node(&em, m->root);
+    emit_put(&em, ";\n");
+    return em.s;
+}
+
 char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
 {
     return emit_tile_state(a, m, print, ctx, false);

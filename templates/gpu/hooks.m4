@@ -313,6 +313,8 @@ __device__ __forceinline__ void plan_span_range(int x0, int x1, int h, const pla
     lo[k] = 9223372036854775807L;
     hi[k] = -9223372036854775807L - 1;
   }
+  // unrolled so that a tile's loads (128 rows: 4 a lane) are in flight together
+#pragma unroll 4
   for (int x = x0 + plan_lane(); x < x1; x += plan_wave)
 #pragma unroll
     for (int k = 0; k < plan_nspans; ++k) {
@@ -360,16 +362,41 @@ __device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int
 fg_cuda_tile_state_spans[[[]]]m4_dnl
   }();
 }
+// plan_spans_decide: the mask's leaves are linear and span atoms only (no
+// other test of an input).  Where plan_spans_known(rlo, rhi, clo, chi,
+// &truth) says that every span atom holds at all of a tile's pairs or at
+// none (bit k of truth: span k holds), plan_visible_known(i, j, truth, p)
+// is element (i, j)'s visibility on that tile: the linear atoms at the
+// element, the span atoms from truth, so the sm_90a masked step reads no
+// ids there (masks.c mask_decided_by_spans, mask_emit_spans_known,
+// mask_emit_visible_known).
+__attribute__((unused)) constexpr bool plan_spans_decide = fg_cuda_spans_decide_if([[[true]]], [[[false]]]);
+__device__ __forceinline__ bool plan_spans_known(const long* rlo, const long* rhi, const long* clo,
+                                                 const long* chi, unsigned* truth) {
+fg_cuda_spans_known[[[]]]m4_dnl
+}
+__device__ __forceinline__ bool plan_visible_known(int i, int j, unsigned truth, const plan_params& p) {
+fg_cuda_spans_decide_if([[[m4_dnl
+  (void)p;
+fg_cuda_visible_known[[[]]]m4_dnl
+]]], [[[m4_dnl
+  (void)i; (void)j; (void)truth; (void)p;
+  return false;  // not taken: the mask has other leaves
+]]])m4_dnl
+}
 // Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to the hull of those
 // keys some row may see: every thread of the block (NT of them) calls it
-// together, outside any branch.  Each warp takes chunks of plan_wave * 4
+// together, outside any branch.  Each warp takes chunks of plan_wave * PER
 // keys, classifies each chunk from its values' range, and tests the keys
 // one by one only in its first and last chunk that some row may see (a
 // chunk whose keys all fail that test keeps its bound: the hull may be
-// wider than the keys seen, never narrower).
+// wider than the keys seen, never narrower).  It runs before the CTA's
+// first tile, so its time is latency: a lane's PER loads of a chunk are
+// issued together, and the tests of single keys read their chunk's values
+// again with all PER loads in flight (no load waits for another).
 template <int NT>
 __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, int* n_begin, int* n_end) {
-  constexpr int NW = NT / plan_wave, PER = 4, CH = plan_wave * PER;
+  constexpr int NW = NT / plan_wave, PER = 16, CH = plan_wave * PER;
   __shared__ int plan_span_red[NW][2];
   long rlo[plan_nspans], rhi[plan_nspans];
   plan_span_range<true>(m0, m1, h, p, rlo, rhi);
@@ -391,14 +418,18 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, in
     last = (cl + CH < ne ? cl + CH : ne) - 1;
     for (int side = 0; side < 2; ++side) {  // the key bounds inside those two chunks
       const int c0 = side ? cl : cf, c1 = c0 + CH < ne ? c0 + CH : ne;
+      long v[plan_nspans][PER];
+      plan_span_load<PER>(c0, c1, h, p, v);  // key c0 + lane + w * plan_wave in v[k][w]
       int lo_j = 2147483647, hi_j = -1;
-      for (int j = c0 + plan_lane(); j < c1; j += plan_wave) {
-        long v[plan_nspans];
 #pragma unroll
-        for (int k = 0; k < plan_nspans; ++k) v[k] = plan_span_col(k, j, h, p);
-        if (plan_tile_class_spans(m0, m1, j, j + 1, rlo, rhi, v, v, p) != 0) {
+      for (int w = 0; w < PER; ++w) {
+        const int j = c0 + plan_lane() + w * plan_wave;
+        long vj[plan_nspans];
+#pragma unroll
+        for (int k = 0; k < plan_nspans; ++k) vj[k] = v[k][w];
+        if (j < c1 && plan_tile_class_spans(m0, m1, j, j + 1, rlo, rhi, vj, vj, p) != 0) {
           lo_j = j < lo_j ? j : lo_j;
-          hi_j = j;
+          hi_j = j > hi_j ? j : hi_j;
         }
       }
       for (int o = plan_wave / 2; o > 0; o >>= 1) {
@@ -438,6 +469,11 @@ __device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int
 }
 template <int NT>
 __device__ __forceinline__ void plan_span_narrow(int, int, int, const plan_params&, int*, int*) {}
+__attribute__((unused)) constexpr bool plan_spans_decide = false;
+__device__ __forceinline__ bool plan_spans_known(const long*, const long*, const long*, const long*, unsigned*) {
+  return false;
+}
+__device__ __forceinline__ bool plan_visible_known(int, int, unsigned, const plan_params&) { return false; }
 ]]])m4_dnl
 
 // fg_cuda_correction_origin.

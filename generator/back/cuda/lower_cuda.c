@@ -614,6 +614,11 @@ static void key_range_defs(cu *c, fg_defs *defs)
     fg_def_code(defs, "cuda_span_cols", cb_str(&cols));
     fg_def_code(defs, "cuda_tile_state_spans",
                 nspans ? mask_emit_tile_state_spans(c->a, k->mask, mask_print_cuda, c) : "");
+    fg_def_bool(defs, "cuda_spans_decide", nspans > 0 && mask_decided_by_spans(k->mask));
+    fg_def_code(defs, "cuda_spans_known",
+                nspans ? mask_emit_spans_known(c->a, k->mask, mask_print_cuda, c) : "");
+    fg_def_code(defs, "cuda_visible_known",
+                nspans ? mask_emit_visible_known(c->a, k->mask, mask_print_cuda, c) : "");
 }
 
 /* The interval of an int index expression over the tile rows [m0, m1) x

@@ -3,8 +3,8 @@
 // query rows), fh_attn_fwd_kernel<T, fh_cfg<...>>, filled by the same plan
 // hooks as the sm_80 family (plan_score, plan_visible, plan_tile_class,
 // plan_key_range, plan_correction, plan_out_scale, plan_rowvals_store; with span atoms
-// plan_span_* and plan_tile_class_spans, with a tile-affine score
-// plan_score_tile_bias), which cuda/attention.m4 places before it.
+// plan_span_*, plan_tile_class_spans, plan_spans_known and plan_visible_known, with a
+// tile-affine score plan_score_tile_bias), which cuda/attention.m4 places before it.
 //
 // Design (FlashAttention-3 style), one CTA of three warpgroups per 128 query
 // rows of one (batch, head):
@@ -28,9 +28,12 @@
 //   not computed, fully visible ones run the mask-free step, partial ones and
 //   the ragged last tile the masked step; the key range bounds the loads.  A
 //   mask that compares ids read at the row and the key (span atoms) narrows
-//   the key range once per CTA and classifies each tile from the ids' ranges,
-//   read one tile ahead; a tile where the score is qk times a constant plus
-//   one value (plan_score_tile_bias) takes the fold's path with an offset,
+//   the key range once per CTA (while Q's copy is in flight) and classifies
+//   each tile from the ids' ranges, read one tile ahead; a masked tile where
+//   every span atom is known (plan_spans_known) takes each element from the
+//   spans' truth and its linear atoms (plan_visible_known), reading no ids;
+//   a tile where the score is qk times a constant plus one value
+//   (plan_score_tile_bias) takes the fold's path with an offset,
 //   and on the other tiles a term that reads the row and key only through
 //   their difference is taken once a diagonal of a thread's elements
 //   (plan_score_diag).
@@ -132,6 +135,28 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   plan_params p = a.p;
   plan_head_setup(p, b, h);
 
+  if (tid == 0) {
+    fh_bar_init(q_full, 1);
+    for (int s = 0; s < STAGES; ++s) {
+      fh_bar_init(k_full(s), 1);
+      fh_bar_init(v_full(s), 1);
+      fh_bar_init(k_empty(s), 8);  // one arrival per consumer warp
+      fh_bar_init(v_empty(s), 8);
+    }
+    fh_bar_init_fence();
+  }
+  __syncthreads();
+  // The Q tile does not depend on the key range: its copy is in flight while
+  // the range is found (with span atoms, a scan of the ids by the whole CTA).
+  if (tid == 0) {
+    fh_tma_prefetch_map(&a.tq);
+    fh_tma_prefetch_map(&a.tk);
+    fh_tma_prefetch_map(&a.tv);
+    fh_bar_expect(q_full, C::Q_BYTES);
+#pragma unroll
+    for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(sQ + c * (BM * 128), &a.tq, c * 64, m0, h, b, q_full);
+  }
+
   int nbeg, nend;
   plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes
   nbeg = max(nbeg, 0);
@@ -144,28 +169,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
   const int t_lo = __shfl_sync(0xffffffffu, nbeg / BN, 0);
   const int t_hi = __shfl_sync(0xffffffffu, nend > nbeg ? (nend + BN - 1) / BN : nbeg / BN, 0);
 
-  if (tid == 0) {
-    fh_bar_init(q_full, 1);
-    for (int s = 0; s < STAGES; ++s) {
-      fh_bar_init(k_full(s), 1);
-      fh_bar_init(v_full(s), 1);
-      fh_bar_init(k_empty(s), 8);  // one arrival per consumer warp
-      fh_bar_init(v_empty(s), 8);
-    }
-    fh_bar_init_fence();
-  }
-  __syncthreads();
-
   if (wg == 0) {
     // ---------------------------------------------------------- producer
     fh_regs_dec<24>();
     if (warp == 0 && lane == 0) {
-      fh_tma_prefetch_map(&a.tq);
-      fh_tma_prefetch_map(&a.tk);
-      fh_tma_prefetch_map(&a.tv);
-      fh_bar_expect(q_full, C::Q_BYTES);
-#pragma unroll
-      for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(sQ + c * (BM * 128), &a.tq, c * 64, m0, h, b, q_full);
       for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
         const int s = it % STAGES;
         const unsigned used = (unsigned)((it / STAGES - 1) & 1);  // the slot's last use
@@ -225,15 +232,26 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       }
     };
 
+    constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = (BN + 31) / 32;  // every key of the tile
+    // The rows' ranges (the same in every lane: plan_span_range merges the
+    // warp's) wait in this warp's words of shared memory and are read back
+    // per tile: at D 256 registers are the kernel's bound.
+    const uint32_t span_rows = bars + C::SPAN_OFF + (uint32_t)(warp - 4) * (16 * SK);
+
     // Score/mask hooks and the online softmax of the tile at n0 (S in
     // sacc): sacc becomes P, l and m are updated; corr[] receives the
     // correction of each of the thread's two rows, which O takes once the
     // product that is still adding into it has completed.
     // AFF: the score is qk * asc + aoff on this tile (plan_score_tile_bias),
     // which takes the fold's path with an offset.
-    auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff) {
+    auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff,
+                       auto known_tag, unsigned truth) {
       constexpr bool MASKED = decltype(masked_tag)::value;
       constexpr bool AFF = decltype(aff_tag)::value;
+      // KNOWN (a masked tile with its span atoms known, class >= 3 below):
+      // each element from its linear atoms and the spans' truth bits
+      constexpr bool KNOWN = MASKED && decltype(known_tag)::value;
+      (void)truth;
       (void)asc;
       (void)aoff;
       const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
@@ -306,8 +324,10 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
                       : plan_weight(x, i, j, h, p);
           if constexpr (MASKED) {
             const int jo = nb * 8 + (e & 1);  // j - jbase
-            const bool vis = plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
-                                            : j < N && plan_visible(i, j, p);
+            const bool vis =
+                plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
+                : KNOWN        ? j < N && plan_visible_known(i, j, truth, p)
+                               : j < N && plan_visible(i, j, p);
             if (!vis) x = plan_softmax ? -INFINITY : 0.f;
           }
           sacc[nb * 4 + e] = x;
@@ -390,11 +410,6 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // with span atoms from the ranges of their values over the rows (once)
     // and the tile's keys (read by each warp one tile ahead, so that the
     // loads' latency hides behind a tile's work).
-    constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = (BN + 31) / 32;  // every key of the tile
-    // The rows' ranges (the same in every lane: plan_span_range merges the
-    // warp's) wait in this warp's words of shared memory and are read back
-    // per tile: at D 256 registers are the kernel's bound.
-    const uint32_t span_rows = bars + C::SPAN_OFF + (uint32_t)(warp - 4) * (16 * SK);
     long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
     if constexpr (plan_nspans > 0) {
       long lo[SK], hi[SK];
@@ -417,6 +432,12 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_rows + 16u * k, &rlo[k], &rhi[k]);
       int cls = r0 < r1 ? plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p) : 0;
       if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+      // 3 + 4 truth: masked, with every span atom known on the tile (all
+      // pairs or none: rows and keys of one document; bit k of truth, span
+      // k holds), so that the masked step reads no ids
+      unsigned truth;
+      if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth))
+        cls = 3 + 4 * (int)truth;
       return cls;
     };
     // The tile-affine score (plan_score_tile_bias) of tile t: whether it
@@ -445,13 +466,16 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
       const bool aff = plan_score_tile_affine && af.on;
       const float asc = af.sc, aoff = af.off;
       if (aff && cls == 2)
-        softmax(fa_bool<false>{}, fa_bool<true>{}, n0, corr, asc, aoff);
+        softmax(fa_bool<false>{}, fa_bool<true>{}, n0, corr, asc, aoff, fa_bool<false>{}, 0u);
       else if (aff)
-        softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff);
+        softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff, fa_bool<false>{}, 0u);
       else if (cls == 2)
-        softmax(fa_bool<false>{}, fa_bool<false>{}, n0, corr, asc, aoff);
+        softmax(fa_bool<false>{}, fa_bool<false>{}, n0, corr, asc, aoff, fa_bool<false>{}, 0u);
+      else if (plan_spans_decide && cls >= 3)
+        softmax(fa_bool<true>{}, fa_bool<false>{}, n0, corr, asc, aoff, fa_bool<true>{}, (unsigned)(cls - 3) >> 2);
       else
-        softmax(fa_bool<true>{}, fa_bool<false>{}, n0, corr, asc, aoff);  // partial, or nothing visible here
+        softmax(fa_bool<true>{}, fa_bool<false>{}, n0, corr, asc, aoff, fa_bool<false>{},
+                0u);  // partial, or nothing visible here
       return make_float2(corr[0], corr[1]);
     };
     auto rescale_pack = [&](float2 corr) {
