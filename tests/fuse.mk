@@ -26,7 +26,7 @@ EXTRA_DIST += \
 	tests/plans/rowbias.fp tests/golden/fused/rowbias.txt \
 	tests/plans/twochains.fp tests/golden/fused/twochains.txt \
 	tests/plans/softmean.fp tests/golden/fused/softmean.txt \
-	tests/golden/fused/keylin.txt \
+	tests/golden/fused/keylin.txt tests/golden/fused/sharedoc.txt \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
