@@ -655,8 +655,9 @@ char *mask_emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn print
 char *mask_emit_tile_state_spans(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
                                  void *ctx);
 /* Whether the mask has no leaf beside linear and span atoms, so that on a
- * tile where every span atom is known (mask_emit_spans_known) the state of
- * a single element with the tile's ranges is exact. */
+ * tile where every span atom is known (mask_emit_spans_known) each element
+ * of the tile (a real row and key) is decided by the spans' states and its
+ * linear atoms (mask_emit_visible_known). */
 bool mask_decided_by_spans(const fg_mask *m);
 /* Statements: the body of a function of rlo, rhi, clo, chi (as for
  * mask_emit_tile_state_spans) and `unsigned *truth` returning whether

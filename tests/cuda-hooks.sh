@@ -74,7 +74,7 @@ if test -x "$fusegen"; then
         fail=1
     fi
 else
-    echo "cuda-hooks.sh: no built fusegen ($fusegen): tests/plans/keylin.fp not simulated"
+    echo "cuda-hooks.sh: no built fusegen ($fusegen): tests/plans/keylin.fp and sharedoc.fp not simulated"
 fi
 for cu in "$srcdir"/generated/*_cuda.cu $extra; do
     test -f "$cu" || continue

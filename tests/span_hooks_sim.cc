@@ -25,8 +25,8 @@ static int sim_ids[1 << 14];
 static void fill_ids(int kind)
 {
     const int n = (int)(sizeof sim_ids / sizeof sim_ids[0]);
-    if (kind == 0) {  // packed documents: runs of 1 to 200 keys
-        int id = rand() % 5, left = 1 + rand() % 200;
+    if (kind == 0) {  // packed documents: runs of 1 to 200 keys, half the time from id 0
+        int id = rand() % 2 ? 0 : rand() % 5, left = 1 + rand() % 200;
         for (int i = 0; i < n; i++) {
             if (left-- == 0) {
                 id += 1 + rand() % 2;
@@ -43,6 +43,7 @@ int main()
 {
     srand(4242);
     long bad = 0, tiles = 0, count[3] = {0, 0, 0}, known = 0, elems = 0;
+    unsigned truths = 0;  // bit t: a known tile with truth bits t was checked
     for (int it = 0; it < 400; it++) {
         plan_params p;
         memset(&p, 0, sizeof p);
@@ -57,7 +58,8 @@ int main()
         fill_ids(it % 2);
         const int h = 0;
         const int r0 = rand() % p.M;
-        const int r1 = r0 + 1 + rand() % 128 > p.M ? p.M : r0 + 1 + rand() % 128;
+        const int rows = 1 + rand() % 128;  // the tile's rows end at M, as the kernels' do
+        const int r1 = r0 + rows > p.M ? p.M : r0 + rows;
         long rlo[plan_nspans], rhi[plan_nspans];
         for (int k = 0; k < plan_nspans; k++) {
             rlo[k] = rhi[k] = plan_span_row(k, r0, h, p);
@@ -97,6 +99,7 @@ int main()
             unsigned truth = 0;
             if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
                 known++;
+                truths |= truth < 32 ? 1u << truth : 0u;
                 for (int i = r0; i < r1; i++)
                     for (int j = n0; j < n1; j++) {
                         const bool e = plan_visible_known(i, j, truth, p);
@@ -109,9 +112,12 @@ int main()
             }
         }
     }
+    int ntruths = 0;
+    for (unsigned t = truths; t; t &= t - 1) ntruths++;
     printf("%ld tiles by spans (%ld skipped, %ld masked, %ld full; %ld masked with the spans known, "
-           "%ld elements decided from the truth bits), %ld disagreements\n",
-           tiles, count[0], count[1], count[2], known, elems, bad);
+           "%d truth values among them (mask 0x%x), %ld elements decided from the truth bits), %ld "
+           "disagreements\n",
+           tiles, count[0], count[1], count[2], known, ntruths, truths, elems, bad);
     if (plan_spans_decide && known == 0) {
         printf("FAIL: no masked tile with every span known was checked\n");
         return 1;

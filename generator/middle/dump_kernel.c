@@ -140,10 +140,11 @@ static void dump_mask(FILE *f, const fg_kernel *k, fg_arena *a)
                 i, expr_to_string(a, p, m->spans[i]->row), op[m->spans[i]->cmp],
                 expr_to_string(a, p, m->spans[i]->col));
     if (m->nspans)
-        fprintf(f, "  masked tiles with every span known (all pairs or none): %s\n",
+        fprintf(f, "  masked tiles with every span known (all pairs or none), in the CUDA sm_90a "
+                   "rolling kernel: %s\n",
                 mask_decided_by_spans(m)
                     ? "each element from the spans' truth and its linear atoms (no ids read)"
-                    : "each element read (the mask has other leaves)");
+                    : "each element's ids read (the mask has other leaves)");
 }
 
 static void dump_names(FILE *f, const fg_plan *p, const char *what, int n, const int *list)

@@ -958,9 +958,11 @@ static char *emit_tile_state(fg_arena *a, const fg_mask *m, fg_mask_print_fn pri
 }
 
 /* Whether the tree has no opaque leaf: every leaf is TRUE, a linear atom or
- * a span atom.  On a tile where each span atom's state is known (all pairs
- * or none), the state of one element, with the spans decided from the
- * tile's ranges and the linear atoms at the element, is then exact. */
+ * a span atom (build_node pushes negations into the comparisons, so a NOT
+ * only ever sits over an opaque leaf).  On a tile where each span atom's
+ * state is known (all pairs or none), an element of the tile (a real row
+ * and key: the ranges cover those) is then decided exactly by the spans'
+ * states and its linear atoms. */
 static bool node_decided(const fg_mask_node *n)
 {
     switch (n->op) {
