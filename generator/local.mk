@@ -24,6 +24,7 @@ generator_libfggen_a_SOURCES = \
 	generator/middle/verify.c \
 	generator/middle/powsum.c \
 	generator/middle/masks.c \
+	generator/middle/mask_emit.c \
 	generator/middle/fuse.c \
 	generator/middle/rules.c \
 	generator/middle/variants.c \

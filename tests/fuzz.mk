@@ -41,6 +41,7 @@ FG_FUZZ_SRCS = \
 	$(srcdir)/generator/middle/verify.c \
 	$(srcdir)/generator/middle/powsum.c \
 	$(srcdir)/generator/middle/masks.c \
+	$(srcdir)/generator/middle/mask_emit.c \
 	$(srcdir)/generator/middle/fuse.c \
 	$(srcdir)/generator/middle/rules.c \
 	$(srcdir)/generator/middle/variants.c \
