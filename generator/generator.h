@@ -1162,7 +1162,10 @@ char *lower_c_validation(fg_arena *a, const fg_kernel *k, const char *entry, fg_
  * alternative holds when each of its set fields does. */
 enum { CUDA_CFG_BF16 = 1, CUDA_CFG_FP16 = 2 }; /* dtype bits */
 typedef enum fg_cuda_family { CUDA_FAMILY_ROLLING, CUDA_FAMILY_SPLIT } fg_cuda_family;
-typedef enum fg_cuda_masking { CUDA_ANY_MASK, CUDA_MASKED, CUDA_UNMASKED } fg_cuda_masking;
+/* A row's condition on the plan's mask: CUDA_SPANS, masked with span atoms
+ * (ids compared: a document mask).  The plan's fact is an int: 0 unmasked,
+ * 1 masked, 2 masked with span atoms (config_masking). */
+typedef enum fg_cuda_masking { CUDA_ANY_MASK, CUDA_MASKED, CUDA_UNMASKED, CUDA_SPANS } fg_cuda_masking;
 typedef struct fg_cuda_when {
     bool affine;            /* the score is affine in Q.K (calls no function) */
     fg_cuda_masking masked; /* the plan's mask (lower_cuda's `mask`: masks.c classifies it) */
@@ -1192,7 +1195,7 @@ extern const int fg_cuda_nconfigs;
 /* The row a launch takes in the sm80 family (NULL: none): dtype bf16 or
  * fp16, head dim d, query rows m, keys n, query heads per kv head group;
  * affine_score and masked are the plan's facts. */
-const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, bool masked,
+const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, int masked,
                                          bool bf16, int d, long m, long n, long group);
 /* Whether variant k belongs to the family of the skeletons this generator
  * has; whether an alternative's plan facts hold; the alternatives of k the
@@ -1200,24 +1203,27 @@ const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_scor
  * conditions decide (variants.c). */
 bool config_in_family(const fg_cuda_config *k, fg_cuda_family family);
 bool config_in_arch(const fg_cuda_config *k, fg_cuda_family family, const char *arch);
-bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked);
-int config_admits(const fg_cuda_config *k, bool affine_score, bool masked);
+bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, int masked);
+int config_admits(const fg_cuda_config *k, bool affine_score, int masked);
+/* The plan's mask as the rows' conditions see it: 0 unmasked, 1 masked, 2
+ * masked with span atoms that the kernels classify tiles by. */
+int config_masking(const fg_kernel *k);
 /* Shared memory of one CTA of variant k, 16-bit elements, as the kernels'
  * smem_bytes(). */
 long config_smem(const fg_cuda_config *k);
 /* The head dims of the family's rows of arch that the plan's facts admit,
  * ascending, into ds[0..max); their number. */
-int config_dims(fg_cuda_family family, const char *arch, bool affine_score, bool masked, int *ds,
+int config_dims(fg_cuda_family family, const char *arch, bool affine_score, int masked, int *ds,
                 int max);
 /* The definitions of the plan's configurations: cuda_configs (the using
  * lines), cuda_config_summary, cuda_dispatch (the body of plan_dispatch_t:
  * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */
 void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split,
-                      bool affine_score, bool masked);
+                      bool affine_score, int masked);
 /* The same from the rows of one skeleton family: "sm80" (with the sm90
  * rows of a rolling plan, as cuda_config_defs) or "cdna" (the HIP backend). */
 void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, const char *arch, bool split,
-                     bool affine_score, bool masked);
+                     bool affine_score, int masked);
 /* back/cuda/tuned.c: the tuned dispatch (docs/tuning.md): cuda_tuned,
  * cuda_tuned_configs and cuda_tuned_code; the tuned cases at the head of
  * the sm_90a block of compiled head dim d (rows: the query rows of the

@@ -1098,13 +1098,14 @@ static void config_table_rows(void **state)
         {"CD128_1", "fd_cfg<128, 1, 4, 16, 3, true, 2>"},
         {"CD128_2", "fd_cfg<128, 2, 4, 16, 3, false, 2>"},
         {"CD256_1", "fd_cfg<256, 1, 4, 16, 2, false, 1>"},
-        {"H64", "fh_cfg<64, 128, 3, false>"},
-        {"H96", "fh_cfg<96, 128, 3, false>"},
-        {"H128W", "fh_cfg<128, 176, 2, true>"},
-        {"H128WM", "fh_cfg<128, 176, 2, false>"},
-        {"H128", "fh_cfg<128, 128, 3, false>"},
-        {"H192", "fh_cfg<192, 64, 3, false>"},
-        {"H256", "fh_cfg<256, 64, 2, false>"},
+        {"H64", "fh_cfg<64, 128, 128, 3, false>"},
+        {"H96", "fh_cfg<96, 128, 128, 3, false>"},
+        {"H128D", "fh_cfg<128, 64, 64, 2, false>"},
+        {"H128W", "fh_cfg<128, 128, 176, 2, true>"},
+        {"H128WM", "fh_cfg<128, 128, 176, 2, false>"},
+        {"H128", "fh_cfg<128, 128, 128, 3, false>"},
+        {"H192", "fh_cfg<192, 128, 64, 3, false>"},
+        {"H256", "fh_cfg<256, 128, 64, 2, false>"},
         {"K64", "fa_cfg<64, 128, 64, 4, 2, true>"},
         {"K96", "fa_cfg<96, 128, 64, 4, 2, true>"},
         {"K128", "fa_cfg<128, 128, 32, 4, 2, true>"},
@@ -1127,8 +1128,8 @@ static void config_table_rows(void **state)
         assert_non_null(strstr(k->origin, "bench/"));
         char line[128];
         if (!strcmp(k->arch, "sm90"))
-            snprintf(line, sizeof line, "fh_cfg<%d, %d, %d, %s>", k->d, k->bn, k->stages,
-                     k->pingpong ? "true" : "false");
+            snprintf(line, sizeof line, "fh_cfg<%d, %d, %d, %d, %s>", k->d, k->bm, k->bn,
+                     k->stages, k->pingpong ? "true" : "false");
         else if (k->family == CUDA_FAMILY_ROLLING)
             snprintf(line, sizeof line, "fa_cfg<%d, %d, %d, %d, %d, %s>", k->d, k->bm, k->bn,
                      k->warps, k->stages, k->qreg ? "true" : "false");
@@ -1154,11 +1155,19 @@ static void config_dispatch_is_generated(void **state)
     assert_def(causal, "cuda_head_dim_unsupported", "D < 8 || D % 8 != 0 || D > 256");
     /* the Hopper family: the smallest compiled dim at least D, then its rows */
     assert_def(causal, "cuda_sm90", "1");
-    assert_has(causal, "using H128WM = fh_cfg<128, 176, 2, false>;");
+    assert_has(causal, "using H128WM = fh_cfg<128, 128, 176, 2, false>;");
     assert_has(causal, "  if (D <= 128) {\n");
     assert_has(causal, "if (a.N >= 4096) {\n        fg@&_note_config(entry, \"H128WM\", nullptr, 0);\n"
                        "        return plan_launch_sm90<T, H128WM>(a, D, st, dev, entry, done);");
     assert_has(causal, "return plan_launch_sm90<T, H128>(a, D, st, dev, entry, done);");
+    /* a mask with span atoms (ids compared) takes the 64-row shape at D 128,
+     * a plan without them never compiles it */
+    assert_null(strstr(causal, "H128D"));
+    const char *docmask = cuda_defs(f, "plans/docmask.fp");
+    assert_has(docmask, "using H128D = fh_cfg<128, 64, 64, 2, false>;");
+    assert_has(docmask, "fg@&_note_config(entry, \"H128D\", nullptr, 0);\n"
+                        "      return plan_launch_sm90<T, H128D>(a, D, st, dev, entry, done);");
+    assert_null(strstr(docmask, "plan_launch_sm90<T, H128>"));
     const char *global = cuda_defs(f, "plans/global.fp");
     assert_has(global, "if (a.M >= 512) {\n        fg@&_note_config(entry, \"C128L\", nullptr, 0);\n"
                        "        return plan_launch<T, C128L>(a, st, dev, entry);");

@@ -270,7 +270,7 @@ static void dump_attention(FILE *f, const fg_kernel *k, fg_arena *a)
         else
             fprintf(f, "    %s %s: D %d, %d rows x %d keys per warp tile, %d warps, %d stages%s\n",
                     cf->arch, cf->name, cf->d, 16 * cf->mt, cf->bnw, cf->warps, cf->stages,
-                    config_admits(cf, at->affine_score, at->mask_tiles) == 0
+                    config_admits(cf, at->affine_score, config_masking(k)) == 0
                         ? " (when its shape rule holds)"
                         : "");
     }

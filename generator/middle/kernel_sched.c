@@ -118,7 +118,7 @@ void kernel_resolve_configs(fg_kernel *k, fg_arena *a)
     for (int i = 0; i < fg_cuda_nconfigs; i++) {
         const fg_cuda_config *cf = &fg_cuda_configs[i];
         if (config_in_family(cf, fam) &&
-            config_admits(cf, k->attn.affine_score, k->attn.mask_tiles) >= 0)
+            config_admits(cf, k->attn.affine_score, config_masking(k)) >= 0)
             k->configs[k->nconfigs++] = cf;
     }
 }

@@ -58,7 +58,7 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
         return 0; /* the skeleton's row tile is 128 */
     int ds[16];
     const int nd =
-        config_dims(CUDA_FAMILY_ROLLING, "sm90", k->attn.affine_score, k->attn.mask_tiles, ds, 16);
+        config_dims(CUDA_FAMILY_ROLLING, "sm90", k->attn.affine_score, config_masking(k), ds, 16);
     fg_vec v = {0};
     for (int di = 0; di < nd; di++) {
         const int d = ds[di];

@@ -48,10 +48,11 @@ const fg_cuda_config fg_cuda_configs[] = {
      .origin = "the prototype's only D 256 variant (attn_inst.cu C256), checked in "
                "bench/results/proto/check_call5.txt, not timed"},
 
-    /* ---- rolling form on Hopper (templates/cuda/sm90/), fh_cfg<D, BN, STAGES, PINGPONG>:
+    /* ---- rolling form on Hopper (templates/cuda/sm90/), fh_cfg<D, BM, BN, STAGES, PINGPONG>:
      * 128 query rows per CTA (two consumer warpgroups of 64 rows and a
-     * producer warpgroup: 12 warps); a launch whose head dim is a multiple of
-     * 8 runs on the first row of a larger or equal compiled dim. */
+     * producer warpgroup: 12 warps), or 64 (one consumer group, 8 warps, two
+     * CTAs a SM); a launch whose head dim is a multiple of 8 runs on the
+     * first row of a larger or equal compiled dim. */
     {.family = ROLLING, .arch = "sm90", .name = "H64", .d = 64, .bm = 128, .bn = 128,
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",
@@ -60,6 +61,15 @@ const fg_cuda_config fg_cuda_configs[] = {
      .warps = 12, .stages = 3, .dtypes = BOTH, .nwhen = 0,
      .note = "wgmma 64x128 tiles, three K/V stages",
      .origin = "the D 128 shape; bench/NOTES.md, Hopper family"},
+    {.family = ROLLING, .arch = "sm90", .name = "H128D", .d = 128, .bm = 64, .bn = 64,
+     .warps = 8, .stages = 2, .dtypes = BOTH, .nwhen = 1,
+     .when = {{.masked = CUDA_SPANS}},
+     .note = "64 query rows (one consumer group), wgmma 64x64 tiles, two K/V stages, two CTAs "
+             "a SM: masks that compare ids",
+     .origin = "bench/NOTES.md, twenty-fourth session (H200, 2026-11-28, same-call A/B, call 5): "
+               "docmask-pf-8k 0.431-0.456 ms against 0.474-0.525 with H128, docmask-pf-32k "
+               "1.898-1.932 against 2.028-2.046; a CTA's scan, first tiles and epilogue overlap "
+               "the other CTA's tiles"},
     {.family = ROLLING, .arch = "sm90", .name = "H128W", .d = 128, .bm = 128, .bn = 176,
      .warps = 12, .stages = 2, .dtypes = BOTH, .nwhen = 1,
      .when = {{.masked = CUDA_UNMASKED}},
@@ -190,7 +200,7 @@ bool config_in_arch(const fg_cuda_config *k, fg_cuda_family family, const char *
 }
 
 /* The parts of an alternative that are facts of the plan. */
-bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked)
+bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, int masked)
 {
     if (w->affine && !affine_score)
         return false;
@@ -198,7 +208,16 @@ bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, bool masked
         return false;
     if (w->masked == CUDA_UNMASKED && masked)
         return false;
+    if (w->masked == CUDA_SPANS && masked != 2)
+        return false;
     return true;
+}
+
+int config_masking(const fg_kernel *k)
+{
+    if (!k->attn.mask_tiles)
+        return 0;
+    return k->attn.mask_skip && k->mask && k->mask->nspans > 0 ? 2 : 1;
 }
 
 /* The parts that depend on the launch's shape. */
@@ -209,7 +228,7 @@ static bool when_fits_shape(const fg_cuda_when *w, long m, long n, long packed)
            (!w->max_packed || packed <= w->max_packed);
 }
 
-const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, bool masked,
+const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_score, int masked,
                                          bool bf16, int d, long m, long n, long group)
 {
     unsigned dt = bf16 ? CUDA_CFG_BF16 : CUDA_CFG_FP16;
@@ -229,7 +248,7 @@ const fg_cuda_config *cuda_config_select(fg_cuda_family family, bool affine_scor
 
 /* The alternatives of k that the plan admits: -1 none (the row can never be
  * taken), 1 one of them holds on every shape, 0 shape conditions. */
-int config_admits(const fg_cuda_config *k, bool affine_score, bool masked)
+int config_admits(const fg_cuda_config *k, bool affine_score, int masked)
 {
     if (!k->nwhen)
         return 1;
@@ -272,7 +291,7 @@ long config_smem(const fg_cuda_config *k)
     return q + (ring > merge ? ring : merge);
 }
 
-int config_dims(fg_cuda_family family, const char *arch, bool affine_score, bool masked, int *ds,
+int config_dims(fg_cuda_family family, const char *arch, bool affine_score, int masked, int *ds,
                 int max)
 {
     int n = 0;

@@ -41,7 +41,9 @@ static void when_text(fg_arena *a, fg_strbuf *b, const fg_cuda_when *w, bool pla
     if (!plan_facts && w->affine)
         add_part(b, "a score affine in Q.K");
     if (!plan_facts && w->masked != CUDA_ANY_MASK)
-        add_part(b, w->masked == CUDA_MASKED ? "masked" : "unmasked");
+        add_part(b, w->masked == CUDA_MASKED   ? "masked"
+                    : w->masked == CUDA_SPANS ? "masked by ids (span atoms)"
+                                              : "unmasked");
     if (w->min_rows)
         add_part(b, arena_printf(a, "%ld query rows or more", w->min_rows));
     if (w->min_keys)
@@ -55,7 +57,7 @@ static void when_text(fg_arena *a, fg_strbuf *b, const fg_cuda_when *w, bool pla
 /* The row's rule in words: dtype, then the alternatives the plan admits
  * (plan_facts) or all of them; "" when it takes every shape. */
 static char *rule_text(fg_arena *a, const fg_cuda_config *k, bool plan_facts, bool affine_score,
-                       bool masked)
+                       int masked)
 {
     fg_strbuf b = {a, NULL, 0, 0};
     if (dtypes_text(k->dtypes))
@@ -105,7 +107,7 @@ static void comment(fg_strbuf *b, const char *indent, const char *text)
 
 /* The shape condition of k's admitted alternatives as C++ over the kernel
  * arguments `a` (rows: the query rows per head; packed: a local). */
-static char *shape_code(fg_arena *a, const fg_cuda_config *k, bool affine_score, bool masked,
+static char *shape_code(fg_arena *a, const fg_cuda_config *k, bool affine_score, int masked,
                         const char *rows, bool *uses_packed)
 {
     fg_strbuf b = {a, NULL, 0, 0};
@@ -147,7 +149,7 @@ typedef struct row_text {
 } row_text;
 
 static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, bool split,
-                     bool affine_score, bool masked, int admits, unsigned dts)
+                     bool affine_score, int masked, int admits, unsigned dts)
 {
     fg_strbuf *use = rt->use, *sum = rt->sum, *body = rt->body;
     const char *all_rule = rule_text(a, k, false, affine_score, masked);
@@ -155,8 +157,8 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
     /* the alias and the header line */
     const bool hopper = !strcmp(k->arch, "sm90");
     if (hopper)
-        strbuf_printf(use, "using %s = fh_cfg<%d, %d, %d, %s>;  // %s\n", k->name, k->d,
-                      k->bn, k->stages, k->pingpong ? "true" : "false", k->note);
+        strbuf_printf(use, "using %s = fh_cfg<%d, %d, %d, %d, %s>;  // %s\n", k->name, k->d,
+                      k->bm, k->bn, k->stages, k->pingpong ? "true" : "false", k->note);
     else if (split)
         strbuf_printf(use, "using %s = fd_cfg<%d, %d, %d, %d, %d, %s, %d>;  // %s\n",
                       k->name, k->d, k->mt, k->warps, k->bnw, k->stages,
@@ -207,13 +209,13 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
 }
 
 void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool split,
-                      bool affine_score, bool masked)
+                      bool affine_score, int masked)
 {
     gpu_config_defs(a, defs, kern, "sm80", split, affine_score, masked);
 }
 
 void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const char *arch,
-                     bool split, bool affine_score, bool masked)
+                     bool split, bool affine_score, int masked)
 {
     /* tuning (tuned.c) serves the CUDA families only */
     const bool cuda = !strcmp(arch, "sm80");
@@ -310,7 +312,7 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
     if (!split && cuda)
         nhd = config_dims(family, "sm90", affine_score, masked, hd, 16);
     if (nhd) {
-        strbuf_puts(&huse, "// Hopper configurations (generator/middle/variants.c):  D BN STAGES "
+        strbuf_puts(&huse, "// Hopper configurations (generator/middle/variants.c):  D BM BN STAGES "
                            "PINGPONG\n");
         strbuf_puts(&hbody, "  if (D < 8 || D % 8 != 0) return FG_OK;  // not for the sm_90a family\n");
         for (int di = 0; di < nhd; di++) {

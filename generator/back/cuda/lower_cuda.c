@@ -1041,7 +1041,7 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     *template_rel = "cuda/attention.m4";
     /* the tile configurations and the dispatch over them (variants.c, back/cuda/configs.c) */
     const bool split = k->sched.form == FORM_SPLIT;
-    cuda_config_defs(a, defs, k, split, k->attn.affine_score, k->attn.mask_tiles);
+    cuda_config_defs(a, defs, k, split, k->attn.affine_score, config_masking(k));
     cuda_tuned_defs(a, defs, k, split);
     return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s", p->name), DIALECT_CUDA, 32, d);
 }

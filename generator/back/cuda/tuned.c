@@ -84,13 +84,13 @@ void cuda_tuned_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split)
     }
     tuned tv = tuned_variants(a, k);
     if (tv.n) {
-        strbuf_printf(&use, "// %s (generator/middle/tune.c):  D BN STAGES PINGPONG\n",
+        strbuf_printf(&use, "// %s (generator/middle/tune.c):  D BM BN STAGES PINGPONG\n",
                       t->tuning ? "Every candidate of the plan's tune block, for fusegen-tune"
                                 : "The tuned configurations: winners of the wisdom rows below");
         for (int i = 0; i < tv.n; i++) {
             const fg_cuda_config *c = tv.v[i];
-            strbuf_printf(&use, "using %s = fh_cfg<%d, %d, %d, %s>;  // %s\n", c->name, c->d,
-                          c->bn, c->stages, c->pingpong ? "true" : "false", c->note);
+            strbuf_printf(&use, "using %s = fh_cfg<%d, %d, %d, %d, %s>;  // %s\n", c->name, c->d,
+                          c->bm, c->bn, c->stages, c->pingpong ? "true" : "false", c->note);
         }
     }
     if (t->tuning) {

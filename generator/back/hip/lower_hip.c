@@ -27,7 +27,7 @@ int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templ
     }
     *template_rel = "hip/attention.m4";
     gpu_config_defs(a, defs, k, "cdna", k->sched.form == FORM_SPLIT, k->attn.affine_score,
-                    k->attn.mask_tiles);
+                    config_masking(k));
     return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s_hip", p->name), DIALECT_HIP, 64, d);
 }
 

@@ -7,14 +7,14 @@
 // tile-affine score plan_score_tile_bias), which cuda/attention.m4 places before it.
 //
 // Design (FlashAttention-3 style), one CTA of three warpgroups per 128 query
-// rows of one (batch, head):
+// rows of one (batch, head), or of two per 64 rows (BM 64, two CTAs a SM):
 // - warpgroup 0 is the producer: it gives registers back (setmaxnreg) and one
 //   thread drives the tensor memory accelerator: the Q tile once, then the K
 //   and V tiles of the visible key range through a ring of STAGES slots, each
 //   slot with "K full", "V full", "K empty" and "V empty" mbarriers (K is
 //   given back once S has landed, V once P V has);
-// - warpgroups 1 and 2 are the consumers, 64 query rows each, with the
-//   registers the producer gave back.  Per key tile: S = Q K^T by wgmma from
+// - warpgroups 1 and 2 (BM 64: 1) are the consumers, 64 query rows each,
+//   with the registers the producer gave back.  Per key tile: S = Q K^T by wgmma from
 //   shared memory (both operands K-major in the copy engine's 128-byte
 //   swizzled layout), the score and mask hooks, the online softmax in the
 //   exp2 domain with the plan's derived correction (without a softmax chain,
@@ -46,29 +46,37 @@
 // the tensor's extent as zero, so they add nothing to Q.K and give O columns
 // that are not stored.
 
-// Tile configuration: D the compiled head dim, BN keys per tile, STAGES the
-// depth of the K/V ring, PP whether the consumer groups take turns issuing
-// their products (ping-pong).
-template <int D_, int BN_, int STAGES_, bool PP_>
+// Tile configuration: D the compiled head dim, BM query rows per CTA (128:
+// two consumer warpgroups, one CTA a SM; 64: one consumer group, and a CTA
+// small enough that two share a SM, one's prologue and epilogue under the
+// other's tiles), BN keys per tile, STAGES the depth of the K/V ring, PP
+// whether the two consumer groups take turns issuing their products
+// (ping-pong).
+template <int D_, int BM_, int BN_, int STAGES_, bool PP_>
 struct fh_cfg {
-  static constexpr int D = D_, BN = BN_, STAGES = STAGES_;
+  static constexpr int D = D_, BM = BM_, BN = BN_, STAGES = STAGES_;
   static constexpr bool PP = PP_;
-  static constexpr int BM = 128;                 // query rows per CTA, 64 per consumer group
-  static constexpr int NT = 384;                 // the producer group and two consumer groups
+  static constexpr int NCG = BM / 64;            // consumer groups, 64 query rows each
+  static constexpr int NT = 128 * (1 + NCG);     // the producer group and the consumers
+  static constexpr int MINB = NCG == 1 ? 2 : 1;  // CTAs a SM the registers are sized for
+  // a consumer's registers after setmaxnreg: the CTA's share of the register
+  // file (65536 / MINB) less the producer's 24 a thread, over its threads
+  static constexpr int CREGS = NCG == 1 ? 232 : 240;
   static constexpr int ATOMS = (D + 63) / 64;    // blocks of 64 columns (128 bytes) per row
   static constexpr int Q_BYTES = ATOMS * BM * 128;
   static constexpr int KV_BYTES = ATOMS * BN * 128;  // one K or V tile
   static constexpr int NS = BN / 2;              // S accumulators per consumer thread
   static constexpr int NO = D / 2;               // O accumulators per consumer thread
   static_assert(D % 16 == 0 && D <= 256 && BN % 16 == 0 && BN <= 256 && STAGES >= 2, "bad tile");
+  static_assert((BM == 64 || BM == 128) && (!PP || BM == 128), "BM 64 or 128; ping-pong takes two groups");
   static constexpr int SPAN_OFF = (8 * (1 + 4 * STAGES) + 15) & ~15;  // the mbarriers, to 16 bytes
   template <typename T>
   static constexpr size_t smem_bytes() {
     // 1024 for aligning the tiles to the swizzle atom, then the tiles, the
     // mbarriers (Q full; K full, V full, K empty and V empty per slot) and
-    // with span atoms the rows' ranges per consumer warp
+    // with span atoms the rows' and the keys' ranges per consumer warp
     return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES +
-           (plan_nspans > 0 ? SPAN_OFF + 8 * 16 * (size_t)plan_nspans : 8 * (1 + 4 * STAGES));
+           (plan_nspans > 0 ? SPAN_OFF + 2 * 4 * NCG * 16 * (size_t)plan_nspans : 8 * (1 + 4 * STAGES));
   }
 };
 
@@ -101,7 +109,7 @@ __device__ __forceinline__ uint4 fh_ld_shared_v4(uint32_t addr) {
 }
 
 template <typename T, class C>
-__global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_constant__ fh_args a) {
+__global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __grid_constant__ fh_args a) {
 #if FH_SM90A
   constexpr int D = C::D, BM = C::BM, BN = C::BN, STAGES = C::STAGES;
   constexpr int NS = C::NS, NO = C::NO, NB = BN / 8, DB = D / 8;
@@ -140,8 +148,8 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     for (int s = 0; s < STAGES; ++s) {
       fh_bar_init(k_full(s), 1);
       fh_bar_init(v_full(s), 1);
-      fh_bar_init(k_empty(s), 8);  // one arrival per consumer warp
-      fh_bar_init(v_empty(s), 8);
+      fh_bar_init(k_empty(s), 4 * C::NCG);  // one arrival per consumer warp
+      fh_bar_init(v_empty(s), 4 * C::NCG);
     }
     fh_bar_init_fence();
   }
@@ -189,7 +197,7 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     }
   } else {
     // ---------------------------------------------------------- consumers
-    fh_regs_inc<240>();
+    fh_regs_inc<C::CREGS>();
     const int cw = wg - 1;      // consumer group: rows 64 cw .. 64 cw + 63 of the tile
     const int wq = warp & 3;    // warp within the group: 16 of those rows
     const int g = lane >> 2, tq = lane & 3;
@@ -236,7 +244,9 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // The rows' ranges (the same in every lane: plan_span_range merges the
     // warp's) wait in this warp's words of shared memory and are read back
     // per tile: at D 256 registers are the kernel's bound.
-    const uint32_t span_rows = bars + C::SPAN_OFF + (uint32_t)(warp - 4) * (16 * SK);
+    const uint32_t span_base = bars + C::SPAN_OFF;
+    const uint32_t span_rows = span_base + (uint32_t)(warp - 4) * (16 * SK);
+    const uint32_t span_keys = span_base + (uint32_t)(4 * C::NCG + warp - 4) * (16 * SK);
 
     // Score/mask hooks and the online softmax of the tile at n0 (S in
     // sacc): sacc becomes P, l and m are updated; corr[] receives the
@@ -411,6 +421,16 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
     // and the tile's keys (read by each warp one tile ahead, so that the
     // loads' latency hides behind a tile's work).
     long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
+    // REST: where every span atom is known (plan_spans_known) between this
+    // group's rows and all keys of the tiles after the first, those tiles
+    // are classified from that key range (read once, each consumer warp a
+    // slice of at most RSL keys, merged through shared memory, where it stays)
+    // and their ids are not read again: for a document mask, a
+    // group whose rows lie in one document, its key range narrowed to that
+    // document's start.  The first tile, which holds the keys before the
+    // range's start, is classified from its own keys.
+    constexpr int RSL = 256;
+    unsigned rest = 0;  // 1 + 2 truth where the span atoms are known over the rest
     if constexpr (plan_nspans > 0) {
       long lo[SK], hi[SK];
       plan_span_range<true>(r0, r1, h, p, lo, hi);
@@ -418,18 +438,53 @@ __global__ void __launch_bounds__(C::NT, 1) fh_attn_fwd_kernel(const __grid_cons
 #pragma unroll
         for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_rows + 16u * k, lo[k], hi[k]);
       __syncwarp();
+      const int ka = (t_lo + 1) * BN, kb = min(t_hi * BN, N);
+      if (plan_spans_decide && ka < kb && kb - ka <= RSL * 4 * C::NCG) {  // the same in every consumer thread
+        long rest_lo[SK], rest_hi[SK];
+        const int x0 = ka + (warp - 4) * RSL;
+        plan_span_range<false>(x0, min(x0 + RSL, kb), h, p, rest_lo, rest_hi);  // empty: lo > hi
+        if (lane == 0)
+#pragma unroll
+          for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_keys + 16u * k, rest_lo[k], rest_hi[k]);
+        fh_named_sync(5, 128 * C::NCG);
+        for (int w = 0; w < 4 * C::NCG; ++w)
+#pragma unroll
+          for (int k = 0; k < SK; ++k) {
+            long l, u;
+            fh_ld_shared_v2_s64(span_base + (uint32_t)(4 * C::NCG + w) * (16 * SK) + 16u * k, &l, &u);
+            rest_lo[k] = min(rest_lo[k], l);
+            rest_hi[k] = max(rest_hi[k], u);
+          }
+        unsigned truth;
+        if (r0 < r1 && plan_spans_known(lo, hi, rest_lo, rest_hi, &truth)) rest = 1 + 2 * truth;
+        // the merged range back in this warp's words, read per tile (at D 256
+        // registers are the kernel's bound), once every warp has read the slices
+        fh_named_sync(5, 128 * C::NCG);
+        if (lane == 0)
+#pragma unroll
+          for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_keys + 16u * k, rest_lo[k], rest_hi[k]);
+        __syncwarp();
+      }
     }
     auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
-      if (t < t_hi) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+      if (t < t_hi && !(rest && t > t_lo)) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
     };
     auto tile_class = [&](int t) {  // with span atoms only, tile t's values in sv
       const int n0 = t * BN, n1 = min(n0 + BN, N);
-      long clo[SK], chi[SK];
-      plan_span_fold<SPER>(sv, clo, chi);
       // a group with no rows (past M) sees nothing
       long rlo[SK], rhi[SK];
 #pragma unroll
       for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_rows + 16u * k, &rlo[k], &rhi[k]);
+      if (rest && t > t_lo) {
+        long klo[SK], khi[SK];
+#pragma unroll
+        for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_keys + 16u * k, &klo[k], &khi[k]);
+        int cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, klo, khi, p);
+        if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+        return cls == 1 ? 3 + 4 * (int)(rest >> 1) : cls;
+      }
+      long clo[SK], chi[SK];
+      plan_span_fold<SPER>(sv, clo, chi);
       int cls = r0 < r1 ? plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p) : 0;
       if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
       // 3 + 4 truth: masked, with every span atom known on the tile (all
