@@ -24,7 +24,7 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
         awk '/^static fg_status plan_dispatch_t\(/ { print "template <typename T>"; on = 1 }
              on { print } on && /^}/ { exit }' "$cu"
     } > "$tmp/dispatch.h"
-    facts=$(sed -n 's/.*The plan.s facts that the rules read: affine_score = \([01]\) .*masked = \([01]\)\..*/-DSIM_AFFINE=\1 -DSIM_MASKED=\2/p' "$cu")
+    facts=$(sed -n 's/.*The plan.s facts that the rules read: affine_score = \([01]\) .*masked = \([012]\)[.( ].*/-DSIM_AFFINE=\1 -DSIM_MASKED=\2/p' "$cu")
     if test -z "$facts" || ! grep -q plan_dispatch_t "$tmp/dispatch.h"; then
         echo "FAIL: $name: no plan_dispatch_t with the plan's facts"
         fail=1

@@ -4,7 +4,8 @@
 // the configuration that the rules written by hand in
 // templates/cuda/launch.m4 took before generator/cuda_configs.c (written out
 // again below).  -DSIM_SPLIT for a split plan; -DSIM_AFFINE=0/1 and
-// -DSIM_MASKED=0/1: the plan's facts, from the generated comment.
+// -DSIM_MASKED=0/1/2: the plan's facts, from the generated comment (2: masked
+// with span atoms, which the sm_80 rules read as masked).
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>

@@ -387,13 +387,15 @@ fg_cuda_visible_known[[[]]]m4_dnl
 // Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to the hull of those
 // keys some row may see: every thread of the block (NT of them) calls it
 // together, outside any branch.  Each warp takes chunks of plan_wave * PER
-// keys, classifies each chunk from its values' range, and tests the keys
-// one by one only in its first and last chunk that some row may see (a
-// chunk whose keys all fail that test keeps its bound: the hull may be
-// wider than the keys seen, never narrower).  It runs before the CTA's
-// first tile, so its time is latency: a lane's PER loads of a chunk are
-// issued together, and the tests of single keys read their chunk's values
-// again with all PER loads in flight (no load waits for another).
+// keys and classifies each chunk from its values' range; in a chunk some
+// row may see, it tests the keys one by one from the values it holds, and
+// the hull is that of the keys that pass (the test is the class of a single
+// key over the rows' range: it never fails a key some row sees).  It runs
+// before the CTA's first tile, so its time is latency: a lane's PER loads
+// of a chunk are issued together, and no key is read twice (the tests of
+// single keys read the chunk's values already in registers; reading them
+// again cost two more trips to L2 on the slowest warp, which the CTA's
+// barrier waits for: bench/NOTES.md, 2026-11-28).
 template <int NT>
 __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, int* n_begin, int* n_end) {
   constexpr int NW = NT / plan_wave, PER = 16, CH = plan_wave * PER;
@@ -401,26 +403,13 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, in
   long rlo[plan_nspans], rhi[plan_nspans];
   plan_span_range<true>(m0, m1, h, p, rlo, rhi);
   const int ne = *n_end;
-  int cf = -1, cl = -1;  // this warp's first and last chunk some row may see
+  int first = 2147483647, last = -1;  // this lane's lowest and highest key some row may see
   for (int c0 = *n_begin + (int)(threadIdx.x / plan_wave) * CH; c0 < ne; c0 += NW * CH) {
     const int c1 = c0 + CH < ne ? c0 + CH : ne;
     long v[plan_nspans][PER], lo[plan_nspans], hi[plan_nspans];
-    plan_span_load<PER>(c0, c1, h, p, v);
+    plan_span_load<PER>(c0, c1, h, p, v);  // key c0 + lane + w * plan_wave in v[k][w]
     plan_span_fold<PER>(v, lo, hi);
     if (plan_tile_class_spans(m0, m1, c0, c1, rlo, rhi, lo, hi, p) != 0) {
-      cf = cf < 0 ? c0 : cf;
-      cl = c0;
-    }
-  }
-  int first = 2147483647, last = -1;
-  if (cf >= 0) {
-    first = cf;
-    last = (cl + CH < ne ? cl + CH : ne) - 1;
-    for (int side = 0; side < 2; ++side) {  // the key bounds inside those two chunks
-      const int c0 = side ? cl : cf, c1 = c0 + CH < ne ? c0 + CH : ne;
-      long v[plan_nspans][PER];
-      plan_span_load<PER>(c0, c1, h, p, v);  // key c0 + lane + w * plan_wave in v[k][w]
-      int lo_j = 2147483647, hi_j = -1;
 #pragma unroll
       for (int w = 0; w < PER; ++w) {
         const int j = c0 + plan_lane() + w * plan_wave;
@@ -428,18 +417,16 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, in
 #pragma unroll
         for (int k = 0; k < plan_nspans; ++k) vj[k] = v[k][w];
         if (j < c1 && plan_tile_class_spans(m0, m1, j, j + 1, rlo, rhi, vj, vj, p) != 0) {
-          lo_j = j < lo_j ? j : lo_j;
-          hi_j = j > hi_j ? j : hi_j;
+          first = j < first ? j : first;
+          last = j > last ? j : last;
         }
       }
-      for (int o = plan_wave / 2; o > 0; o >>= 1) {
-        const int a = plan_shfl_xor(lo_j, o), b = plan_shfl_xor(hi_j, o);
-        lo_j = a < lo_j ? a : lo_j;
-        hi_j = b > hi_j ? b : hi_j;
-      }
-      if (hi_j >= 0 && side == 0) first = lo_j;
-      if (hi_j >= 0 && side == 1) last = hi_j;
     }
+  }
+  for (int o = plan_wave / 2; o > 0; o >>= 1) {
+    const int a = plan_shfl_xor(first, o), b = plan_shfl_xor(last, o);
+    first = a < first ? a : first;
+    last = b > last ? b : last;
   }
   if (plan_lane() == 0) {
     plan_span_red[threadIdx.x / plan_wave][0] = first;

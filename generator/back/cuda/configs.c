@@ -248,8 +248,9 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
 
     strbuf_printf(&body,
                   "  // The plan's facts that the rules read: affine_score = %d (the score %s), "
-                  "masked = %d.\n",
-                  affine_score, affine_score ? "calls no function" : "calls a function", masked);
+                  "masked = %d%s.\n",
+                  affine_score, affine_score ? "calls no function" : "calls a function", masked,
+                  masked == 2 ? " (with span atoms)" : "");
     strbuf_puts(&body, "  switch (D) {\n");
     for (int di = 0; di < nd; di++) {
         const int d = ds[di];
