@@ -537,11 +537,13 @@ static void run_gpu(gc_case *c)
             }
             if (d->dtype == FG_I32) {
                 /* nondecreasing ids, a new one every 40 positions or so
-                 * (every 600 in one case of two: documents longer than a
+                 * (every 600 in one case of four: documents longer than a
                  * key tile, whose tiles the sm_90a kernel classifies from
-                 * one range), restarting with each row of the last axis */
+                 * one range; every 3000 in another: documents holding
+                 * whole chunks of the key-range scan's summary),
+                 * restarting with each row of the last axis */
                 const int64_t last = r->shape[r->rank - 1];
-                const unsigned doc = c->index % 2 ? 600 : 40;
+                const unsigned doc = c->index % 4 == 3 ? 3000 : c->index % 2 ? 600 : 40;
                 id = k % last == 0 ? 0 : id + (mix(&rs) % doc == 0);
                 ((int32_t *)r->data)[k] = id;
                 ((int32_t *)h)[offset_of(d, k)] = id;

@@ -386,26 +386,37 @@ fg_cuda_visible_known[[[]]]m4_dnl
 }
 // Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to the hull of those
 // keys some row may see: every thread of the block (NT of them) calls it
-// together, outside any branch.  Each warp takes chunks of plan_wave * PER
-// keys and classifies each chunk from its values' range; in a chunk some
-// row may see, it tests the keys one by one from the values it holds, and
-// the hull is that of the keys that pass (the test is the class of a single
-// key over the rows' range: it never fails a key some row sees).  It runs
-// before the CTA's first tile, so its time is latency: a lane's PER loads
-// of a chunk are issued together, and no key is read twice (the tests of
-// single keys read the chunk's values already in registers; reading them
-// again cost two more trips to L2 on the slowest warp, which the CTA's
-// barrier waits for: bench/NOTES.md, 2026-11-28).
+// together, outside any branch.  Keys go by chunks of plan_span_chunk; a
+// chunk's class comes from its values' range over the rows' range, and in a
+// chunk some row may see (and only partly: class 1) the keys are tested one
+// by one from the chunk's values in registers; the hull is that of the keys
+// that pass (the test is the class of a single key over the rows' range: it
+// never fails a key some row sees).  It runs before the CTA's first tile, so
+// its time is latency: a lane's PER loads of a chunk are issued together,
+// and no key is read twice (reading them again cost two more trips to L2 on
+// the slowest warp, which the CTA's barrier waits for: bench/NOTES.md,
+// 2026-11-28).
+// sum: null, or the launch's summary of this CTA's (batch, head) from
+// plan_span_sum_kernel: each chunk's [lo, hi] per span.  With it the
+// chunks' classes come from two loads a chunk and a span, all of a CTA's
+// chunks at once (a lane a chunk), and only partly visible chunks read
+// their ids; without it every chunk in range reads its ids, so the scan's
+// cost grows with the row block's position under a causal mask (at 32k keys
+// the scan was what grew a docmask CTA: bench/NOTES.md, twenty-fourth
+// session).
+__attribute__((unused)) constexpr int plan_span_chunk = plan_wave * 16;
 template <int NT>
-__device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, int* n_begin, int* n_end) {
-  constexpr int NW = NT / plan_wave, PER = 16, CH = plan_wave * PER;
+__device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, const long* sum, int* n_begin,
+                                 int* n_end) {
+  constexpr int NW = NT / plan_wave, PER = 16, CH = plan_span_chunk;
   __shared__ int plan_span_red[NW][2];
   long rlo[plan_nspans], rhi[plan_nspans];
   plan_span_range<true>(m0, m1, h, p, rlo, rhi);
-  const int ne = *n_end;
+  const int nb = *n_begin, ne = *n_end;
+  const int warp = (int)(threadIdx.x / plan_wave);
   int first = 2147483647, last = -1;  // this lane's lowest and highest key some row may see
-  for (int c0 = *n_begin + (int)(threadIdx.x / plan_wave) * CH; c0 < ne; c0 += NW * CH) {
-    const int c1 = c0 + CH < ne ? c0 + CH : ne;
+  // keys [c0, c1) of a chunk: each key's test from the values of the chunk
+  auto test_keys = [&](int c0, int c1) {
     long v[plan_nspans][PER], lo[plan_nspans], hi[plan_nspans];
     plan_span_load<PER>(c0, c1, h, p, v);  // key c0 + lane + w * plan_wave in v[k][w]
     plan_span_fold<PER>(v, lo, hi);
@@ -422,6 +433,45 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, in
         }
       }
     }
+  };
+  if (sum) {
+    // chunk c = cb + warp + NW * (lane + plan_wave * g): consecutive chunks in
+    // different warps, so that the partly visible ones (where a document
+    // starts, the diagonal) spread over the warps
+    const int cb = nb / CH, ce = (ne + CH - 1) / CH;
+    for (int g0 = cb + warp; g0 < ce; g0 += NW * plan_wave) {
+      const int c = g0 + NW * plan_lane();
+      const int c0 = c * CH > nb ? c * CH : nb, c1 = c * CH + CH < ne ? c * CH + CH : ne;
+      int cls = 0;
+      if (c < ce) {
+        long lo[plan_nspans], hi[plan_nspans];
+#pragma unroll
+        for (int k = 0; k < plan_nspans; ++k) {
+          lo[k] = sum[2 * ((long)c * plan_nspans + k)];
+          hi[k] = sum[2 * ((long)c * plan_nspans + k) + 1];
+        }
+        cls = plan_tile_class_spans(m0, m1, c0, c1, rlo, rhi, lo, hi, p);
+      }
+      if (cls == 2) {  // every key of the chunk is seen
+        first = c0 < first ? c0 : first;
+        last = c1 - 1 > last ? c1 - 1 : last;
+      }
+      // the partly seen chunks one at a time, the lowest lane first
+      int todo = cls == 1;
+      for (;;) {
+        int l = todo ? plan_lane() : plan_wave;
+        for (int o = plan_wave / 2; o > 0; o >>= 1) {
+          const int x = plan_shfl_xor(l, o);
+          l = x < l ? x : l;
+        }
+        if (l == plan_wave) break;
+        if (plan_lane() == l) todo = 0;
+        const int cc = g0 + NW * l;
+        test_keys(cc * CH > nb ? cc * CH : nb, cc * CH + CH < ne ? cc * CH + CH : ne);
+      }
+    }
+  } else {
+    for (int c0 = nb + warp * CH; c0 < ne; c0 += NW * CH) test_keys(c0, c0 + CH < ne ? c0 + CH : ne);
   }
   for (int o = plan_wave / 2; o > 0; o >>= 1) {
     const int a = plan_shfl_xor(first, o), b = plan_shfl_xor(last, o);
@@ -429,8 +479,8 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, in
     last = b > last ? b : last;
   }
   if (plan_lane() == 0) {
-    plan_span_red[threadIdx.x / plan_wave][0] = first;
-    plan_span_red[threadIdx.x / plan_wave][1] = last;
+    plan_span_red[warp][0] = first;
+    plan_span_red[warp][1] = last;
   }
   __syncthreads();
   for (int w = 0; w < NW; ++w) {
@@ -454,8 +504,9 @@ __device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int
                                                      const long*, const long*, const plan_params& p) {
   return plan_tile_class(m0, m1, n0, n1, p);
 }
+__attribute__((unused)) constexpr int plan_span_chunk = plan_wave * 16;
 template <int NT>
-__device__ __forceinline__ void plan_span_narrow(int, int, int, const plan_params&, int*, int*) {}
+__device__ __forceinline__ void plan_span_narrow(int, int, int, const plan_params&, const long*, int*, int*) {}
 __attribute__((unused)) constexpr bool plan_spans_decide = false;
 __device__ __forceinline__ bool plan_spans_known(const long*, const long*, const long*, const long*, unsigned*) {
   return false;

@@ -178,8 +178,30 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   h.o_sb = a.o_sb; h.o_sh = a.o_sh; h.o_sm = a.o_sm;
   h.B = a.B; h.Hq = a.Hq; h.Hkv = a.Hkv; h.M = a.M; h.N = a.N; h.D = D;
   h.p = a.p;
+  // A mask with span atoms: the summary of the ids' ranges by chunks of keys
+  // (fh_span_sum_kernel), in stream-ordered workspace, that the CTAs' scans
+  // read instead of every chunk's ids.  Where the pool has no memory for it
+  // the kernel scans without it (the same key ranges, a longer scan).
+  void* ws = nullptr;
+  if constexpr (plan_nspans > 0) {
+    const int chunks = (a.N + plan_span_chunk - 1) / plan_span_chunk;
+    const size_t bytes = (size_t)a.B * a.Hq * chunks * 2 * plan_nspans * sizeof(long);
+    cudaMemPool_t pool;
+    if ((s = fg_cuda_pool(dev, &pool, entry)) != FG_OK) return s;
+    if (chunks > 0 && cudaMallocFromPoolAsync(&ws, bytes, pool, st) == cudaSuccess) {
+      constexpr int SNT = 256;  // 8 warps, a chunk each
+      fh_span_sum_kernel<SNT><<<dim3((unsigned)((chunks + SNT / 32 - 1) / (SNT / 32)), (unsigned)a.Hq, (unsigned)a.B),
+                                SNT, 0, st>>>(a.p, static_cast<long*>(ws), chunks);
+      h.span_sum = static_cast<const long*>(ws);
+      h.span_chunks = chunks;
+    } else {
+      (void)cudaGetLastError();  // the failed allocation, not the launch's error
+      ws = nullptr;
+    }
+  }
   fh_attn_fwd_kernel<T, C><<<grid, C::NT, smem, st>>>(h);
   const cudaError_t e = cudaGetLastError();
+  if (ws) (void)cudaFreeAsync(ws, st);
   if (e != cudaSuccess) return fg_set_error(FG_ERR_LAUNCH, "%s: kernel launch failed: %s", entry, cudaGetErrorString(e));
   return FG_OK;
 }

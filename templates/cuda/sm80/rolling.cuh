@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fa_attn_fwd_kernel(const __gri
   // (kept in shared memory: registers are this kernel's bound; the main
   // loop's first barrier publishes them)
   if constexpr (plan_nspans > 0) {
-    plan_span_narrow<NT>(m0, m1, h, p, &nbeg, &nend);  // the whole CTA
+    plan_span_narrow<NT>(m0, m1, h, p, nullptr, &nbeg, &nend);  // the whole CTA, every chunk read
     long rlo[plan_nspans], rhi[plan_nspans];
     plan_span_range<true>(m0, m1, h, p, rlo, rhi);
     if (threadIdx.x == 0)

@@ -28,7 +28,9 @@
 //   not computed, fully visible ones run the mask-free step, partial ones and
 //   the ragged last tile the masked step; the key range bounds the loads.  A
 //   mask that compares ids read at the row and the key (span atoms) narrows
-//   the key range once per CTA (while Q's copy is in flight) and classifies
+//   the key range once per CTA (while Q's copy is in flight; from the ids'
+//   ranges per 512-key chunk that fh_span_sum_kernel, launched first, wrote,
+//   reading the ids of the partly visible chunks only) and classifies
 //   each tile from the ids' ranges, read one tile ahead; a masked tile where
 //   every span atom is known (plan_spans_known) takes each element from the
 //   spans' truth and its linear atoms (plan_visible_known), reading no ids;
@@ -88,7 +90,38 @@ struct fh_args {
   int B, Hq, Hkv, M, N;
   int D;  // the launch's head dim (at most the compiled one)
   plan_params p;
+  // with span atoms: null, or plan_span_sum_kernel's summary, [B][Hq][span_chunks]
+  // chunks of plan_span_chunk keys, each [lo, hi] per span (plan_span_narrow)
+  const long* span_sum;
+  int span_chunks;
 };
+
+// The summary of the span atoms' key sides that plan_span_narrow reads: for
+// each (batch, query head) and chunk c of plan_span_chunk keys, span k's
+// range over keys [c * chunk, min(c * chunk + chunk, N)) at
+// sum[((b * Hq + h) * chunks + c) * nspans + k][0 and 1].  One warp a chunk,
+// grid (chunks / warps a block, Hq, B); launched before the attention kernel
+// on the same stream, so that each CTA's scan reads two values a chunk
+// instead of the chunk's ids.
+template <int NT>
+__global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, long* sum, int chunks) {
+  const int c = (int)(blockIdx.x * (NT / 32) + threadIdx.x / 32);
+  const int h = (int)blockIdx.y, b = (int)blockIdx.z;
+  if (c >= chunks) return;  // uniform in a warp
+  plan_params p = p0;
+  plan_head_setup(p, b, h);
+  const int x0 = c * plan_span_chunk, x1 = min(x0 + plan_span_chunk, p.N);
+  long lo[plan_nspans > 0 ? plan_nspans : 1], hi[plan_nspans > 0 ? plan_nspans : 1];
+  plan_span_range<false>(x0, x1, h, p, lo, hi);
+  if ((threadIdx.x & 31) == 0) {
+    long* out = sum + (((long)b * p.Hq + h) * chunks + c) * (2 * plan_nspans);
+#pragma unroll
+    for (int k = 0; k < plan_nspans; ++k) {
+      out[2 * k] = lo[k];
+      out[2 * k + 1] = hi[k];
+    }
+  }
+}
 
 __device__ __forceinline__ void fh_st_shared_u32(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
@@ -169,7 +202,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes
   nbeg = max(nbeg, 0);
   nend = min(nend, N);
-  if constexpr (plan_nspans > 0) plan_span_narrow<C::NT>(m0, m1, h, p, &nbeg, &nend);  // the whole CTA
+  if constexpr (plan_nspans > 0)  // the whole CTA
+    plan_span_narrow<C::NT>(
+        m0, m1, h, p,
+        a.span_sum ? a.span_sum + ((long)b * a.Hq + h) * a.span_chunks * (2 * plan_nspans) : nullptr, &nbeg,
+        &nend);
   // The key range is the same in every lane (plan_key_range merges its
   // lanes, plan_span_narrow the CTA's); taken from lane 0, the compiler
   // knows so, and the ring's slots and their descriptors stay in uniform
