@@ -1209,8 +1209,10 @@ int config_admits(const fg_cuda_config *k, bool affine_score, int masked);
  * masked with span atoms that the kernels classify tiles by. */
 int config_masking(const fg_kernel *k);
 /* Shared memory of one CTA of variant k, 16-bit elements, as the kernels'
- * smem_bytes(). */
-long config_smem(const fg_cuda_config *k);
+ * smem_bytes(), for a plan whose mask has nspans span atoms (config_nspans). */
+long config_smem(const fg_cuda_config *k, int nspans);
+/* The span atoms the GPU kernels classify tiles by (0 where they do not). */
+int config_nspans(const fg_kernel *k);
 /* The head dims of the family's rows of arch that the plan's facts admit,
  * ascending, into ds[0..max); their number. */
 int config_dims(fg_cuda_family family, const char *arch, bool affine_score, int masked, int *ds,

@@ -263,6 +263,58 @@ static void test_rows_for_a_plan(void **state)
     assert_true(k->tune->ncands > 4);
 }
 
+/* Without knobs, the candidates take the tile sizes and stages of the rows
+ * the plan itself takes: a causal plan at D 128 takes H128WM (176 keys, 2
+ * stages) and H128 (128, 3), not H128D (64 keys), which only masks with
+ * span atoms take; 176 keys with 3 stages exceed shared memory.  The span
+ * region of shared memory counts where the mask has span atoms. */
+static void test_default_space(void **state)
+{
+    fixture *fx = *state;
+    const char *plan_text = "plan causal\n"
+                            "dim B, H, M, N, D\n"
+                            "axis b: B, h: H, m: M, n: N, d: D\n"
+                            "param scale: f32 = rsqrt(D)\n"
+                            "input Q[b, h, m, d]: bf16\n"
+                            "input K[b, h, n, d]: bf16\n"
+                            "input V[b, h, n, d]: bf16\n"
+                            "S[b, h, m, n] = sum(d: Q * K) * scale\n"
+                            "T[b, h, m, n] = where(n <= m + N - M, S, -inf)\n"
+                            "Mx[b, h, m]   = max(n: T)\n"
+                            "P[b, h, m, n] = exp(T - Mx)\n"
+                            "L[b, h, m]    = sum(n: P)\n"
+                            "O[b, h, m, d] = sum(n: P * V) / L\n"
+                            "output O: bf16\n"
+                            "schedule {\n"
+                            "  reduce n: rolling\n"
+                            "  tile m = 128, n = 64\n"
+                            "}\n";
+    fg_source psrc;
+    source_from_string(&psrc, "c.fp", plan_text);
+    fg_diag pd;
+    diag_init(&pd, &psrc, fx->errf);
+    fg_plan *p;
+    fg_fused *fz;
+    fg_kernel *k;
+    assert_int_equal(parse_plan(fx->a, &psrc, &pd, &p), 0);
+    assert_int_equal(check_plan(p, &pd), 0);
+    assert_int_equal(fuse_plan(fx->a, p, &pd, &fz), 0);
+    assert_int_equal(kernel_build(fx->a, fz, &pd, &k), 0);
+    assert_int_equal(config_masking(k), 1);
+    fg_cuda_config *cands;
+    int dims[] = {128};
+    assert_int_equal(tune_space(fx->a, k, dims, 1, &cands), 3);
+    assert_string_equal(cands[0].name, "T128_176_2");
+    assert_string_equal(cands[1].name, "T128_128_2");
+    assert_string_equal(cands[2].name, "T128_128_3");
+    /* fh_cfg<128, 64, 64, 2>::smem_bytes(): 1024 + Q 16384 + K/V 65536 +
+     * 72 bytes of mbarriers; with one span, the mbarriers to 80 and 8
+     * ranges of 16 bytes (rows and keys, 4 consumer warps) */
+    const fg_cuda_config h128d = {.arch = "sm90", .d = 128, .bm = 64, .bn = 64, .stages = 2};
+    assert_int_equal(config_smem(&h128d, 0), 83016);
+    assert_int_equal(config_smem(&h128d, 1), 83152);
+}
+
 static void test_bucket(void **state)
 {
     (void)state;
@@ -350,6 +402,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_good_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rows_for_a_plan, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_default_space, setup, teardown),
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_lookup_exact),
         cmocka_unit_test(test_lookup_nearest),

@@ -75,7 +75,10 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
             sts[nst++] = ks->values[i];
         for (int i = 0; i < fg_cuda_nconfigs; i++) {
             const fg_cuda_config *c = &fg_cuda_configs[i];
-            if (!config_in_arch(c, CUDA_FAMILY_ROLLING, "sm90") || c->d != d)
+            /* rows this plan takes, of the candidates' 128 query rows (not
+             * H128D's 64-key tiles for a plan without span atoms) */
+            if (!config_in_arch(c, CUDA_FAMILY_ROLLING, "sm90") || c->d != d || c->bm != 128 ||
+                config_admits(c, k->attn.affine_score, config_masking(k)) < 0)
                 continue;
             bool seen = false;
             for (int j = 0; j < nbn; j++)
@@ -98,7 +101,7 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
                         continue;
                     fg_cuda_config shape = {.arch = "sm90", .d = d, .bm = 128, .bn = bn,
                                             .stages = st};
-                    if (3 * bn / 4 + d / 2 > SM90_REG_BUDGET || config_smem(&shape) > SM90_SMEM)
+                    if (3 * bn / 4 + d / 2 > SM90_REG_BUDGET || config_smem(&shape, config_nspans(k)) > SM90_SMEM)
                         continue;
                     fg_cuda_config *c = ARENA_NEW(a, fg_cuda_config);
                     *c = (fg_cuda_config){

@@ -213,11 +213,16 @@ bool config_when_fits_plan(const fg_cuda_when *w, bool affine_score, int masked)
     return true;
 }
 
+int config_nspans(const fg_kernel *k)
+{
+    return k->attn.mask_tiles && k->attn.mask_skip && k->mask ? k->mask->nspans : 0;
+}
+
 int config_masking(const fg_kernel *k)
 {
     if (!k->attn.mask_tiles)
         return 0;
-    return k->attn.mask_skip && k->mask && k->mask->nspans > 0 ? 2 : 1;
+    return config_nspans(k) > 0 ? 2 : 1;
 }
 
 /* The parts that depend on the launch's shape. */
@@ -266,12 +271,16 @@ int config_admits(const fg_cuda_config *k, bool affine_score, int masked)
 
 
 /* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
-long config_smem(const fg_cuda_config *k)
+long config_smem(const fg_cuda_config *k, int nspans)
 {
     if (!strcmp(k->arch, "sm90")) { /* fh_cfg::smem_bytes(): 64-column blocks, 1024 to align */
         long atoms = (k->d + 63) / 64;
-        return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 +
-               8L * (1 + 4 * k->stages);
+        long bars = 8L * (1 + 4 * k->stages); /* the mbarriers */
+        /* with span atoms, the bars to 16 bytes, then the rows' and the
+         * keys' ranges per consumer warp (4 a group of 64 rows), 16 bytes
+         * a span each */
+        long spans = nspans > 0 ? ((bars + 15) & ~15L) + 2L * 4 * (k->bm / 64) * 16 * nspans : bars;
+        return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 + spans;
     }
     if (!strcmp(k->arch, "cdna")) { /* templates/hip/cdna/: K rows and transposed V, padded by 4 */
         long keys = k->family == CUDA_FAMILY_ROLLING ? k->bn : (long)k->warps * k->bnw;

@@ -146,6 +146,7 @@ typedef struct row_text {
     const char *rows;  /* the query rows per head in the kernel arguments */
     bool *uses_packed; /* the dispatch reads `packed` */
     bool tuned_splits; /* split: the dispatch has tuned_file and tuned_line */
+    int nspans;        /* the plan's span atoms (config_nspans): shared memory */
 } row_text;
 
 static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, bool split,
@@ -172,13 +173,13 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
                       " * D %d%s%s: %d rows x %d keys per warp tile, %d threads, %d "
                       "stages, %ld bytes of shared memory\n",
                       k->d, *plan_rule ? ", " : "", plan_rule, 16 * k->mt, k->bnw,
-                      k->warps * 32, k->stages, config_smem(k));
+                      k->warps * 32, k->stages, config_smem(k, rt->nspans));
     else
         strbuf_printf(sum,
                       " * %sD %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
                       "stages, %ld bytes of shared memory\n",
                       hopper ? "sm_90a, " : "", k->d, *plan_rule ? ", " : "", plan_rule, k->bm,
-                      k->bn, k->warps * 32, k->stages, config_smem(k));
+                      k->bn, k->warps * 32, k->stages, config_smem(k, rt->nspans));
     /* the dispatch */
     comment(body, "      ",
             arena_printf(a, "%s: %s. Source: %s.", k->name, *all_rule ? all_rule : "any shape",
@@ -273,7 +274,7 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
                 comment(&body, "      ", why);
                 continue;
             }
-            row_text rt = {&use, &sum, &body, rows, &uses_packed, *tuned_splits != 0};
+            row_text rt = {&use, &sum, &body, rows, &uses_packed, *tuned_splits != 0, config_nspans(kern)};
             row_defs(a, &rt, k, split, affine_score, masked, admits, dts);
             if (admits == 1) {
                 covered |= dts;
@@ -329,7 +330,7 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
                 const unsigned dts = k->dtypes & ~covered;
                 if (admits < 0 || !dts)
                     continue;
-                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed, false};
+                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed, false, config_nspans(kern)};
                 row_defs(a, &rt, k, false, affine_score, masked, admits, dts);
                 if (admits == 1)
                     covered |= dts;
