@@ -465,9 +465,15 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     // and their ids are not read again: for a document mask, a
     // group whose rows lie in one document, its key range narrowed to that
     // document's start.  The first tile, which holds the keys before the
-    // range's start, is classified from its own keys.
+    // range's start, is classified from its own keys; so is the last where
+    // it holds keys past the range's end (which may belong to another
+    // document, and which the range leaves out so as not to lose the rest).
     constexpr int RSL = 256;
-    unsigned rest = 0;  // 1 + 2 truth where the span atoms are known over the rest
+    // rest: 0, or 1 + 2 truth where the span atoms are known over the rest,
+    // bit 31 set where the last tile is not in it (one word: at D 256 a
+    // register more spills); the rest is tiles t_lo + 1 .. t_rest - 1
+    unsigned rest = 0;
+    auto in_rest = [&](int t) { return rest && t > t_lo && t < t_hi - (int)(rest >> 31); };
     if constexpr (plan_nspans > 0) {
       long lo[SK], hi[SK];
       plan_span_range<true>(r0, r1, h, p, lo, hi);
@@ -475,7 +481,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 #pragma unroll
         for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_rows + 16u * k, lo[k], hi[k]);
       __syncwarp();
-      const int ka = (t_lo + 1) * BN, kb = min(t_hi * BN, N);
+      const bool last_own = t_hi * BN > nend;
+      const int ka = (t_lo + 1) * BN, kb = (last_own ? t_hi - 1 : t_hi) * BN;  // kb <= nend <= N
       if (plan_spans_decide && ka < kb && kb - ka <= RSL * 4 * C::NCG) {  // the same in every consumer thread
         long rest_lo[SK], rest_hi[SK];
         const int x0 = ka + (warp - 4) * RSL;
@@ -493,7 +500,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             rest_hi[k] = max(rest_hi[k], u);
           }
         unsigned truth;
-        if (r0 < r1 && plan_spans_known(lo, hi, rest_lo, rest_hi, &truth)) rest = 1 + 2 * truth;
+        if (r0 < r1 && plan_spans_known(lo, hi, rest_lo, rest_hi, &truth))
+          rest = (1 + 2 * truth) | (last_own ? 0x80000000u : 0u);
         // the merged range back in this warp's words, read per tile (at D 256
         // registers are the kernel's bound), once every warp has read the slices
         fh_named_sync(5, 128 * C::NCG);
@@ -504,7 +512,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       }
     }
     auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
-      if (t < t_hi && !(rest && t > t_lo)) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+      if (t < t_hi && !in_rest(t)) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
     };
     auto tile_class = [&](int t) {  // with span atoms only, tile t's values in sv
       const int n0 = t * BN, n1 = min(n0 + BN, N);
@@ -512,13 +520,13 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       long rlo[SK], rhi[SK];
 #pragma unroll
       for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_rows + 16u * k, &rlo[k], &rhi[k]);
-      if (rest && t > t_lo) {
+      if (in_rest(t)) {
         long klo[SK], khi[SK];
 #pragma unroll
         for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_keys + 16u * k, &klo[k], &khi[k]);
         int cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, klo, khi, p);
         if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
-        return cls == 1 ? 3 + 4 * (int)(rest >> 1) : cls;
+        return cls == 1 ? 3 + 4 * (int)((rest & 0x7fffffffu) >> 1) : cls;
       }
       long clo[SK], chi[SK];
       plan_span_fold<SPER>(sv, clo, chi);
