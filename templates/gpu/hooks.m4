@@ -384,31 +384,34 @@ fg_cuda_visible_known[[[]]]m4_dnl
   return false;  // not taken: the mask has other leaves
 ]]])m4_dnl
 }
-// Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to the hull of those
+// Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to a hull of those
 // keys some row may see: every thread of the block (NT of them) calls it
-// together, outside any branch.  Keys go by chunks of plan_span_chunk; a
-// chunk's class comes from its values' range over the rows' range, and in a
-// chunk some row may see (and only partly: class 1) the keys are tested one
-// by one from the chunk's values in registers; the hull is that of the keys
-// that pass (the test is the class of a single key over the rows' range: it
-// never fails a key some row sees).  It runs before the CTA's first tile, so
-// its time is latency: a lane's PER loads of a chunk are issued together,
-// and no key is read twice (reading them again cost two more trips to L2 on
-// the slowest warp, which the CTA's barrier waits for: bench/NOTES.md,
-// 2026-11-28).
-// sum: null, or the launch's summary of this CTA's (batch, head) from
-// plan_span_sum_kernel: each chunk's [lo, hi] per span.  With it the
-// chunks' classes come from two loads a chunk and a span, all of a CTA's
-// chunks at once (a lane a chunk), and only partly visible chunks read
-// their ids; without it every chunk in range reads its ids, so the scan's
-// cost grows with the row block's position under a causal mask (at 32k keys
-// the scan was what grew a docmask CTA: bench/NOTES.md, twenty-fourth
+// together, outside any branch.  It runs before the CTA's first tile, so its
+// time is latency.
+// sum: null, or the launch's summary of this CTA's (batch, head) from the
+// sm_90a launch's fh_span_sum_kernel: each chunk of plan_span_chunk keys'
+// [lo, hi] per span.  With it each thread takes a chunk (all of a CTA's
+// chunks at once), classifies it from two loads a span against the rows'
+// range, and the hull is that of the chunks some row may see, whole (a chunk
+// is at most a key tile, so the tiles are those of the exact hull where the
+// tile is a multiple of the chunk, and at most one more at each end
+// otherwise, which its class then skips); no id is read.  Without it, keys
+// go by chunks of plan_wave * PER a warp, a chunk's class from its values'
+// range, and in a chunk some row may see (and only partly: class 1) the keys
+// are tested one by one from the chunk's values in registers; the hull is
+// that of the keys that pass (the test is the class of a single key over the
+// rows' range: it never fails a key some row sees).  A lane's PER loads of a
+// chunk are issued together, and no key is read twice (reading them again
+// cost two more trips to L2 on the slowest warp, which the CTA's barrier
+// waits for: bench/NOTES.md, 2026-11-28); but every chunk in range is read,
+// so under a causal mask the scan grows with the row block's position (at
+// 32k keys it was what grew a docmask CTA: bench/NOTES.md, twenty-fourth
 // session).
-__attribute__((unused)) constexpr int plan_span_chunk = plan_wave * 16;
+__attribute__((unused)) constexpr int plan_span_chunk = 64;
 template <int NT>
 __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, const long* sum, int* n_begin,
                                  int* n_end) {
-  constexpr int NW = NT / plan_wave, PER = 16, CH = plan_span_chunk;
+  constexpr int NW = NT / plan_wave, PER = 16, CH = plan_wave * PER;
   __shared__ int plan_span_red[NW][2];
   long rlo[plan_nspans], rhi[plan_nspans];
   plan_span_range<true>(m0, m1, h, p, rlo, rhi);
@@ -435,39 +438,19 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, co
     }
   };
   if (sum) {
-    // chunk c = cb + warp + NW * (lane + plan_wave * g): consecutive chunks in
-    // different warps, so that the partly visible ones (where a document
-    // starts, the diagonal) spread over the warps
-    const int cb = nb / CH, ce = (ne + CH - 1) / CH;
-    for (int g0 = cb + warp; g0 < ce; g0 += NW * plan_wave) {
-      const int c = g0 + NW * plan_lane();
-      const int c0 = c * CH > nb ? c * CH : nb, c1 = c * CH + CH < ne ? c * CH + CH : ne;
-      int cls = 0;
-      if (c < ce) {
-        long lo[plan_nspans], hi[plan_nspans];
+    constexpr int SC = plan_span_chunk;
+    const int cb = nb / SC, ce = (ne + SC - 1) / SC;
+    for (int c = cb + (int)threadIdx.x; c < ce; c += NT) {
+      const int c0 = c * SC > nb ? c * SC : nb, c1 = c * SC + SC < ne ? c * SC + SC : ne;
+      long lo[plan_nspans], hi[plan_nspans];
 #pragma unroll
-        for (int k = 0; k < plan_nspans; ++k) {
-          lo[k] = sum[2 * ((long)c * plan_nspans + k)];
-          hi[k] = sum[2 * ((long)c * plan_nspans + k) + 1];
-        }
-        cls = plan_tile_class_spans(m0, m1, c0, c1, rlo, rhi, lo, hi, p);
+      for (int k = 0; k < plan_nspans; ++k) {
+        lo[k] = sum[2 * ((long)c * plan_nspans + k)];
+        hi[k] = sum[2 * ((long)c * plan_nspans + k) + 1];
       }
-      if (cls == 2) {  // every key of the chunk is seen
+      if (plan_tile_class_spans(m0, m1, c0, c1, rlo, rhi, lo, hi, p) != 0) {
         first = c0 < first ? c0 : first;
         last = c1 - 1 > last ? c1 - 1 : last;
-      }
-      // the partly seen chunks one at a time, the lowest lane first
-      int todo = cls == 1;
-      for (;;) {
-        int l = todo ? plan_lane() : plan_wave;
-        for (int o = plan_wave / 2; o > 0; o >>= 1) {
-          const int x = plan_shfl_xor(l, o);
-          l = x < l ? x : l;
-        }
-        if (l == plan_wave) break;
-        if (plan_lane() == l) todo = 0;
-        const int cc = g0 + NW * l;
-        test_keys(cc * CH > nb ? cc * CH : nb, cc * CH + CH < ne ? cc * CH + CH : ne);
       }
     }
   } else {
@@ -504,7 +487,7 @@ __device__ __forceinline__ int plan_tile_class_spans(int m0, int m1, int n0, int
                                                      const long*, const long*, const plan_params& p) {
   return plan_tile_class(m0, m1, n0, n1, p);
 }
-__attribute__((unused)) constexpr int plan_span_chunk = plan_wave * 16;
+__attribute__((unused)) constexpr int plan_span_chunk = 64;
 template <int NT>
 __device__ __forceinline__ void plan_span_narrow(int, int, int, const plan_params&, const long*, int*, int*) {}
 __attribute__((unused)) constexpr bool plan_spans_decide = false;

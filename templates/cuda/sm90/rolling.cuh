@@ -29,8 +29,8 @@
 //   the ragged last tile the masked step; the key range bounds the loads.  A
 //   mask that compares ids read at the row and the key (span atoms) narrows
 //   the key range once per CTA (while Q's copy is in flight; from the ids'
-//   ranges per 512-key chunk that fh_span_sum_kernel, launched first, wrote,
-//   reading the ids of the partly visible chunks only) and classifies
+//   ranges per 64-key chunk that fh_span_sum_kernel, launched first, wrote,
+//   reading no id) and classifies
 //   each tile from the ids' ranges, read one tile ahead; a masked tile where
 //   every span atom is known (plan_spans_known) takes each element from the
 //   spans' truth and its linear atoms (plan_visible_known), reading no ids;
@@ -102,7 +102,7 @@ struct fh_args {
 // sum[((b * Hq + h) * chunks + c) * nspans + k][0 and 1].  One warp a chunk,
 // grid (chunks / warps a block, Hq, B); launched before the attention kernel
 // on the same stream, so that each CTA's scan reads two values a chunk
-// instead of the chunk's ids.
+// instead of the ids.
 template <int NT>
 __global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, long* sum, int chunks) {
   const int c = (int)(blockIdx.x * (NT / 32) + threadIdx.x / 32);
