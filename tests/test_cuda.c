@@ -1040,7 +1040,8 @@ static const char *old_split_rule(bool bf16, int d, long group, long ql)
 }
 
 /* The table's rules choose what the hand-written rules chose, for every
- * dtype, head dim, row and key count, head group and plan fact. */
+ * dtype, head dim, row and key count, head group and plan fact (a mask with
+ * span atoms, masked = 2, is a mask to the sm_80 family's rules). */
 static void config_table_keeps_the_old_choices(void **state)
 {
     (void)state;
@@ -1051,7 +1052,7 @@ static void config_table_keeps_the_old_choices(void **state)
     long checked = 0;
     for (int fam = 0; fam < 2; fam++)
         for (int affine = 0; affine < 2; affine++)
-            for (int masked = 0; masked < 2; masked++)
+            for (int masked = 0; masked < 3; masked++)
                 for (int bf16 = 0; bf16 < 2; bf16++)
                     for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++)
                         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
@@ -1061,7 +1062,7 @@ static void config_table_keeps_the_old_choices(void **state)
                                     long m = ms[mi], n = ns[ni], g = groups[gi];
                                     const char *want =
                                         fam ? old_split_rule(bf16, d, g, m)
-                                            : old_rolling_rule(affine, masked, d, m, n);
+                                            : old_rolling_rule(affine, masked != 0, d, m, n);
                                     const fg_cuda_config *k = cuda_config_select(
                                         fam ? CUDA_FAMILY_SPLIT : CUDA_FAMILY_ROLLING, affine,
                                         masked, bf16, d, m, n, g);
