@@ -75,8 +75,8 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
             sts[nst++] = ks->values[i];
         for (int i = 0; i < fg_cuda_nconfigs; i++) {
             const fg_cuda_config *c = &fg_cuda_configs[i];
-            /* rows this plan takes, of the candidates' 128 query rows (not
-             * H128D's 64-key tiles for a plan without span atoms) */
+            /* rows this plan takes, of the candidates' 128 query rows (so
+             * never H128D's 64 rows and 64-key tiles) */
             if (!config_in_arch(c, CUDA_FAMILY_ROLLING, "sm90") || c->d != d || c->bm != 128 ||
                 config_admits(c, k->attn.affine_score, config_masking(k)) < 0)
                 continue;

@@ -390,12 +390,15 @@ fg_cuda_visible_known[[[]]]m4_dnl
 // time is latency.
 // sum: null, or the launch's summary of this CTA's (batch, head) from the
 // sm_90a launch's fh_span_sum_kernel: each chunk of plan_span_chunk keys'
-// [lo, hi] per span.  With it each thread takes a chunk (all of a CTA's
-// chunks at once), classifies it from two loads a span against the rows'
-// range, and the hull is that of the chunks some row may see, whole (a chunk
-// is at most a key tile, so the tiles are those of the exact hull where the
-// tile is a multiple of the chunk, and at most one more at each end
-// otherwise, which its class then skips); no id is read.  Without it, keys
+// [lo, hi] per span.  With it each thread takes a chunk (NT chunks a round),
+// classifies it from two loads a span against the rows' range, and the hull
+// is that of the chunks some row may see, whole; no key's id is read (the
+// rows' are, for their range).  Where each chunk's range is exact for the
+// rows (ids that keep one value over runs of keys, as packed documents'
+// sorted ids) the tiles are those of the exact hull when the tile is a
+// multiple of the chunk, and at most one more at each end otherwise; where
+// it is not (unsorted ids) the hull may be wider: more tiles classified and
+// skipped, the same results.  Without it, keys
 // go by chunks of plan_wave * PER a warp, a chunk's class from its values'
 // range, and in a chunk some row may see (and only partly: class 1) the keys
 // are tested one by one from the chunk's values in registers; the hull is
@@ -439,7 +442,7 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, co
   };
   if (sum) {
     constexpr int SC = plan_span_chunk;
-    const int cb = nb / SC, ce = (ne + SC - 1) / SC;
+    const int cb = nb / SC, ce = nb < ne ? (ne + SC - 1) / SC : cb;  // an empty range: no chunk
     for (int c = cb + (int)threadIdx.x; c < ce; c += NT) {
       const int c0 = c * SC > nb ? c * SC : nb, c1 = c * SC + SC < ne ? c * SC + SC : ne;
       long lo[plan_nspans], hi[plan_nspans];

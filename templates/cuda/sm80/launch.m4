@@ -180,23 +180,28 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   h.p = a.p;
   // A mask with span atoms: the summary of the ids' ranges by chunks of keys
   // (fh_span_sum_kernel), in stream-ordered workspace, that the CTAs' scans
-  // read instead of every chunk's ids.  Where the pool has no memory for it
-  // the kernel scans without it (the same key ranges, a longer scan).
+  // read instead of the ids.  Where there is none (the pool cannot be made or
+  // has no memory for it, or heads or batches beyond its grid's 65535) the
+  // kernel scans the ids themselves: the same results, a longer scan.
   void* ws = nullptr;
   if constexpr (plan_nspans > 0) {
     const int chunks = (a.N + plan_span_chunk - 1) / plan_span_chunk;
     const size_t bytes = (size_t)a.B * a.Hq * chunks * 2 * plan_nspans * sizeof(long);
     cudaMemPool_t pool;
-    if ((s = fg_cuda_pool(dev, &pool, entry)) != FG_OK) return s;
-    if (chunks > 0 && cudaMallocFromPoolAsync(&ws, bytes, pool, st) == cudaSuccess) {
-      constexpr int SNT = 256;  // 8 warps, a chunk each
-      fh_span_sum_kernel<SNT><<<dim3((unsigned)((chunks + SNT / 32 - 1) / (SNT / 32)), (unsigned)a.Hq, (unsigned)a.B),
-                                SNT, 0, st>>>(a.p, static_cast<long*>(ws), chunks);
-      h.span_sum = static_cast<const long*>(ws);
-      h.span_chunks = chunks;
-    } else {
-      (void)cudaGetLastError();  // the failed allocation, not the launch's error
-      ws = nullptr;
+    if (chunks > 0 && a.Hq <= 65535 && a.B <= 65535 && fg_cuda_pool(dev, &pool, entry) == FG_OK) {
+      if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
+        (void)cudaGetLastError();  // the failed allocation, not the launch's error
+        ws = nullptr;
+      } else {
+        constexpr int SNT = 256;  // 8 warps, a chunk each
+        fh_span_sum_kernel<SNT><<<dim3((unsigned)((chunks + SNT / 32 - 1) / (SNT / 32)), (unsigned)a.Hq,
+                                       (unsigned)a.B),
+                                  SNT, 0, st>>>(a.p, static_cast<long*>(ws), chunks);
+        if (cudaGetLastError() == cudaSuccess) {
+          h.span_sum = static_cast<const long*>(ws);
+          h.span_chunks = chunks;
+        }
+      }
     }
   }
   fh_attn_fwd_kernel<T, C><<<grid, C::NT, smem, st>>>(h);

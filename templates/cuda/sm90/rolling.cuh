@@ -30,7 +30,8 @@
 //   mask that compares ids read at the row and the key (span atoms) narrows
 //   the key range once per CTA (while Q's copy is in flight; from the ids'
 //   ranges per 64-key chunk that fh_span_sum_kernel, launched first, wrote,
-//   reading no id) and classifies
+//   reading no key's id, or where the launch has no workspace for it from
+//   the ids themselves) and classifies
 //   each tile from the ids' ranges, read one tile ahead; a masked tile where
 //   every span atom is known (plan_spans_known) takes each element from the
 //   spans' truth and its linear atoms (plan_visible_known), reading no ids;
@@ -90,7 +91,7 @@ struct fh_args {
   int B, Hq, Hkv, M, N;
   int D;  // the launch's head dim (at most the compiled one)
   plan_params p;
-  // with span atoms: null, or plan_span_sum_kernel's summary, [B][Hq][span_chunks]
+  // with span atoms: null, or fh_span_sum_kernel's summary, [B][Hq][span_chunks]
   // chunks of plan_span_chunk keys, each [lo, hi] per span (plan_span_narrow)
   const long* span_sum;
   int span_chunks;
@@ -188,7 +189,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   }
   __syncthreads();
   // The Q tile does not depend on the key range: its copy is in flight while
-  // the range is found (with span atoms, a scan of the ids by the whole CTA).
+  // the range is found (with span atoms, a scan by the whole CTA).
   if (tid == 0) {
     fh_tma_prefetch_map(&a.tq);
     fh_tma_prefetch_map(&a.tk);
@@ -471,7 +472,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     constexpr int RSL = 256;
     // rest: 0, or 1 + 2 truth where the span atoms are known over the rest,
     // bit 31 set where the last tile is not in it (one word: at D 256 a
-    // register more spills); the rest is tiles t_lo + 1 .. t_rest - 1
+    // register more spills); the rest is tiles t_lo + 1 .. t_hi - 1 - (rest >> 31)
     unsigned rest = 0;
     auto in_rest = [&](int t) { return rest && t > t_lo && t < t_hi - (int)(rest >> 31); };
     if constexpr (plan_nspans > 0) {
