@@ -599,7 +599,7 @@ static void key_range_defs(cu *c, fg_defs *defs)
     /* span atoms (an id read at the row against one read at the key): the
      * kernels that take them classify tiles and narrow key ranges from the
      * values' ranges; they need skippable tiles */
-    int nspans = c->at->mask_skip ? k->mask->nspans : 0;
+    const int nspans = config_nspans(k); /* the count config_smem reads too */
     cb rows = {c->a, NULL, 0, 0}, cols = {c->a, NULL, 0, 0};
     for (int i = 0; i < nspans; i++) {
         const fg_mask_span *sp = k->mask->spans[i];
