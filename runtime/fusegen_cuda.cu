@@ -207,6 +207,14 @@ extern "C" void fg_cuda_params_free(cudaStream_t st, void** bufs, int n) {
     if (bufs[k]) (void)cudaFreeAsync(bufs[k], st);
 }
 
+extern "C" int fg_cuda_span_summary_off(void) {
+  static const int off = [] {
+    const char* f = getenv("FUSEGEN_SPAN_SUMMARY");
+    return f != nullptr && strcmp(f, "off") == 0;
+  }();
+  return off;
+}
+
 extern "C" int fg_cuda_sm90a(const void* code_flag, int dev, fg_cuda_per_device* cache) {
   // FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family everywhere (read once)
   static const int forced_sm80 = [] {

@@ -113,6 +113,13 @@ int fg_cuda_tune_table(const fg_tune_table *tables, int n, int dev, fg_cuda_per_
  * a failed query is not (the next launch asks again). */
 int fg_cuda_sm90a(const void *code_flag, int dev, fg_cuda_per_device *cache);
 
+/* Whether the sm_90a launch of a mask with span atoms leaves out the summary
+ * of the ids (fh_span_sum_kernel): 1 where FUSEGEN_SPAN_SUMMARY=off in the
+ * environment (read once per process), so that a check can run the path a
+ * launch takes without workspace (each CTA's scan reads the ids
+ * themselves: the same results, a longer scan); else 0. */
+int fg_cuda_span_summary_off(void);
+
 /* A tensor map of the copy engine (a CUtensorMap: 128 bytes at map, 64-byte
  * aligned) for a rank-4 tensor of 16-bit elements (bf16 when bf16 is
  * non-zero, else fp16) at base: extents ext[0] (contiguous) .. ext[3],

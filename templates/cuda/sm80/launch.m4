@@ -181,14 +181,15 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   // A mask with span atoms: the summary of the ids' ranges by chunks of keys
   // (fh_span_sum_kernel), in stream-ordered workspace, that the CTAs' scans
   // read instead of the ids.  Where there is none (the pool cannot be made or
-  // has no memory for it, or heads or batches beyond its grid's 65535) the
-  // kernel scans the ids themselves: the same results, a longer scan.
+  // has no memory for it, heads or batches beyond its grid's 65535, or
+  // FUSEGEN_SPAN_SUMMARY=off, which tests/gpu-nosummary.sh sets) the kernel
+  // scans the ids themselves: the same results, a longer scan.
   void* ws = nullptr;
   if constexpr (plan_nspans > 0) {
     const int chunks = (a.N + plan_span_chunk - 1) / plan_span_chunk;
     const size_t bytes = (size_t)a.B * a.Hq * chunks * 2 * plan_nspans * sizeof(long);
     cudaMemPool_t pool;
-    if (chunks > 0 && a.Hq <= 65535 && a.B <= 65535 && fg_cuda_pool(dev, &pool, entry) == FG_OK) {
+    if (chunks > 0 && !fg_cuda_span_summary_off() && a.Hq <= 65535 && a.B <= 65535 && fg_cuda_pool(dev, &pool, entry) == FG_OK) {
       if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
         (void)cudaGetLastError();  // the failed allocation, not the launch's error
         ws = nullptr;

@@ -1,0 +1,18 @@
+#!/bin/sh
+# gpu-nosummary.sh - tests/gpu_check on the plans whose masks compare ids
+# (span atoms: docmask) again with FUSEGEN_SPAN_SUMMARY=off, so that the
+# sm_90a launch without the ids' summary (what a launch does where the
+# stream-ordered pool has no memory for it, or heads or batches pass the
+# summary kernel's grid: each CTA's scan reads the ids itself) is checked on
+# every run, not only where memory runs short.  Exit 77 (skipped, with the
+# reason) where the device is not of compute capability 9.0: the sm_80
+# family, which gpu_check already ran there, never reads a summary.
+id=${CUDA_VISIBLE_DEVICES:-0}
+id=${id%%,*}
+cc=`nvidia-smi -i "$id" --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1`
+case $cc in
+  9.0) ;;
+  "") echo "gpu-nosummary.sh: nvidia-smi gave no compute capability (no GPU, or no nvidia-smi): skipped"; exit 77;;
+  *) echo "gpu-nosummary.sh: compute capability $cc: the sm_80 family reads no summary: skipped"; exit 77;;
+esac
+FUSEGEN_SPAN_SUMMARY=off exec ./tests/gpu_check --plans docmask "$@"
