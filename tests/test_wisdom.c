@@ -308,11 +308,17 @@ static void test_default_space(void **state)
     assert_string_equal(cands[1].name, "T128_128_2");
     assert_string_equal(cands[2].name, "T128_128_3");
     /* fh_cfg<128, 64, 64, 2>::smem_bytes(): 1024 + Q 16384 + K/V 65536 +
-     * 72 bytes of mbarriers; with one span, the mbarriers to 80 and 8
-     * ranges of 16 bytes (rows and keys, 4 consumer warps) */
+     * 72 bytes of mbarriers; with one span, the mbarriers to 80, 8 ranges
+     * of 16 bytes (rows and keys, 4 consumer warps) and the 4 warps' copies
+     * of a tile's key values (64 keys, 8 bytes each) */
     const fg_cuda_config h128d = {.arch = "sm90", .d = 128, .bm = 64, .bn = 64, .stages = 2};
     assert_int_equal(config_smem(&h128d, 0), 83016);
-    assert_int_equal(config_smem(&h128d, 1), 83152);
+    assert_int_equal(config_smem(&h128d, 1), 83152 + 4 * 64 * 8);
+    /* fh_cfg<96, 128, 128, 3>: 1024 + Q 32768 + K/V 196608 + the mbarriers
+     * (104, to 112) + 16 ranges = 230768; the 8 warps' copies (8192) would
+     * pass 227 KB, so it has none (fh_cfg::VALS) */
+    const fg_cuda_config h96 = {.arch = "sm90", .d = 96, .bm = 128, .bn = 128, .stages = 3};
+    assert_int_equal(config_smem(&h96, 1), 230768);
 }
 
 static void test_bucket(void **state)

@@ -278,9 +278,14 @@ long config_smem(const fg_cuda_config *k, int nspans)
         long bars = 8L * (1 + 4 * k->stages); /* the mbarriers */
         /* with span atoms, the bars to 16 bytes, then the rows' and the
          * keys' ranges per consumer warp (4 a group of 64 rows), 16 bytes
-         * a span each */
-        long spans = nspans > 0 ? ((bars + 15) & ~15L) + 2L * 4 * (k->bm / 64) * 16 * nspans : bars;
-        return 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 + spans;
+         * a span each; then, where it fits in 227 KB (fh_cfg::VALS), each
+         * consumer warp's copy of a tile's key values, 8 bytes a key and
+         * span */
+        long warps = 4L * (k->bm / 64);
+        long spans = nspans > 0 ? ((bars + 15) & ~15L) + 2L * warps * 16 * nspans : bars;
+        long base = 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 + spans;
+        long vals = warps * k->bn * 8 * nspans;
+        return nspans > 0 && base + vals <= 227L * 1024 ? base + vals : base;
     }
     if (!strcmp(k->arch, "cdna")) { /* templates/hip/cdna/: K rows and transposed V, padded by 4 */
         long keys = k->family == CUDA_FAMILY_ROLLING ? k->bn : (long)k->warps * k->bnw;

@@ -480,6 +480,7 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, co
 // No span atoms: the tile classes are closed forms.  The kernels call the span
 // hooks only when plan_nspans > 0; these stand in for them.
 __attribute__((unused)) constexpr int plan_nspans = 0;
+__device__ __forceinline__ long plan_span_row(int, int, int, const plan_params&) { return 0; }
 template <bool ROW>
 __device__ __forceinline__ void plan_span_range(int, int, int, const plan_params&, long*, long*) {}
 template <int PER>

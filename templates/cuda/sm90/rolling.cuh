@@ -35,6 +35,10 @@
 //   each tile from the ids' ranges, read one tile ahead; a masked tile where
 //   every span atom is known (plan_spans_known) takes each element from the
 //   spans' truth and its linear atoms (plan_visible_known), reading no ids;
+//   one where they are not decides each element's span atoms between its
+//   row's value (two loads a thread) and its key's, from the warp's copy in
+//   shared memory of the values its classification read (VALS), in place of
+//   two id loads an element;
 //   a tile where the score is qk times a constant plus one value
 //   (plan_score_tile_bias) takes the fold's path with an offset,
 //   and on the other tiles a term that reads the row and key only through
@@ -73,13 +77,20 @@ struct fh_cfg {
   static_assert(D % 16 == 0 && D <= 256 && BN % 16 == 0 && BN <= 256 && STAGES >= 2, "bad tile");
   static_assert((BM == 64 || BM == 128) && (!PP || BM == 128), "BM 64 or 128; ping-pong takes two groups");
   static constexpr int SPAN_OFF = (8 * (1 + 4 * STAGES) + 15) & ~15;  // the mbarriers, to 16 bytes
+  // 1024 for aligning the tiles to the swizzle atom, then the tiles, the
+  // mbarriers (Q full; K full, V full, K empty and V empty per slot) and
+  // with span atoms the rows' and the keys' ranges per consumer warp
+  static constexpr size_t BASE_BYTES =
+      1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES +
+      (plan_nspans > 0 ? SPAN_OFF + 2 * 4 * NCG * 16 * (size_t)plan_nspans : 8 * (1 + 4 * STAGES));
+  // then, where the 227 KB a CTA may have leave room for it (not at D 96 on
+  // 128-key tiles, three stages), each consumer warp's copy of a masked
+  // tile's key values for VALS (the softmax below), 8 bytes a key and span
+  static constexpr size_t VALS_BYTES = 4 * NCG * BN * 8 * (size_t)plan_nspans;
+  static constexpr bool VALS = plan_nspans > 0 && BASE_BYTES + VALS_BYTES <= 227 * 1024;
   template <typename T>
   static constexpr size_t smem_bytes() {
-    // 1024 for aligning the tiles to the swizzle atom, then the tiles, the
-    // mbarriers (Q full; K full, V full, K empty and V empty per slot) and
-    // with span atoms the rows' and the keys' ranges per consumer warp
-    return 1024 + (size_t)Q_BYTES + 2 * (size_t)STAGES * KV_BYTES +
-           (plan_nspans > 0 ? SPAN_OFF + 2 * 4 * NCG * 16 * (size_t)plan_nspans : 8 * (1 + 4 * STAGES));
+    return BASE_BYTES + (VALS ? VALS_BYTES : 0);
   }
 };
 
@@ -129,6 +140,9 @@ __device__ __forceinline__ void fh_st_shared_u32(uint32_t addr, uint32_t v) {
 }
 __device__ __forceinline__ void fh_st_shared_v2_s64(uint32_t addr, long x, long y) {
   asm volatile("st.shared.v2.s64 [%0], {%1, %2};\n" ::"r"(addr), "l"(x), "l"(y) : "memory");
+}
+__device__ __forceinline__ void fh_st_shared_s64(uint32_t addr, long x) {
+  asm volatile("st.shared.s64 [%0], %1;\n" ::"r"(addr), "l"(x) : "memory");
 }
 __device__ __forceinline__ void fh_ld_shared_v2_s64(uint32_t addr, long* x, long* y) {
   asm volatile("ld.shared.v2.s64 {%0, %1}, [%2];\n" : "=l"(*x), "=l"(*y) : "r"(addr) : "memory");
@@ -285,6 +299,13 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     const uint32_t span_base = bars + C::SPAN_OFF;
     const uint32_t span_rows = span_base + (uint32_t)(warp - 4) * (16 * SK);
     const uint32_t span_keys = span_base + (uint32_t)(4 * C::NCG + warp - 4) * (16 * SK);
+    // VALS: a masked tile whose span atoms are not known (rows of two
+    // documents, or the tile where the rows' document starts) takes its keys'
+    // values from this warp's copy here (span k's at key offset x at
+    // span_vals + 8 (k BN + x)), written by its classification from the
+    // values it loaded, and its rows' from two loads a thread: each element
+    // compares values in registers where plan_visible would load both
+    const uint32_t span_vals = span_base + (uint32_t)(2 * 4 * C::NCG * 16 * SK + (warp - 4) * (BN * 8 * SK));
 
     // Score/mask hooks and the online softmax of the tile at n0 (S in
     // sacc): sacc becomes P, l and m are updated; corr[] receives the
@@ -292,13 +313,25 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     // product that is still adding into it has completed.
     // AFF: the score is qk * asc + aoff on this tile (plan_score_tile_bias),
     // which takes the fold's path with an offset.
+    // A pair's visibility from its row's and its key's span values (VALS):
+    // the span atoms decided between two values (plan_spans_known of two
+    // one-value ranges, which decides them), the linear atoms at (i, j)
+    auto visible_vals = [&](int i, int j, const long* rv_, const long* cv_) {
+      unsigned tr = 0;
+      (void)plan_spans_known(rv_, rv_, cv_, cv_, &tr);
+      return plan_visible_known(i, j, tr, p);
+    };
     auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff,
-                       auto known_tag, unsigned truth) {
+                       auto known_tag, unsigned truth, auto vals_tag) {
       constexpr bool MASKED = decltype(masked_tag)::value;
       constexpr bool AFF = decltype(aff_tag)::value;
       // KNOWN (a masked tile with its span atoms known, class >= 3 below):
       // each element from its linear atoms and the spans' truth bits
       constexpr bool KNOWN = MASKED && decltype(known_tag)::value;
+      // VALS (a masked tile of class 1 with span atoms, its keys' values in
+      // span_vals): each element's span atoms decided from the values of its
+      // row and key, its linear atoms as in KNOWN
+      constexpr bool VALS = MASKED && !KNOWN && decltype(vals_tag)::value;
       (void)truth;
       (void)asc;
       (void)aoff;
@@ -338,6 +371,12 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // compares of its constant offset, in place of plan_visible and j < N
       // (the loops keep their order: with rows outer, ptxas spilled in
       // sinkwindow's kernels, which test plan_visible)
+      long rv[VALS ? 2 : 1][SK];  // VALS: the thread's two rows' values (rows past M: the last row's)
+      if constexpr (VALS)
+#pragma unroll
+        for (int hr = 0; hr < 2; ++hr)
+#pragma unroll
+          for (int k = 0; k < SK; ++k) rv[hr][k] = plan_span_row(k, min(ibase + hr * 8, M - 1), h, p);
       int klo[2] = {0, 0}, khi[2] = {0, 0};
       if constexpr (MASKED && plan_mask_rows) {
 #pragma unroll
@@ -356,6 +395,13 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 #pragma unroll
             for (int k = 0; k < NSH; ++k)
               kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
+        // VALS: the values of the thread's two keys here (offsets 8 nb + 2 tq
+        // and the next: one 16-byte load a span)
+        long cv[2][SK];
+        if constexpr (VALS)
+#pragma unroll
+          for (int k = 0; k < SK; ++k)
+            fh_ld_shared_v2_s64(span_vals + 8u * (uint32_t)(k * BN + nb * 8 + 2 * tq), &cv[0][k], &cv[1][k]);
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int i = ibase + (e >> 1) * 8;
@@ -375,6 +421,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             const bool vis =
                 plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
                 : KNOWN        ? j < N && plan_visible_known(i, j, truth, p)
+                : VALS         ? j < N && visible_vals(i, j, rv[e >> 1], cv[e & 1])
                                : j < N && plan_visible(i, j, p);
             if (!vis) x = plan_softmax ? -INFINITY : 0.f;
           }
@@ -537,8 +584,20 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // pairs or none: rows and keys of one document; bit k of truth, span
       // k holds), so that the masked step reads no ids
       unsigned truth;
-      if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth))
+      if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
         cls = 3 + 4 * (int)truth;
+      } else if (C::VALS && plan_spans_decide && cls == 1) {
+        // not known: the keys' values into this warp's copy for VALS (the
+        // warp's lanes have read the last copy: __syncwarp first)
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < SK; ++k)
+#pragma unroll
+          for (int w = 0; w < SPER; ++w)
+            if (lane + 32 * w < BN)
+              fh_st_shared_s64(span_vals + 8u * (uint32_t)(k * BN + lane + 32 * w), sv[k][w]);
+        __syncwarp();
+      }
       return cls;
     };
     // The tile-affine score (plan_score_tile_bias) of tile t: whether it
@@ -566,17 +625,19 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       float corr[2];
       const bool aff = plan_score_tile_affine && af.on;
       const float asc = af.sc, aoff = af.off;
+      constexpr fa_bool<false> no{};
       if (aff && cls == 2)
-        softmax(fa_bool<false>{}, fa_bool<true>{}, n0, corr, asc, aoff, fa_bool<false>{}, 0u);
+        softmax(no, fa_bool<true>{}, n0, corr, asc, aoff, no, 0u, no);
       else if (aff)
-        softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff, fa_bool<false>{}, 0u);
+        softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff, no, 0u, no);
       else if (cls == 2)
-        softmax(fa_bool<false>{}, fa_bool<false>{}, n0, corr, asc, aoff, fa_bool<false>{}, 0u);
+        softmax(no, no, n0, corr, asc, aoff, no, 0u, no);
       else if (plan_spans_decide && cls >= 3)
-        softmax(fa_bool<true>{}, fa_bool<false>{}, n0, corr, asc, aoff, fa_bool<true>{}, (unsigned)(cls - 3) >> 2);
+        softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, fa_bool<true>{}, (unsigned)(cls - 3) >> 2, no);
+      else if (C::VALS && plan_spans_decide && cls == 1)  // the keys' values in span_vals (tile_class)
+        softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, no, 0u, fa_bool<true>{});
       else
-        softmax(fa_bool<true>{}, fa_bool<false>{}, n0, corr, asc, aoff, fa_bool<false>{},
-                0u);  // partial, or nothing visible here
+        softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, no, 0u, no);  // partial, or nothing visible here
       return make_float2(corr[0], corr[1]);
     };
     auto rescale_pack = [&](float2 corr) {
