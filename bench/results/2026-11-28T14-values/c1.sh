@@ -1,5 +1,5 @@
 #!/bin/sh
-# Call 1 (twenty-sixth session, 14:47Z; V and FV failed 12 cases: D 96's 128-key tiles
+# Call 1 (twenty-sixth session, 14:05Z; V and FV failed 12 cases: D 96's 128-key tiles
 # asked for 238960 bytes of shared memory; the Flex step ran from the wrong folder).  A: the committed kernels with FUSEGEN_SPAN_SUMMARY (the
 # launch without the ids' summary on demand); V: a masked docmask tile whose span atoms are
 # not known compares values (the keys' from the warp's shared copy its classification wrote,
