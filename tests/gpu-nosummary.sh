@@ -15,4 +15,7 @@ case $cc in
   "") echo "gpu-nosummary.sh: nvidia-smi gave no compute capability (no GPU, or no nvidia-smi): skipped"; exit 77;;
   *) echo "gpu-nosummary.sh: compute capability $cc: the sm_80 family reads no summary: skipped"; exit 77;;
 esac
+# the sm_90a family, whatever the caller's environment asks: with
+# FUSEGEN_CUDA_FAMILY=sm80 this would pass without taking the path it checks
+unset FUSEGEN_CUDA_FAMILY
 FUSEGEN_SPAN_SUMMARY=off exec ./tests/gpu_check --plans docmask "$@"
