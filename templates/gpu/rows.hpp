@@ -67,13 +67,25 @@ __device__ __forceinline__ void rr_store1(void* base, int dt, long long off, flo
 
 // A chunk as loaded: V elements of T in 16 bytes (the kept rows stay in this
 // form between the walks: half the registers of floats for 16-bit types).
+// 16-bit types a pair of elements at a time (the target's rr_unpack2).
 template <typename T, int V>
 __device__ __forceinline__ void rr_unpack(const uint4& u, float (&x)[V]) {
   static_assert(sizeof(T) * V == 16, "one 16-byte chunk");
-  const T* t = reinterpret_cast<const T*>(&u);
+  if constexpr (sizeof(T) == 2) {
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
-  for (int e = 0; e < V; e++) x[e] = rr_to_float(t[e]);
+    for (int q = 0; q < 4; q++) rr_unpack2(static_cast<const T*>(nullptr), w[q], x[2 * q], x[2 * q + 1]);
+  } else {
+    const T* t = reinterpret_cast<const T*>(&u);
+#pragma unroll
+    for (int e = 0; e < V; e++) x[e] = rr_to_float(t[e]);
+  }
 }
+
+// The dtype code of T (the pointer only picks the type).
+__device__ __forceinline__ int rr_dt_code(const float*) { return FG_F32; }
+__device__ __forceinline__ int rr_dt_code(const rr_bf16*) { return FG_BF16; }
+__device__ __forceinline__ int rr_dt_code(const rr_fp16*) { return FG_FP16; }
 
 // V elements at base + off (16-byte aligned for f32; V * 2 bytes for 16-bit).
 template <int V>
@@ -112,14 +124,22 @@ __device__ __forceinline__ bool rr_row_vec(const plan_params& p, const plan_row&
 
 // Elements c0 .. c0 + V - 1 of inputs K0 .. K1 - 1 along the axis (0 past
 // c1), as loaded (rr_unpack gives the floats).
+// rr_load_vec: the same where the caller knows the chunk whole and the row
+// 16-byte accessible (one load an input, no test).
+template <typename T, int K0, int K1, int N>
+__device__ __forceinline__ void rr_load_vec(const plan_params& p, const plan_row& r, long long c0, uint4 (&u)[N]) {
+  static_assert(K1 <= N || K1 <= K0, "the inputs loaded fit the array");
+#pragma unroll
+  for (int k = K0; k < K1; k++)
+    u[k] = rr_ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0));
+}
+
 template <typename T, int V, int K0 = 0, int K1 = plan_nin, int N>
 __device__ __forceinline__ void rr_load_raw(const plan_params& p, const plan_row& r, long long c0, long long c1,
                                             bool vec, uint4 (&u)[N]) {
   static_assert(K1 <= N || K1 <= K0, "the inputs loaded fit the array");
   if (vec && c0 + V <= c1) {
-#pragma unroll
-    for (int k = K0; k < K1; k++)
-      u[k] = rr_ldg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.in[k]) + r.in_off[k] + c0));
+    rr_load_vec<T, K0, K1>(p, r, c0, u);
     return;
   }
 #pragma unroll
@@ -200,12 +220,25 @@ __device__ __forceinline__ void rr_reduce(plan_state& s, plan_state* sh, const p
   }
 }
 
+// Whether all K chunks of thread t of G in [cb, ce) are whole (its last
+// chunk ends by ce).
+template <typename T, int G, int K>
+__device__ __forceinline__ bool rr_kept_whole(long long cb, long long ce, int t) {
+  return cb + ((long long)(K - 1) * G + t + 1) * rr_v<T>::V <= ce;
+}
+
 // The kept forms' loads: thread t of G takes its K chunks of [cb, ce), as
-// loaded (all in flight before any is used).
+// loaded (all in flight before any is used); without a test a chunk where
+// the row is 16-byte accessible and all of the thread's chunks are whole.
 template <typename T, int G, int K>
 __device__ __forceinline__ void rr_load_kept(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
                                              bool vec, uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
+  if (vec && rr_kept_whole<T, G, K>(cb, ce, t)) {
+#pragma unroll
+    for (int i = 0; i < K; i++) rr_load_vec<T, 0, plan_nin1>(p, r, cb + ((long long)i * G + t) * V, xs[i]);
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;
@@ -244,7 +277,7 @@ template <typename T, int G, int K, int L>
 __device__ __forceinline__ void rr_level_add(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
                                              plan_state& s, const uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
-  const bool whole = cb + ((long long)(K - 1) * G + t + 1) * V <= ce;
+  const bool whole = rr_kept_whole<T, G, K>(cb, ce, t);
   plan_lc h;
   plan_level_consts<L>(h, s, p, r);
   if constexpr (L == 0 && rr_pairs && plan_pair_input >= 0 && sizeof(T) == 2) {
@@ -327,6 +360,30 @@ __device__ __forceinline__ void rr_write_kept(const plan_params& p, const plan_r
                                               bool vec, const plan_fin& f, const plan_state& s,
                                               const uint4 (&xs)[K][plan_nin1_a]) {
   constexpr int V = rr_v<T>::V;
+  // All chunks whole and 16-byte accessible, and every output along the
+  // axis present and of the inputs' dtype (a layer norm's Y): no test a
+  // chunk, and the stores' dtype a constant.
+  bool typed = sizeof(T) == 2 && vec && rr_kept_whole<T, G, K>(cb, ce, t);
+#pragma unroll
+  for (int k = 0; k < plan_nout; k++)
+    typed = typed && p.out[k] && p.out_dt[k] == rr_dt_code(static_cast<const T*>(nullptr));
+  if (typed) {
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+      const long long c0 = cb + ((long long)i * G + t) * V;
+      float x[plan_nin_a][V], y[plan_nout_a][V];
+      uint4 u[plan_nin_a];
+#pragma unroll
+      for (int k = 0; k < plan_nin1; k++) u[k] = xs[i][k];
+      rr_load_vec<T, plan_nin1, plan_nin>(p, r, c0, u);
+      rr_unpack_all<T, V>(u, x);
+      plan_elementwise<V>(y, x, c0, f, s, p, r);
+#pragma unroll
+      for (int k = 0; k < plan_nout; k++)
+        rr_store_vec<V>(p.out[k], rr_dt_code(static_cast<const T*>(nullptr)), r.out_off[k] + c0, y[k]);
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < K; i++) {
     const long long c0 = cb + ((long long)i * G + t) * V;

@@ -25,6 +25,19 @@ __device__ __forceinline__ float rr_to_float(__nv_bfloat16 x) { return __bfloat1
 __device__ __forceinline__ float rr_to_float(__half x) { return __half2float(x); }
 __device__ __forceinline__ __nv_bfloat16 rr_to_bf16(float x) { return __float2bfloat16_rn(x); }
 __device__ __forceinline__ __half rr_to_fp16(float x) { return __float2half_rn(x); }
+// Two 16-bit elements packed in 32 bits (the first in the low half) as
+// floats: bf16 by its bits (a shift and an AND, where __bfloat162float of
+// the high half takes two instructions), fp16 by one conversion of the pair.
+// The pointer only picks the type.
+__device__ __forceinline__ void rr_unpack2(const __nv_bfloat16*, unsigned w, float& a, float& b) {
+  a = __uint_as_float(w << 16);
+  b = __uint_as_float(w & 0xffff0000u);
+}
+__device__ __forceinline__ void rr_unpack2(const __half*, unsigned w, float& a, float& b) {
+  const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w));
+  a = f.x;
+  b = f.y;
+}
 
 // Chunks in flight per thread in the rolling walk.
 constexpr int RR_UNROLL = 4;

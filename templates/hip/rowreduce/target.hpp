@@ -37,6 +37,16 @@ __device__ __forceinline__ float rr_to_float(rr_bf16 x) { return __builtin_bit_c
 __device__ __forceinline__ float rr_to_float(_Float16 x) { return (float)x; }
 __device__ __forceinline__ rr_bf16 rr_to_bf16(float x) { return rr_bf16(x); }
 __device__ __forceinline__ _Float16 rr_to_fp16(float x) { return (_Float16)x; }
+// Two 16-bit elements packed in 32 bits (the first in the low half) as
+// floats (the pointer only picks the type).
+__device__ __forceinline__ void rr_unpack2(const rr_bf16*, unsigned w, float& a, float& b) {
+  a = __builtin_bit_cast(float, w << 16);
+  b = __builtin_bit_cast(float, w & 0xffff0000u);
+}
+__device__ __forceinline__ void rr_unpack2(const _Float16*, unsigned w, float& a, float& b) {
+  a = (float)__builtin_bit_cast(_Float16, (unsigned short)(w & 0xffffu));
+  b = (float)__builtin_bit_cast(_Float16, (unsigned short)(w >> 16));
+}
 
 // Chunks in flight per thread in the rolling walk: 4, or 2 for a running
 // state of more than 8 values (moments' 9 at 4 took an SGPR spill and a
