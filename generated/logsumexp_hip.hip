@@ -1116,13 +1116,16 @@ __global__ void RR_BOUNDS(NT) rr_merge_kernel(const RR_GRID_CONST plan_params p,
 // ------------------------------------------------------------------ launch
 
 // When the split form pays: fewer rows than half the SMs, rows of at least
-// RR_SPLIT_MIN elements; parts of at least RR_SPLIT_MIN / 4 elements, about
-// two CTAs per SM in all.
+// RR_SPLIT_MIN elements; parts of at least RR_SPLIT_MIN / 4 elements, at
+// most two CTAs per SM in all (the split kernels of 16-bit rows take about
+// 60 registers a thread: two CTAs of 512 an SM, one wave).  Rounding up
+// instead (32 rows on 132 SMs: 9 parts, 288 CTAs for 264 places) left a
+// second wave of 24 CTAs (bench/NOTES.md, 2026-11-28).
 constexpr long long RR_SPLIT_MIN = 16384;
 
 static int rr_auto_splits(long long rows, long long ncols, int sms) {
   if (rows * 2 >= sms || ncols < RR_SPLIT_MIN) return 1;
-  long long s = (2LL * sms + rows - 1) / rows;
+  long long s = 2LL * sms / rows;
   const long long most = ncols / (RR_SPLIT_MIN / 4);
   if (s > most) s = most;
   return s < 1 ? 1 : (int)s;
