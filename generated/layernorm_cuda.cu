@@ -947,24 +947,54 @@ __device__ __forceinline__ void rr_write_kept(const plan_params& p, const plan_r
   }
 }
 
-// The rolling walk over [cb, ce): RR_UNROLL chunks in flight per thread.
+// The first walk of the rolling form over [cb, ce): RR_UNROLL chunks a
+// thread a step, the next step's loads issued before this step's chunks are
+// used, so that two steps' bytes are in flight a thread (one step's were too
+// few to cover the latency where a row's part is long and the SM holds few
+// threads: the split form's parts).  f(u, c, n) takes the chunk at c (n
+// elements) as loaded: inputs 0 .. K1 - 1.  (The second walk keeps one
+// step in flight: with all of a layer norm's inputs, two steps took its
+// kernels past their registers.)
+template <typename T, int G, int K1, class F>
+__device__ __forceinline__ void rr_roll(const plan_params& p, const plan_row& r, long long cb, long long ce, int t,
+                                        bool vec, F&& f) {
+  constexpr int V = rr_v<T>::V;
+  constexpr long long STEP = (long long)RR_UNROLL * G * V;
+  uint4 cur[RR_UNROLL][plan_nin_a] = {}, nxt[RR_UNROLL][plan_nin_a] = {};
+  long long c0 = cb + (long long)t * V;
+#pragma unroll
+  for (int u = 0; u < RR_UNROLL; u++) {
+    const long long cu = c0 + (long long)u * G * V;
+    if (cu < ce) rr_load_raw<T, V, 0, K1>(p, r, cu, ce, vec, cur[u]);
+  }
+  for (; c0 < ce; c0 += STEP) {
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++) {
+      const long long cu = c0 + STEP + (long long)u * G * V;
+      if (cu < ce) rr_load_raw<T, V, 0, K1>(p, r, cu, ce, vec, nxt[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++) {
+      const long long cu = c0 + (long long)u * G * V;
+      if (cu < ce) f(cur[u], cu, ce - cu < V ? (int)(ce - cu) : V);
+    }
+#pragma unroll
+    for (int u = 0; u < RR_UNROLL; u++)
+#pragma unroll
+      for (int k = 0; k < K1; k++) cur[u][k] = nxt[u][k];
+  }
+}
+
+// The first walk of the rolling form: the running values, chunk by chunk.
 template <typename T, int G>
 __device__ __forceinline__ void rr_walk_rolling(const plan_params& p, const plan_row& r, long long cb, long long ce,
                                                 int t, bool vec, plan_state& s) {
   constexpr int V = rr_v<T>::V;
-  for (long long c0 = cb + (long long)t * V; c0 < ce; c0 += (long long)RR_UNROLL * G * V) {
-    float x[RR_UNROLL][plan_nin_a][V];
-#pragma unroll
-    for (int u = 0; u < RR_UNROLL; u++) {
-      const long long cu = c0 + (long long)u * G * V;
-      if (cu < ce) rr_load_chunk<T, V, plan_nin1>(p, r, cu, ce, vec, x[u]);
-    }
-#pragma unroll
-    for (int u = 0; u < RR_UNROLL; u++) {
-      const long long cu = c0 + (long long)u * G * V;
-      if (cu < ce) plan_accumulate<V>(s, x[u], ce - cu < V ? (int)(ce - cu) : V, cu, p, r);
-    }
-  }
+  rr_roll<T, G, plan_nin1>(p, r, cb, ce, t, vec, [&](const uint4 (&u)[plan_nin_a], long long c, int n) {
+    float x[plan_nin_a][V];
+    rr_unpack_all<T, V, plan_nin1>(u, x);
+    plan_accumulate<V>(s, x, n, c, p, r);
+  });
 }
 
 // The second walk of the rolling form: the inputs read again.
@@ -1017,10 +1047,19 @@ __global__ void RR_BOUNDS(NW * RR_WARP) rr_warp_kernel(const RR_GRID_CONST plan_
 // CTA form: one row per CTA of NT threads; KEEP: the row stays in registers
 // (ncols <= NT * V * K), else the rolling walk.
 // On CUDA, the kept forms of 512 threads (8 chunks each) are held to 64
-// registers, two CTAs per SM; those of 128 threads too, eight CTAs per SM
-// (HIP's RR_BOUNDS_MIN takes no minimum: the compiler's own choice there).
+// registers, two CTAs per SM; those of 128 threads too, eight CTAs per SM;
+// and so is the rolling form of 16-bit rows with no second walk and a small
+// running state (a log-sum-exp: 62-64 registers without a spill, where its
+// two steps in flight took it to 72 and one CTA an SM); the others spill at
+// 64 (HIP's RR_BOUNDS_MIN takes no minimum: the compiler's own choice there).
+template <typename T, bool KEEP>
+constexpr int rr_cta_minb(int nt) {
+  return nt == 512 && (KEEP || (sizeof(T) == 2 && plan_nout == 0 && plan_nstate <= 4)) ? 2
+         : KEEP && nt == 128                                                          ? 8
+                                                                                      : 1;
+}
 template <typename T, int NT, bool KEEP, int K = rr_v<T>::K>
-__global__ void RR_BOUNDS_MIN(NT, KEEP && NT == 512 ? 2 : KEEP && NT == 128 ? 8 : 1) rr_cta_kernel(const RR_GRID_CONST plan_params p) {
+__global__ void RR_BOUNDS_MIN(NT, (rr_cta_minb<T, KEEP>(NT))) rr_cta_kernel(const RR_GRID_CONST plan_params p) {
   const long long row = rr_bid_x();
   const int t = rr_tid();
   plan_row r;
