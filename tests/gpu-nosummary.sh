@@ -1,6 +1,7 @@
 #!/bin/sh
 # gpu-nosummary.sh - tests/gpu_check on the plans whose masks compare ids
-# (span atoms: docmask) again with FUSEGEN_SPAN_SUMMARY=off, so that the
+# (span atoms: docmask; found in $srcdir/generated, the plans whose kernel
+# source has plan_nspans above 0) again with FUSEGEN_SPAN_SUMMARY=off, so that the
 # sm_90a launch without the ids' summary (what a launch does where the
 # stream-ordered pool has no memory for it, or heads or batches pass the
 # summary kernel's grid: each CTA's scan reads the ids itself) is checked on
@@ -18,4 +19,20 @@ esac
 # the sm_90a family, whatever the caller's environment asks: with
 # FUSEGEN_CUDA_FAMILY=sm80 this would pass without taking the path it checks
 unset FUSEGEN_CUDA_FAMILY
-FUSEGEN_SPAN_SUMMARY=off exec ./tests/gpu_check --plans docmask "$@"
+srcdir=${srcdir:-.}
+if test ! -d "$srcdir/generated"; then
+    echo "gpu-nosummary.sh: no $srcdir/generated (set srcdir to the source tree)"
+    exit 99
+fi
+plans=
+for cu in "$srcdir"/generated/*_cuda.cu; do
+    grep -q 'constexpr int plan_nspans = [1-9]' "$cu" || continue
+    n=`basename "$cu" _cuda.cu`
+    plans=${plans:+$plans,}$n
+done
+if test -z "$plans"; then
+    echo "gpu-nosummary.sh: no plan in $srcdir/generated has span atoms: skipped"
+    exit 77
+fi
+echo "gpu-nosummary.sh: FUSEGEN_SPAN_SUMMARY=off on $plans"
+FUSEGEN_SPAN_SUMMARY=off exec ./tests/gpu_check --plans "$plans" "$@"
