@@ -870,6 +870,11 @@ typedef struct fg_kattn {
     fg_expr *fold_inner;      /* exp2 domain's varying part, constants hoisted */
     const fg_expr *fold_expr; /* the plan expression of the fold's constant
                                * factors, NULL when there are none (log2(e)) */
+    /* fold_bound: |fold_inner| <= fold_bound everywhere (tanh's 1, a product
+     * of bounded factors), 0 when no bound is known.  With it the exp2
+     * argument is bounded by fold_bound times the fold's constant, and the
+     * sm_90a kernel may take a fixed offset for the running max. */
+    double fold_bound;
     /* tile_fold: the score is qk times consts[tile_fold_const] plus a term
      * score_bias_l2 (exp2 domain) free of qk; on a tile where that term is
      * one value (a table read at a clamped distance past its last entry)

@@ -18,6 +18,9 @@
  *     4097 at head dim 128, plus rows 600 and 16k keys (the long-row
  *     configuration); at 64, 96 and 256 four of those pairs; groups 1
  *     and 4 where the plan groups heads (a kv-heads dim) (window: W = 100 or its default);
+ *     plans with a param named cap (soft-capped scores): a cap of 80 and of
+ *     2, and Q times 100 (scores past the cap, the weights at both ends of
+ *     the sm_90a kernel's fixed offset for the max, FIXM; bf16 and fp16);
  *   split plans: query rows 1, 3, 16 x key rows 1, 13, 131, 1000, 4097 x
  *     splits auto, 1, 2, 3, 7, 16, 64 at head dim 128; splits auto and 3 at
  *     the other head dims; groups 1 and 4 where the plan groups heads;
@@ -137,6 +140,8 @@ typedef struct gc_case {
     int splits;  /* passed to the CUDA entry; 0 = auto */
     int strided; /* non-packed layouts */
     int window;  /* W for a plan with that param, 0 = its default */
+    double cap;  /* the soft cap for a plan with a param named cap, 0 = its default */
+    float qamp;  /* the first input (Q) times this, 0 = 1: scores past the cap */
     int ragged;  /* per-sequence key lengths (dim N[b]): lens[0..b) */
     int graph;   /* launched on a stream of its own, captured into a CUDA graph (split
                     plans then take the separate combine kernel), the graph run twice */
@@ -385,6 +390,11 @@ static void set_params(gc_case *c)
         c->params[w] = c->window;
         c->has[w] = 1;
     }
+    int cp = param_index(c->info, "cap");
+    if (cp >= 0 && c->cap > 0) {
+        c->params[cp] = c->cap;
+        c->has[cp] = 1;
+    }
     /* prefixlm's prefix: a third of the keys (the strided cases take its
      * default, 0: causal); sinkwindow's sinks: 5 (strided: the default 4) */
     int pp = param_index(c->info, "P"), ps = param_index(c->info, "S");
@@ -530,6 +540,8 @@ static void run_gpu(gc_case *c)
         for (int64_t k = 0; k < n; k++) {
             /* row plans: a wider spread, so that the running max moves */
             float x = rows ? 4.0f * normal(&rs) : normal(&rs);
+            if (!rows && i == 0 && c->qamp > 0)
+                x *= c->qamp;
             if (c->masked && i == 0) {
                 const int64_t last = r->shape[r->rank - 1];
                 if (k < last || k == last + 1)
@@ -825,6 +837,8 @@ static void flush_batch(void)
 }
 
 static int graph_next; /* the next case is a graph case */
+static double cap_next; /* the next case's cap (add_cap_case) */
+static float qamp_next; /* and its factor on Q */
 
 static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d,
                           int m, int n, int groups, int splits, int strided, int window,
@@ -861,6 +875,8 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
     c->splits = splits;
     c->strided = strided;
     c->window = window;
+    c->cap = cap_next;
+    c->qamp = qamp_next;
     /* two values per row or more beside O (outputs of rank 3): two cases
      * in three ask for one of those that may be left out (every output but
      * the plan's first, as on the CPU entry) not to be computed (NULL
@@ -879,6 +895,10 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
         len += snprintf(c->label + len, sizeof c->label - (size_t)len, " splits %d", splits);
     if (window)
         len += snprintf(c->label + len, sizeof c->label - (size_t)len, " W %d", window);
+    if (c->cap > 0)
+        len += snprintf(c->label + len, sizeof c->label - (size_t)len, " cap %g", c->cap);
+    if (c->qamp > 0)
+        len += snprintf(c->label + len, sizeof c->label - (size_t)len, " Q x%g", (double)c->qamp);
     if (c->ragged)
         len += snprintf(c->label + len, sizeof c->label - (size_t)len, " lengths %d,%d,%d,%d,%d",
                         c->lens[0], c->lens[1], c->lens[2], c->lens[3], c->lens[4]);
@@ -896,6 +916,21 @@ static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, 
                      int n, int groups, int splits, int strided, int window)
 {
     add_case_lens(info, fn, dt, d, m, n, groups, splits, strided, window, 0);
+}
+
+/* A case of a plan with a soft cap: the cap at cap, Q times qamp.  The
+ * sm_90a kernel holds the max at a fixed offset where cap * log2(e) <= 78
+ * (bf16), and keeps the running max past it and in fp16: a cap of 80 takes
+ * the running max in bf16, Q x 100 puts the scores at +-cap (the weights at
+ * both ends of the fixed offset's range), a cap of 2 the offset 0. */
+static void add_cap_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d, int m,
+                         int n, int groups, double cap, float qamp)
+{
+    cap_next = cap;
+    qamp_next = qamp;
+    add_case(info, fn, dt, d, m, n, groups, 0, 0, 0);
+    cap_next = 0;
+    qamp_next = 0;
 }
 
 /* A case launched inside a CUDA graph (see gc_case.graph). */
@@ -1020,6 +1055,16 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
     static const int other_d[] = {64, 96, 256, 32, 80, 160, 192, 224, 40, 72, 136, 248};
     static const int pairs[][2] = {{1, 4097}, {7, 13}, {67, 131}, {300, 1000}};
     int has_g = role_index(info, FG_ROLE_KV_HEADS) >= 0, has_w = param_index(info, "W") >= 0;
+    int has_cap = param_index(info, "cap") >= 0;
+    if (has_cap) {
+        add_cap_case(info, fn, FG_BF16, 128, 67, 1000, has_g ? 4 : 1, 80, 0);
+        add_cap_case(info, fn, FG_BF16, 128, 300, 4097, 1, 0, 100);
+        if (!small) {
+            add_cap_case(info, fn, FG_FP16, 128, 300, 4097, has_g ? 2 : 1, 0, 100);
+            add_cap_case(info, fn, FG_BF16, 64, 7, 131, 1, 2, 8);
+            add_cap_case(info, fn, FG_BF16, 256, 130, 1001, has_g ? 8 : 1, 0, 100);
+        }
+    }
     if (small) {
         add_case(info, fn, FG_BF16, 128, 7, 131, has_g ? 4 : 1, 0, 1, has_w ? 100 : 0);
         add_case(info, fn, FG_BF16, 64, 67, 13, 1, 0, 0, 0);

@@ -459,6 +459,39 @@ static void row_values_follow_the_masked_row_rules(void **state)
     assert_def(d, "cuda_weight", "plan_sigmoid(x + plan_t_at(p, h))");
 }
 
+/* A score bounded by its form (cap * tanh(S / cap): tanh within 1) lets
+ * the sm_90a kernel hold the max at a fixed offset (plan_score_bound),
+ * unless a value per row changes with that offset (the max itself as an
+ * output; LSE = Mx + log(L) does not); qk alone has no bound. */
+#define CAP_HEAD                                                                               \
+    "dim B, H, M, N, D\naxis b: B, h: H, m: M, n: N, d: D\nparam cap: f32 = 30\n"              \
+    "input Q[b, h, m, d]: bf16\ninput K[b, h, n, d]: bf16\ninput V[b, h, n, d]: bf16\n"       \
+    "S[b, h, m, n] = sum(d: Q * K) * rsqrt(D)\nC[b, h, m, n] = cap * tanh(S / cap)\n"          \
+    "T[b, h, m, n] = where(n <= m + N - M, C, -inf)\n"                                         \
+    "Mx[b, h, m] = max(n: T)\nP[b, h, m, n] = exp(T - Mx)\nL[b, h, m] = sum(n: P)\n"          \
+    "O[b, h, m, d] = sum(n: P * V) / L\n"
+static void bounded_score_may_fix_the_max(void **state)
+{
+    fixture *f = *state;
+    assert_def(cuda_defs(f, "plans/softcap.fp"), "cuda_fold_bound", "1.0f");
+    assert_def(cuda_defs(f, "plans/window.fp"), "cuda_fold_bound", "1.0f");
+    assert_def(cuda_defs(f, "plans/global.fp"), "cuda_fold_bound", "0.0f");
+    const char *why = NULL;
+    const char *d = text_defs(f, "caplse.fp",
+                              "plan caplse\n" CAP_HEAD "LSE[b, h, m] = Mx + log(L)\n"
+                              "output O: bf16, LSE: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_fold_bound", "1.0f");
+    d = text_defs(f, "capmax.fp",
+                  "plan capmax\n" CAP_HEAD "LSE[b, h, m] = Mx + log(L)\n"
+                  "output O: bf16, Mx: f32, LSE: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_fold_bound", "0.0f");
+    d = text_defs(f, "capsum.fp", "plan capsum\n" CAP_HEAD "output O: bf16, L: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_fold_bound", "0.0f");
+}
+
 /* Several values per row beside O: each its line of plan_rowval and its
  * check in the entry (running values output as they are first, then the
  * epilogue's values in statement order), each with its own value in a row
@@ -1211,6 +1244,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(causal_mask_bounds_keys_and_tiles, setup, teardown),
         cmocka_unit_test_setup_teardown(alibi_slope_becomes_a_head_constant, setup, teardown),
         cmocka_unit_test_setup_teardown(softcap_constants_fold_on_the_host, setup, teardown),
+        cmocka_unit_test_setup_teardown(bounded_score_may_fix_the_max, setup, teardown),
         cmocka_unit_test_setup_teardown(window_mask_and_split_form, setup, teardown),
         cmocka_unit_test_setup_teardown(schedule_split_count_is_the_default, setup, teardown),
         cmocka_unit_test_setup_teardown(any_score_chain_becomes_one_expression, setup, teardown),

@@ -468,6 +468,28 @@ static bool bind_keylin(kb *c, fg_kattn *at)
     return false;
 }
 
+/* A bound on |e| for the score's varying part in the kernels' form: tanh
+ * and sigmoid are within 1 whatever their argument, a product of bounded
+ * factors within the product of the bounds, a literal its magnitude; 0
+ * when no bound is known (qk itself, a hoisted constant, any other form). */
+static double inner_bound(const fg_expr *e)
+{
+    switch (e->kind) {
+    case E_CALL:
+        return e->nargs == 1 && (e->fn == F_TANH || e->fn == F_SIGMOID) ? 1.0 : 0.0;
+    case E_NUM:
+        return fabs(e->num);
+    case E_NEG:
+        return inner_bound(e->args[0]);
+    case E_MUL: {
+        double a = inner_bound(e->args[0]), b = inner_bound(e->args[1]);
+        return a > 0 && b > 0 ? a * b : 0.0;
+    }
+    default:
+        return 0.0;
+    }
+}
+
 void kb_bind_score(kb *c, fg_kattn *at)
 {
     if (!c->softmax) { /* the score as it is: its weight is no exp of a difference */
@@ -483,6 +505,7 @@ void kb_bind_score(kb *c, fg_kattn *at)
         at->fold_const = kc->ref;
         at->fold_inner = inner;
         at->fold_expr = kexpr;
+        at->fold_bound = inner_bound(inner);
         at->score_l2 = fbin(c->a, E_MUL, expr_clone(c->a, inner), kc);
         return;
     }

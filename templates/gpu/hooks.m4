@@ -52,6 +52,11 @@ __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
   (void)p;
   return fg_cuda_fold_scale;
 }
+// plan_score_bound: |plan_score_inner| <= plan_score_bound everywhere (tanh's
+// 1), 0 when unbounded or when a value per row is not the same for any offset
+// of the max (the max itself as an output): where it is > 0, the sm_90a
+// kernel may hold the max at a fixed offset instead of a running one.
+__attribute__((unused)) constexpr float plan_score_bound = fg_cuda_fold_bound;
 
 __device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {
 fg_cuda_head_setup[[[]]]m4_dnl

@@ -795,6 +795,42 @@ static void correction_defs(cu *c, fg_defs *defs)
                             p->tensors[at->mx].name));
 }
 
+/* Leaves of a value per row with the running max shifted by d and the
+ * sum scaled to match (Mx + d, L * base^-d: what a fixed offset in place of
+ * the max gives); NaN for any other leaf. */
+typedef struct {
+    const fg_kattn *at;
+    double m, l, d;
+} shift_env;
+static double shift_leaf(void *ctx, const fg_expr *e)
+{
+    const shift_env *s = ctx;
+    if (e->kind == E_TENSOR && e->ref == s->at->mx)
+        return s->m + s->d;
+    if (e->kind == E_TENSOR && e->ref == s->at->l)
+        return s->l * (s->at->base2 ? exp2(-s->d) : exp(-s->d));
+    return NAN;
+}
+
+/* Whether every value per row is the same for any offset of the running
+ * max (LSE = Mx + log(L) is; Mx itself is not), checked at a few points in
+ * double precision: then the kernels may replace the max by a fixed offset
+ * where the score is bounded (plan_score_bound). */
+static bool rows_shift_free(const cu *c)
+{
+    static const double pts[][3] = {{0.3, 1.7, 3.1}, {-2.1, 13.2, -7.4}, {5.7, 1024.5, 41.0}};
+    for (int k = 0; k < c->at->nrows; k++)
+        for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+            shift_env s0 = {c->at, pts[i][0], pts[i][1], 0.0}, s1 = s0;
+            s1.d = pts[i][2];
+            fg_eval_env e0 = {shift_leaf, &s0}, e1 = {shift_leaf, &s1};
+            double v0 = expr_eval(c->at->row_e[k], &e0), v1 = expr_eval(c->at->row_e[k], &e1);
+            if (!isfinite(v0) || !(fabs(v1 - v0) <= 1e-9 * (1.0 + fabs(v0))))
+                return false;
+        }
+    return true;
+}
+
 /* The score, the mask and the corrections, as derived. */
 static void hooks_defs(cu *c, fg_defs *defs)
 {
@@ -805,6 +841,9 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_bool(defs, "cuda_fold", at->fold);
     fg_def_str(defs, "cuda_fold_scale", at->fold ? arena_printf(c->a, "p.c%d_", at->fold_const) : "1.f");
     fg_def_code(defs, "cuda_score_inner", at->fold ? cu_text(c, at->fold_inner, false) : "qk");
+    fg_strbuf bound = {c->a, NULL, 0, 0};
+    print_float(&bound, at->fold && at->nchains == 1 && rows_shift_free(c) ? at->fold_bound : 0.0, "f");
+    fg_def_str(defs, "cuda_fold_bound", strbuf_str(&bound));
     fg_def_code(defs, "cuda_score", cu_text(c, at->score_l2, false));
     cb chain = {c->a, NULL, 0, 0};
     for (int i = 0; i < at->nscore_chain; i++)

@@ -62,6 +62,7 @@ template <typename T>
 struct fa_type;
 template <>
 struct fa_type<__nv_bfloat16> {
+  static constexpr bool F32_RANGE = true;  // float's exponent range
   static __device__ __forceinline__ void mma(float* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
@@ -81,6 +82,7 @@ struct fa_type<__nv_bfloat16> {
 };
 template <>
 struct fa_type<__half> {
+  static constexpr bool F32_RANGE = false;  // 2^-24 .. 65504
   static __device__ __forceinline__ void mma(float* c, const uint32_t* a, uint32_t b0, uint32_t b1) {
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "

@@ -266,6 +266,20 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     // inner part and the constant folds into the exp2 argument's FFMA
     constexpr bool FOLD = plan_score_folds;
     const float sc = FOLD ? plan_score_scale(p) : 1.f;
+    // FIXM: the score's varying part is bounded (plan_score_bound: tanh's
+    // 1), so exp2's argument x * sc lies within [-bsc, bsc].  Where bsc <= 78
+    // a fixed offset fixc = max(bsc - 40, 0) stands for the running max: every
+    // weight exp2(x * sc - fixc) lies in [2^-116, 2^40] (normal floats), O
+    // and L carry the same factor exp2(m - fixc), which O / L cancels, and
+    // LSE = fixc + log2(L) is the same value (plan_score_bound is 0 where a
+    // value per row is not: the max itself as an output).  No row max, no
+    // correction, no rescale of O.  P is packed in bf16 (float's range);
+    // fp16 (2^-24 .. 65504) keeps the running max, as does a larger bsc.
+    constexpr bool FIXM_C = FOLD && plan_score_bound > 0.f && TT::F32_RANGE;
+    const float bsc = plan_score_bound * sc;
+    const bool fixm = FIXM_C && bsc <= 78.f;
+    const float fixc = fmaxf(bsc - 40.f, 0.f);
+    if (fixm) mrow[0] = mrow[1] = fixc;
 
     // The weight's values at the key alone (plan_key_values: a per-key gate,
     // without a softmax chain): while S of tile t is on the tensor cores,
@@ -321,407 +335,430 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       (void)plan_spans_known(rv_, rv_, cv_, cv_, &tr);
       return plan_visible_known(i, j, tr, p);
     };
-    auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff,
-                       auto known_tag, unsigned truth, auto vals_tag) {
-      constexpr bool MASKED = decltype(masked_tag)::value;
-      constexpr bool AFF = decltype(aff_tag)::value;
-      // KNOWN (a masked tile with its span atoms known, class >= 3 below):
-      // each element from its linear atoms and the spans' truth bits
-      constexpr bool KNOWN = MASKED && decltype(known_tag)::value;
-      // VALS (a masked tile of class 1 with span atoms, its keys' values in
-      // span_vals): each element's span atoms decided from the values of its
-      // row and key, its linear atoms as in KNOWN
-      constexpr bool VALS = MASKED && !KNOWN && decltype(vals_tag)::value;
-      (void)truth;
-      (void)asc;
-      (void)aoff;
-      const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
-      const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
-      // LIN: the score is qk times a constant plus a slope times an integer
-      // term linear in the key (plan_keylin_*, ALiBi): the term of the
-      // thread's first row at its keys is fmaf(slope, step k, lin0), one value
-      // a tile, and the thread's other row takes the same values (its own
-      // offset, constant along the row, is added to its max in the epilogue)
-      static_assert(!(plan_score_keylin && (plan_score_folds || plan_score_tile_affine)) &&
-                        !(plan_score_diag && (plan_score_folds || plan_score_keylin)),
-                    "the kernel model binds one form of the score");
-      constexpr bool LIN = plan_score_keylin && !FOLD && !AFF;
-      const float lsl = LIN ? plan_keylin_slope(p) : 0.f;
-      const float lin0 = LIN ? lsl * (float)plan_keylin_int(ibase, jbase, p) : 0.f;
-      // DIAG: the term of the score past qk reads the row and the key only
-      // through their difference (plan_score_diag, a table at a clamped
-      // distance), on a tile where it is not one value: the thread's
-      // elements (rows ibase + 8 a, keys jbase + 8 nb + c) lie on the
-      // 2 (NB + 1) diagonals nb - a + 1, c; the term is taken once a
-      // diagonal, at its element in row ibase (row ibase + 8 for nb - a =
-      // -1), which is a real row and key wherever the other is
-      constexpr bool DIAG = plan_score_diag && !AFF;
-      const float dqk = DIAG ? plan_score_qk_scale(p) : 0.f;
-      float dg[DIAG ? NB + 1 : 1][2];
-      if constexpr (DIAG) {
+    // FX: FIXM (above) at compile time: the consumers' loop is instantiated
+    // for both values where the plan may take it, and chosen once (a
+    // run-time test inside the softmax cut it into blocks that ptxas
+    // schedules apart: softcap-pf-32k 6 % slower on an H200, 2026-11-29)
+    auto consume = [&](auto fx_tag) {
+      constexpr bool FX = decltype(fx_tag)::value;
+      auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff,
+                         auto known_tag, unsigned truth, auto vals_tag) {
+        constexpr bool MASKED = decltype(masked_tag)::value;
+        constexpr bool AFF = decltype(aff_tag)::value;
+        // KNOWN (a masked tile with its span atoms known, class >= 3 below):
+        // each element from its linear atoms and the spans' truth bits
+        constexpr bool KNOWN = MASKED && decltype(known_tag)::value;
+        // VALS (a masked tile of class 1 with span atoms, its keys' values in
+        // span_vals): each element's span atoms decided from the values of its
+        // row and key, its linear atoms as in KNOWN
+        constexpr bool VALS = MASKED && !KNOWN && decltype(vals_tag)::value;
+        (void)truth;
+        (void)asc;
+        (void)aoff;
+        const int ibase = (int)fa_opaque((uint32_t)(r0 + wq * 16 + g));
+        const int jbase = (int)fa_opaque((uint32_t)(n0 + 2 * tq));
+        // LIN: the score is qk times a constant plus a slope times an integer
+        // term linear in the key (plan_keylin_*, ALiBi): the term of the
+        // thread's first row at its keys is fmaf(slope, step k, lin0), one value
+        // a tile, and the thread's other row takes the same values (its own
+        // offset, constant along the row, is added to its max in the epilogue)
+        static_assert(!(plan_score_keylin && (plan_score_folds || plan_score_tile_affine)) &&
+                          !(plan_score_diag && (plan_score_folds || plan_score_keylin)),
+                      "the kernel model binds one form of the score");
+        constexpr bool LIN = plan_score_keylin && !FOLD && !AFF;
+        const float lsl = LIN ? plan_keylin_slope(p) : 0.f;
+        const float lin0 = LIN ? lsl * (float)plan_keylin_int(ibase, jbase, p) : 0.f;
+        // DIAG: the term of the score past qk reads the row and the key only
+        // through their difference (plan_score_diag, a table at a clamped
+        // distance), on a tile where it is not one value: the thread's
+        // elements (rows ibase + 8 a, keys jbase + 8 nb + c) lie on the
+        // 2 (NB + 1) diagonals nb - a + 1, c; the term is taken once a
+        // diagonal, at its element in row ibase (row ibase + 8 for nb - a =
+        // -1), which is a real row and key wherever the other is
+        constexpr bool DIAG = plan_score_diag && !AFF;
+        const float dqk = DIAG ? plan_score_qk_scale(p) : 0.f;
+        float dg[DIAG ? NB + 1 : 1][2];
+        if constexpr (DIAG) {
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          dg[0][c] = plan_score_bias(ibase + 8, jbase + c, h, p);
+          for (int c = 0; c < 2; ++c) {
+            dg[0][c] = plan_score_bias(ibase + 8, jbase + c, h, p);
 #pragma unroll
-          for (int u = 0; u < NB; ++u) dg[u + 1][c] = plan_score_bias(ibase, jbase + u * 8 + c, h, p);
+            for (int u = 0; u < NB; ++u) dg[u + 1][c] = plan_score_bias(ibase, jbase + u * 8 + c, h, p);
+          }
         }
-      }
-      // with an interval of keys per row (plan_mask_rows), the bounds of
-      // the thread's two rows less jbase: a key's test is then one or two
-      // compares of its constant offset, in place of plan_visible and j < N
-      // (the loops keep their order: with rows outer, ptxas spilled in
-      // sinkwindow's kernels, which test plan_visible)
-      long rv[VALS ? 2 : 1][SK];  // VALS: the thread's two rows' values (rows past M: the last row's)
-      if constexpr (VALS)
-#pragma unroll
-        for (int hr = 0; hr < 2; ++hr)
-#pragma unroll
-          for (int k = 0; k < SK; ++k) rv[hr][k] = plan_span_row(k, min(ibase + hr * 8, M - 1), h, p);
-      int klo[2] = {0, 0}, khi[2] = {0, 0};
-      if constexpr (MASKED && plan_mask_rows) {
-#pragma unroll
-        for (int hr = 0; hr < 2; ++hr) {
-          plan_row_keys(ibase + hr * 8, p, &klo[hr], &khi[hr]);
-          klo[hr] -= jbase;
-          khi[hr] -= jbase;
-        }
-      }
-#pragma unroll
-      for (int nb = 0; nb < NB; ++nb) {
-        float kvk[2][NSH];  // the key values (KVR: 1 / F) of the thread's two keys here (KVS)
-        if constexpr (KVS)
-#pragma unroll
-          for (int c = 0; c < 2; ++c)
-#pragma unroll
-            for (int k = 0; k < NSH; ++k)
-              kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
-        // VALS: the values of the thread's two keys here (offsets 8 nb + 2 tq
-        // and the next: one 16-byte load a span)
-        long cv[2][SK];
+        // with an interval of keys per row (plan_mask_rows), the bounds of
+        // the thread's two rows less jbase: a key's test is then one or two
+        // compares of its constant offset, in place of plan_visible and j < N
+        // (the loops keep their order: with rows outer, ptxas spilled in
+        // sinkwindow's kernels, which test plan_visible)
+        long rv[VALS ? 2 : 1][SK];  // VALS: the thread's two rows' values (rows past M: the last row's)
         if constexpr (VALS)
 #pragma unroll
-          for (int k = 0; k < SK; ++k)
-            fh_ld_shared_v2_s64(span_vals + 8u * (uint32_t)(k * BN + nb * 8 + 2 * tq), &cv[0][k], &cv[1][k]);
+          for (int hr = 0; hr < 2; ++hr)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int i = ibase + (e >> 1) * 8;
-          const int j = jbase + nb * 8 + (e & 1);
-          float x = AFF    ? sacc[nb * 4 + e]
-                    : DIAG ? fmaf(sacc[nb * 4 + e], dqk, dg[nb - (e >> 1) + 1][e & 1])
-                    : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
-                    : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
-                                  fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
-                           : plan_score(sacc[nb * 4 + e], i, j, h, p);
-          if constexpr (!plan_softmax)  // no softmax chain: the key's weight
-            x = KVR   ? plan_weight_kv_recip(x, i, j, h, kvk[e & 1][0], p)
-                : KVS ? plan_weight_kv(x, i, j, h, kvk[e & 1], p)
-                      : plan_weight(x, i, j, h, p);
-          if constexpr (MASKED) {
-            const int jo = nb * 8 + (e & 1);  // j - jbase
-            const bool vis =
-                plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
-                : KNOWN        ? j < N && plan_visible_known(i, j, truth, p)
-                : VALS         ? j < N && visible_vals(i, j, rv[e >> 1], cv[e & 1])
-                               : j < N && plan_visible(i, j, p);
-            if (!vis) x = plan_softmax ? -INFINITY : 0.f;
+            for (int k = 0; k < SK; ++k) rv[hr][k] = plan_span_row(k, min(ibase + hr * 8, M - 1), h, p);
+        int klo[2] = {0, 0}, khi[2] = {0, 0};
+        if constexpr (MASKED && plan_mask_rows) {
+#pragma unroll
+          for (int hr = 0; hr < 2; ++hr) {
+            plan_row_keys(ibase + hr * 8, p, &klo[hr], &khi[hr]);
+            klo[hr] -= jbase;
+            khi[hr] -= jbase;
           }
-          sacc[nb * 4 + e] = x;
         }
-      }
-      if constexpr (!plan_softmax) {  // sacc holds the weights (P); O takes no correction
-        corr[0] = corr[1] = 1.f;
-        return;
-      }
-#pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        float tm = fmaxf(sacc[2 * hr], sacc[2 * hr + 1]);
-#pragma unroll
-        for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(sacc[nb * 4 + 2 * hr], sacc[nb * 4 + 2 * hr + 1]));
-        tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
-        tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
-        const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
-        const float msafe = (mx == -INFINITY) ? 0.f : mx;
-        corr[hr] = plan_correction(mrow[hr], msafe);
-        mrow[hr] = mx;
-        float sum = 0.f;
 #pragma unroll
         for (int nb = 0; nb < NB; ++nb) {
-          float* x = &sacc[nb * 4 + 2 * hr];
-          const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : AFF ? fmaf(x[0], asc, aoff - msafe) : x[0] - msafe);
-          const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : AFF ? fmaf(x[1], asc, aoff - msafe) : x[1] - msafe);
-          x[0] = p0;
-          x[1] = p1;
-          sum += p0 + p1;
-        }
-        lrow[hr] = lrow[hr] * corr[hr] + sum;
-      }
-    };
-
-    // The tiles are pipelined inside the group (FlashAttention-3's
-    // intra-warpgroup overlap): S of tile t is issued, then O += P V of the
-    // previous tile, and the softmax of tile t runs while that product is
-    // still on the tensor cores; O takes the correction after it completes.
-    // The first tile is peeled off and a tile with nothing visible to this
-    // group runs the masked step (all of its P is 0): no product is issued
-    // under a condition, so that ptxas need not serialise them.
-    uint32_t pa[BN / 16][4];  // P of the previous tile as A fragments
-    auto release = [&](uint32_t bar) {
-      __syncwarp();
-      if (lane == 0) fh_bar_arrive(bar);  // this warp is done with the K or V tile
-    };
-    // The two consumer groups take turns on the tensor cores (ping-pong):
-    // a group issues its products between fh_named_sync on its own barrier
-    // and fh_named_arrive on the other's, then runs its softmax while the
-    // other group's products run.  Both groups take the same number of
-    // turns (one per key tile and one after the loop); group 0 starts, and
-    // consumes group 1's last arrival at the end.
-    const int my_turn = 3 + cw, their_turn = 4 - cw;
-    auto take_turn = [&]() {
-      if constexpr (C::PP) fh_named_sync(my_turn, 256);
-    };
-    auto give_turn = [&]() {
-      if constexpr (C::PP) fh_named_arrive(their_turn, 256);
-    };
-    if (C::PP && cw == 1) fh_named_arrive(3, 256);
-    // The operands' descriptors: one per tile, the k-steps' by adding their
-    // offsets (fh_desc_add)
-    const uint64_t dq = fh_desc(q_rows, 16, 1024);
-    auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
-      const uint64_t dk = fh_desc(sK + s * C::KV_BYTES, 16, 1024);
-      MS::ss0(sacc, dq, dk);
+          float kvk[2][NSH];  // the key values (KVR: 1 / F) of the thread's two keys here (KVS)
+          if constexpr (KVS)
 #pragma unroll
-      for (int kk = 1; kk < D / 16; ++kk)
-        MS::ss(sacc, fh_desc_add(dq, (kk >> 2) * (BM * 128) + (kk & 3) * 32),
-               fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
-      fh_wg_commit();
-    };
-    auto issue_pv = [&](int s) {  // O += P V of the V tile in slot s
-      const uint64_t dv = fh_desc(sV + s * C::KV_BYTES, BN * 128, 1024);
+            for (int c = 0; c < 2; ++c)
 #pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc_add(dv, kk * 2048), 1);
-      fh_wg_commit();
-    };
-    // The class of tile t for this group's rows: from the closed forms, and
-    // with span atoms from the ranges of their values over the rows (once)
-    // and the tile's keys (read by each warp one tile ahead, so that the
-    // loads' latency hides behind a tile's work).
-    long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
-    // REST: where every span atom is known (plan_spans_known) between this
-    // group's rows and all keys of the tiles after the first, those tiles
-    // are classified from that key range (read once, each consumer warp a
-    // slice of at most RSL keys, merged through shared memory, where it stays)
-    // and their ids are not read again: for a document mask, a
-    // group whose rows lie in one document, its key range narrowed to that
-    // document's start.  The first tile, which holds the keys before the
-    // range's start, is classified from its own keys; so is the last where
-    // it holds keys past the range's end (which may belong to another
-    // document, and which the range leaves out so as not to lose the rest).
-    constexpr int RSL = 256;
-    // rest: 0, or 1 + 2 truth where the span atoms are known over the rest,
-    // bit 31 set where the last tile is not in it (one word: at D 256 a
-    // register more spills); the rest is tiles t_lo + 1 .. t_hi - 1 - (rest >> 31)
-    unsigned rest = 0;
-    auto in_rest = [&](int t) { return rest && t > t_lo && t < t_hi - (int)(rest >> 31); };
-    if constexpr (plan_nspans > 0) {
-      long lo[SK], hi[SK];
-      plan_span_range<true>(r0, r1, h, p, lo, hi);
-      if (lane == 0)
+              for (int k = 0; k < NSH; ++k)
+                kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
+          // VALS: the values of the thread's two keys here (offsets 8 nb + 2 tq
+          // and the next: one 16-byte load a span)
+          long cv[2][SK];
+          if constexpr (VALS)
 #pragma unroll
-        for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_rows + 16u * k, lo[k], hi[k]);
-      __syncwarp();
-      const bool last_own = t_hi * BN > nend;
-      const int ka = (t_lo + 1) * BN, kb = (last_own ? t_hi - 1 : t_hi) * BN;  // kb <= nend <= N
-      if (plan_spans_decide && ka < kb && kb - ka <= RSL * 4 * C::NCG) {  // the same in every consumer thread
-        long rest_lo[SK], rest_hi[SK];
-        const int x0 = ka + (warp - 4) * RSL;
-        plan_span_range<false>(x0, min(x0 + RSL, kb), h, p, rest_lo, rest_hi);  // empty: lo > hi
-        if (lane == 0)
+            for (int k = 0; k < SK; ++k)
+              fh_ld_shared_v2_s64(span_vals + 8u * (uint32_t)(k * BN + nb * 8 + 2 * tq), &cv[0][k], &cv[1][k]);
 #pragma unroll
-          for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_keys + 16u * k, rest_lo[k], rest_hi[k]);
-        fh_named_sync(5, 128 * C::NCG);
-        for (int w = 0; w < 4 * C::NCG; ++w)
-#pragma unroll
-          for (int k = 0; k < SK; ++k) {
-            long l, u;
-            fh_ld_shared_v2_s64(span_base + (uint32_t)(4 * C::NCG + w) * (16 * SK) + 16u * k, &l, &u);
-            rest_lo[k] = min(rest_lo[k], l);
-            rest_hi[k] = max(rest_hi[k], u);
+          for (int e = 0; e < 4; ++e) {
+            const int i = ibase + (e >> 1) * 8;
+            const int j = jbase + nb * 8 + (e & 1);
+            float x = AFF    ? sacc[nb * 4 + e]
+                      : DIAG ? fmaf(sacc[nb * 4 + e], dqk, dg[nb - (e >> 1) + 1][e & 1])
+                      : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
+                      : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
+                                    fmaf(lsl, (float)(plan_keylin_step * (nb * 8 + (e & 1))), lin0))
+                             : plan_score(sacc[nb * 4 + e], i, j, h, p);
+            if constexpr (!plan_softmax)  // no softmax chain: the key's weight
+              x = KVR   ? plan_weight_kv_recip(x, i, j, h, kvk[e & 1][0], p)
+                  : KVS ? plan_weight_kv(x, i, j, h, kvk[e & 1], p)
+                        : plan_weight(x, i, j, h, p);
+            if constexpr (MASKED) {
+              const int jo = nb * 8 + (e & 1);  // j - jbase
+              const bool vis =
+                  plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
+                  : KNOWN        ? j < N && plan_visible_known(i, j, truth, p)
+                  : VALS         ? j < N && visible_vals(i, j, rv[e >> 1], cv[e & 1])
+                                 : j < N && plan_visible(i, j, p);
+              if (!vis) x = plan_softmax ? -INFINITY : 0.f;
+            }
+            sacc[nb * 4 + e] = x;
           }
-        unsigned truth;
-        if (r0 < r1 && plan_spans_known(lo, hi, rest_lo, rest_hi, &truth))
-          rest = (1 + 2 * truth) | (last_own ? 0x80000000u : 0u);
-        // the merged range back in this warp's words, read per tile (at D 256
-        // registers are the kernel's bound), once every warp has read the slices
-        fh_named_sync(5, 128 * C::NCG);
+        }
+        if constexpr (!plan_softmax) {  // sacc holds the weights (P); O takes no correction
+          corr[0] = corr[1] = 1.f;
+          return;
+        }
+#pragma unroll
+        for (int hr = 0; hr < 2; ++hr) {
+          float msafe = fixc;
+          corr[hr] = 1.f;
+          if constexpr (!FX) {
+            float tm = fmaxf(sacc[2 * hr], sacc[2 * hr + 1]);
+#pragma unroll
+            for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(sacc[nb * 4 + 2 * hr], sacc[nb * 4 + 2 * hr + 1]));
+            tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
+            tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
+            const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
+            msafe = (mx == -INFINITY) ? 0.f : mx;
+            corr[hr] = plan_correction(mrow[hr], msafe);
+            mrow[hr] = mx;
+          }
+          float sum = 0.f;
+#pragma unroll
+          for (int nb = 0; nb < NB; ++nb) {
+            float* x = &sacc[nb * 4 + 2 * hr];
+            const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : AFF ? fmaf(x[0], asc, aoff - msafe) : x[0] - msafe);
+            const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : AFF ? fmaf(x[1], asc, aoff - msafe) : x[1] - msafe);
+            x[0] = p0;
+            x[1] = p1;
+            sum += p0 + p1;
+          }
+          lrow[hr] = FX ? lrow[hr] + sum : lrow[hr] * corr[hr] + sum;
+        }
+      };
+
+      // The tiles are pipelined inside the group (FlashAttention-3's
+      // intra-warpgroup overlap): S of tile t is issued, then O += P V of the
+      // previous tile, and the softmax of tile t runs while that product is
+      // still on the tensor cores; O takes the correction after it completes.
+      // The first tile is peeled off and a tile with nothing visible to this
+      // group runs the masked step (all of its P is 0): no product is issued
+      // under a condition, so that ptxas need not serialise them.
+      uint32_t pa[BN / 16][4];  // P of the previous tile as A fragments
+      auto release = [&](uint32_t bar) {
+        __syncwarp();
+        if (lane == 0) fh_bar_arrive(bar);  // this warp is done with the K or V tile
+      };
+      // The two consumer groups take turns on the tensor cores (ping-pong):
+      // a group issues its products between fh_named_sync on its own barrier
+      // and fh_named_arrive on the other's, then runs its softmax while the
+      // other group's products run.  Both groups take the same number of
+      // turns (one per key tile and one after the loop); group 0 starts, and
+      // consumes group 1's last arrival at the end.
+      const int my_turn = 3 + cw, their_turn = 4 - cw;
+      auto take_turn = [&]() {
+        if constexpr (C::PP) fh_named_sync(my_turn, 256);
+      };
+      auto give_turn = [&]() {
+        if constexpr (C::PP) fh_named_arrive(their_turn, 256);
+      };
+      if (C::PP && cw == 1) fh_named_arrive(3, 256);
+      // The operands' descriptors: one per tile, the k-steps' by adding their
+      // offsets (fh_desc_add)
+      const uint64_t dq = fh_desc(q_rows, 16, 1024);
+      auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
+        const uint64_t dk = fh_desc(sK + s * C::KV_BYTES, 16, 1024);
+        MS::ss0(sacc, dq, dk);
+#pragma unroll
+        for (int kk = 1; kk < D / 16; ++kk)
+          MS::ss(sacc, fh_desc_add(dq, (kk >> 2) * (BM * 128) + (kk & 3) * 32),
+                 fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
+        fh_wg_commit();
+      };
+      auto issue_pv = [&](int s) {  // O += P V of the V tile in slot s
+        const uint64_t dv = fh_desc(sV + s * C::KV_BYTES, BN * 128, 1024);
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) MO::rs(o, pa[kk], fh_desc_add(dv, kk * 2048), 1);
+        fh_wg_commit();
+      };
+      // The class of tile t for this group's rows: from the closed forms, and
+      // with span atoms from the ranges of their values over the rows (once)
+      // and the tile's keys (read by each warp one tile ahead, so that the
+      // loads' latency hides behind a tile's work).
+      long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
+      // REST: where every span atom is known (plan_spans_known) between this
+      // group's rows and all keys of the tiles after the first, those tiles
+      // are classified from that key range (read once, each consumer warp a
+      // slice of at most RSL keys, merged through shared memory, where it stays)
+      // and their ids are not read again: for a document mask, a
+      // group whose rows lie in one document, its key range narrowed to that
+      // document's start.  The first tile, which holds the keys before the
+      // range's start, is classified from its own keys; so is the last where
+      // it holds keys past the range's end (which may belong to another
+      // document, and which the range leaves out so as not to lose the rest).
+      constexpr int RSL = 256;
+      // rest: 0, or 1 + 2 truth where the span atoms are known over the rest,
+      // bit 31 set where the last tile is not in it (one word: at D 256 a
+      // register more spills); the rest is tiles t_lo + 1 .. t_hi - 1 - (rest >> 31)
+      unsigned rest = 0;
+      auto in_rest = [&](int t) { return rest && t > t_lo && t < t_hi - (int)(rest >> 31); };
+      if constexpr (plan_nspans > 0) {
+        long lo[SK], hi[SK];
+        plan_span_range<true>(r0, r1, h, p, lo, hi);
         if (lane == 0)
 #pragma unroll
-          for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_keys + 16u * k, rest_lo[k], rest_hi[k]);
+          for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_rows + 16u * k, lo[k], hi[k]);
         __syncwarp();
-      }
-    }
-    auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
-      if (t < t_hi && !in_rest(t)) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
-    };
-    auto tile_class = [&](int t) {  // with span atoms only, tile t's values in sv
-      const int n0 = t * BN, n1 = min(n0 + BN, N);
-      // a group with no rows (past M) sees nothing
-      long rlo[SK], rhi[SK];
+        const bool last_own = t_hi * BN > nend;
+        const int ka = (t_lo + 1) * BN, kb = (last_own ? t_hi - 1 : t_hi) * BN;  // kb <= nend <= N
+        if (plan_spans_decide && ka < kb && kb - ka <= RSL * 4 * C::NCG) {  // the same in every consumer thread
+          long rest_lo[SK], rest_hi[SK];
+          const int x0 = ka + (warp - 4) * RSL;
+          plan_span_range<false>(x0, min(x0 + RSL, kb), h, p, rest_lo, rest_hi);  // empty: lo > hi
+          if (lane == 0)
 #pragma unroll
-      for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_rows + 16u * k, &rlo[k], &rhi[k]);
-      if (in_rest(t)) {
-        long klo[SK], khi[SK];
+            for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_keys + 16u * k, rest_lo[k], rest_hi[k]);
+          fh_named_sync(5, 128 * C::NCG);
+          for (int w = 0; w < 4 * C::NCG; ++w)
 #pragma unroll
-        for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_keys + 16u * k, &klo[k], &khi[k]);
-        int cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, klo, khi, p);
-        if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
-        return cls == 1 ? 3 + 4 * (int)((rest & 0x7fffffffu) >> 1) : cls;
-      }
-      long clo[SK], chi[SK];
-      plan_span_fold<SPER>(sv, clo, chi);
-      int cls = r0 < r1 ? plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p) : 0;
-      if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
-      // 3 + 4 truth: masked, with every span atom known on the tile (all
-      // pairs or none: rows and keys of one document; bit k of truth, span
-      // k holds), so that the masked step reads no ids
-      unsigned truth;
-      if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
-        cls = 3 + 4 * (int)truth;
-      } else if (C::VALS && plan_spans_decide && cls == 1) {
-        // not known: the keys' values into this warp's copy for VALS (the
-        // warp's lanes have read the last copy: __syncwarp first)
-        __syncwarp();
+            for (int k = 0; k < SK; ++k) {
+              long l, u;
+              fh_ld_shared_v2_s64(span_base + (uint32_t)(4 * C::NCG + w) * (16 * SK) + 16u * k, &l, &u);
+              rest_lo[k] = min(rest_lo[k], l);
+              rest_hi[k] = max(rest_hi[k], u);
+            }
+          unsigned truth;
+          if (r0 < r1 && plan_spans_known(lo, hi, rest_lo, rest_hi, &truth))
+            rest = (1 + 2 * truth) | (last_own ? 0x80000000u : 0u);
+          // the merged range back in this warp's words, read per tile (at D 256
+          // registers are the kernel's bound), once every warp has read the slices
+          fh_named_sync(5, 128 * C::NCG);
+          if (lane == 0)
 #pragma unroll
-        for (int k = 0; k < SK; ++k)
-#pragma unroll
-          for (int w = 0; w < SPER; ++w)
-            if (lane + 32 * w < BN)
-              fh_st_shared_s64(span_vals + 8u * (uint32_t)(k * BN + lane + 32 * w), sv[k][w]);
-        __syncwarp();
-      }
-      return cls;
-    };
-    // The tile-affine score (plan_score_tile_bias) of tile t: whether it
-    // holds, its scale and offset; taken one tile ahead, as the span values,
-    // since the offset is a load.
-    struct tile_aff {
-      bool on;
-      float sc, off;
-    };
-    auto affine_of = [&](int t) {
-      tile_aff r = {false, 1.f, 0.f};
-      if constexpr (plan_score_tile_affine)
-        r.on = t < t_hi && r0 < r1 && plan_score_tile_bias(r0, r1, t * BN, min(t * BN + BN, N), h, p, &r.sc, &r.off);
-      return r;
-    };
-    tile_aff aff_next = affine_of(t_lo);
-    // softmax of tile t (S landed in sacc), O's correction, P into pa; with
-    // span atoms the class was taken before the tile's wait (cls_early), and
-    // af is the tile's affine form
-    auto tile_softmax = [&](int t, int cls_early, tile_aff af) {
-      const int n0 = t * BN;
-      int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
-      if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
-      if constexpr (plan_nspans > 0) cls = cls_early;
-      float corr[2];
-      const bool aff = plan_score_tile_affine && af.on;
-      const float asc = af.sc, aoff = af.off;
-      constexpr fa_bool<false> no{};
-      if (aff && cls == 2)
-        softmax(no, fa_bool<true>{}, n0, corr, asc, aoff, no, 0u, no);
-      else if (aff)
-        softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff, no, 0u, no);
-      else if (cls == 2)
-        softmax(no, no, n0, corr, asc, aoff, no, 0u, no);
-      else if (plan_spans_decide && cls >= 3)
-        softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, fa_bool<true>{}, (unsigned)(cls - 3) >> 2, no);
-      else if (C::VALS && plan_spans_decide && cls == 1)  // the keys' values in span_vals (tile_class)
-        softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, no, 0u, fa_bool<true>{});
-      else
-        softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, no, 0u, no);  // partial, or nothing visible here
-      return make_float2(corr[0], corr[1]);
-    };
-    auto rescale_pack = [&](float2 corr) {
-#pragma unroll
-      for (int db = 0; db < DB; ++db) {
-        o[db * 4 + 0] *= corr.x;
-        o[db * 4 + 1] *= corr.x;
-        o[db * 4 + 2] *= corr.y;
-        o[db * 4 + 3] *= corr.y;
-      }
-#pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) {
-        pa[kk][0] = TT::pack(sacc[8 * kk + 0], sacc[8 * kk + 1]);
-        pa[kk][1] = TT::pack(sacc[8 * kk + 2], sacc[8 * kk + 3]);
-        pa[kk][2] = TT::pack(sacc[8 * kk + 4], sacc[8 * kk + 5]);
-        pa[kk][3] = TT::pack(sacc[8 * kk + 6], sacc[8 * kk + 7]);
-      }
-    };
-
-    fh_bar_wait(q_full, 0);
-    if (t_lo < t_hi) {
-      // the first tile: S, softmax, P
-      int cls0 = 0;
-      if constexpr (plan_nspans > 0) {
-        span_load(t_lo);
-        cls0 = tile_class(t_lo);
-        span_load(t_lo + 1);
-      }
-      fh_bar_wait(k_full(0), 0);
-      take_turn();
-      fh_wg_fence();
-      issue_s(0);
-      give_turn();
-      keyv_load(t_lo);
-      fh_wg_wait<0>();
-      fh_pin<NS>(sacc);
-      release(k_empty(0));
-      tile_aff aff_cur = aff_next;
-      if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
-      rescale_pack(tile_softmax(t_lo, cls0, aff_cur));
-      int s_prev = 0;
-      unsigned ph_prev = 0;
-      for (int t = t_lo + 1, it = 1; t < t_hi; ++t, ++it) {
-        const int s = it % STAGES;
-        const unsigned ph = (unsigned)((it / STAGES) & 1);
-        int cls = 0;
-        if constexpr (plan_nspans > 0) {
-          cls = tile_class(t);  // its values were read during the previous tile
-          span_load(t + 1);
+            for (int k = 0; k < SK; ++k) fh_st_shared_v2_s64(span_keys + 16u * k, rest_lo[k], rest_hi[k]);
+          __syncwarp();
         }
-        const tile_aff aff_t = aff_next;
-        if constexpr (plan_score_tile_affine) aff_next = affine_of(t + 1);
-        fh_bar_wait(k_full(s), ph);
+      }
+      auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
+        if (t < t_hi && !in_rest(t)) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+      };
+      auto tile_class = [&](int t) {  // with span atoms only, tile t's values in sv
+        const int n0 = t * BN, n1 = min(n0 + BN, N);
+        // a group with no rows (past M) sees nothing
+        long rlo[SK], rhi[SK];
+#pragma unroll
+        for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_rows + 16u * k, &rlo[k], &rhi[k]);
+        if (in_rest(t)) {
+          long klo[SK], khi[SK];
+#pragma unroll
+          for (int k = 0; k < SK; ++k) fh_ld_shared_v2_s64(span_keys + 16u * k, &klo[k], &khi[k]);
+          int cls = plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, klo, khi, p);
+          if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+          return cls == 1 ? 3 + 4 * (int)((rest & 0x7fffffffu) >> 1) : cls;
+        }
+        long clo[SK], chi[SK];
+        plan_span_fold<SPER>(sv, clo, chi);
+        int cls = r0 < r1 ? plan_tile_class_spans(r0, r1, n0, n1, rlo, rhi, clo, chi, p) : 0;
+        if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+        // 3 + 4 truth: masked, with every span atom known on the tile (all
+        // pairs or none: rows and keys of one document; bit k of truth, span
+        // k holds), so that the masked step reads no ids
+        unsigned truth;
+        if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
+          cls = 3 + 4 * (int)truth;
+        } else if (C::VALS && plan_spans_decide && cls == 1) {
+          // not known: the keys' values into this warp's copy for VALS (the
+          // warp's lanes have read the last copy: __syncwarp first)
+          __syncwarp();
+#pragma unroll
+          for (int k = 0; k < SK; ++k)
+#pragma unroll
+            for (int w = 0; w < SPER; ++w)
+              if (lane + 32 * w < BN)
+                fh_st_shared_s64(span_vals + 8u * (uint32_t)(k * BN + lane + 32 * w), sv[k][w]);
+          __syncwarp();
+        }
+        return cls;
+      };
+      // The tile-affine score (plan_score_tile_bias) of tile t: whether it
+      // holds, its scale and offset; taken one tile ahead, as the span values,
+      // since the offset is a load.
+      struct tile_aff {
+        bool on;
+        float sc, off;
+      };
+      auto affine_of = [&](int t) {
+        tile_aff r = {false, 1.f, 0.f};
+        if constexpr (plan_score_tile_affine)
+          r.on = t < t_hi && r0 < r1 && plan_score_tile_bias(r0, r1, t * BN, min(t * BN + BN, N), h, p, &r.sc, &r.off);
+        return r;
+      };
+      tile_aff aff_next = affine_of(t_lo);
+      // softmax of tile t (S landed in sacc), O's correction, P into pa; with
+      // span atoms the class was taken before the tile's wait (cls_early), and
+      // af is the tile's affine form
+      auto tile_softmax = [&](int t, int cls_early, tile_aff af) {
+        const int n0 = t * BN;
+        int cls = r0 < r1 ? plan_tile_class(r0, r1, n0, min(n0 + BN, N), p) : 0;
+        if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+        if constexpr (plan_nspans > 0) cls = cls_early;
+        float corr[2];
+        const bool aff = plan_score_tile_affine && af.on;
+        const float asc = af.sc, aoff = af.off;
+        constexpr fa_bool<false> no{};
+        if (aff && cls == 2)
+          softmax(no, fa_bool<true>{}, n0, corr, asc, aoff, no, 0u, no);
+        else if (aff)
+          softmax(fa_bool<true>{}, fa_bool<true>{}, n0, corr, asc, aoff, no, 0u, no);
+        else if (cls == 2)
+          softmax(no, no, n0, corr, asc, aoff, no, 0u, no);
+        else if (plan_spans_decide && cls >= 3)
+          softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, fa_bool<true>{}, (unsigned)(cls - 3) >> 2, no);
+        else if (C::VALS && plan_spans_decide && cls == 1)  // the keys' values in span_vals (tile_class)
+          softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, no, 0u, fa_bool<true>{});
+        else
+          softmax(fa_bool<true>{}, no, n0, corr, asc, aoff, no, 0u, no);  // partial, or nothing visible here
+        return make_float2(corr[0], corr[1]);
+      };
+      auto rescale_pack = [&](float2 corr) {
+        if constexpr (!FX) {  // FIXM: no correction
+#pragma unroll
+          for (int db = 0; db < DB; ++db) {
+            o[db * 4 + 0] *= corr.x;
+            o[db * 4 + 1] *= corr.x;
+            o[db * 4 + 2] *= corr.y;
+            o[db * 4 + 3] *= corr.y;
+          }
+        } else {
+          (void)corr;
+        }
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+          pa[kk][0] = TT::pack(sacc[8 * kk + 0], sacc[8 * kk + 1]);
+          pa[kk][1] = TT::pack(sacc[8 * kk + 2], sacc[8 * kk + 3]);
+          pa[kk][2] = TT::pack(sacc[8 * kk + 4], sacc[8 * kk + 5]);
+          pa[kk][3] = TT::pack(sacc[8 * kk + 6], sacc[8 * kk + 7]);
+        }
+      };
+
+      fh_bar_wait(q_full, 0);
+      if (t_lo < t_hi) {
+        // the first tile: S, softmax, P
+        int cls0 = 0;
+        if constexpr (plan_nspans > 0) {
+          span_load(t_lo);
+          cls0 = tile_class(t_lo);
+          span_load(t_lo + 1);
+        }
+        fh_bar_wait(k_full(0), 0);
+        take_turn();
+        fh_wg_fence();
+        issue_s(0);
+        give_turn();
+        keyv_load(t_lo);
+        fh_wg_wait<0>();
+        fh_pin<NS>(sacc);
+        release(k_empty(0));
+        tile_aff aff_cur = aff_next;
+        if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
+        rescale_pack(tile_softmax(t_lo, cls0, aff_cur));
+        int s_prev = 0;
+        unsigned ph_prev = 0;
+        for (int t = t_lo + 1, it = 1; t < t_hi; ++t, ++it) {
+          const int s = it % STAGES;
+          const unsigned ph = (unsigned)((it / STAGES) & 1);
+          int cls = 0;
+          if constexpr (plan_nspans > 0) {
+            cls = tile_class(t);  // its values were read during the previous tile
+            span_load(t + 1);
+          }
+          const tile_aff aff_t = aff_next;
+          if constexpr (plan_score_tile_affine) aff_next = affine_of(t + 1);
+          fh_bar_wait(k_full(s), ph);
+          fh_bar_wait(v_full(s_prev), ph_prev);
+          fh_pin<NO>(o);
+          take_turn();
+          fh_wg_fence();
+          issue_s(s);
+          issue_pv(s_prev);
+          give_turn();
+          keyv_load(t);
+          fh_wg_wait<1>();  // S has landed; P V may still run
+          fh_pin<NS>(sacc);
+          release(k_empty(s));
+          const float2 corr = tile_softmax(t, cls, aff_t);
+          fh_wg_wait<0>();
+          fh_pin<NO>(o);
+          fh_pin_u32<BN / 4>(&pa[0][0]);  // the product read pa until here
+          release(v_empty(s_prev));
+          rescale_pack(corr);
+          s_prev = s;
+          ph_prev = ph;
+        }
+        // the last tile's P V
         fh_bar_wait(v_full(s_prev), ph_prev);
         fh_pin<NO>(o);
         take_turn();
         fh_wg_fence();
-        issue_s(s);
         issue_pv(s_prev);
         give_turn();
-        keyv_load(t);
-        fh_wg_wait<1>();  // S has landed; P V may still run
-        fh_pin<NS>(sacc);
-        release(k_empty(s));
-        const float2 corr = tile_softmax(t, cls, aff_t);
         fh_wg_wait<0>();
         fh_pin<NO>(o);
-        fh_pin_u32<BN / 4>(&pa[0][0]);  // the product read pa until here
+        fh_pin_u32<BN / 4>(&pa[0][0]);
         release(v_empty(s_prev));
-        rescale_pack(corr);
-        s_prev = s;
-        ph_prev = ph;
       }
-      // the last tile's P V
-      fh_bar_wait(v_full(s_prev), ph_prev);
-      fh_pin<NO>(o);
-      take_turn();
-      fh_wg_fence();
-      issue_pv(s_prev);
-      give_turn();
-      fh_wg_wait<0>();
-      fh_pin<NO>(o);
-      fh_pin_u32<BN / 4>(&pa[0][0]);
-      release(v_empty(s_prev));
+    };
+    if constexpr (FIXM_C) {
+      if (fixm)
+        consume(fa_bool<true>{});
+      else
+        consume(fa_bool<false>{});
+    } else {
+      consume(fa_bool<false>{});
     }
     if (C::PP && cw == 0) fh_named_sync(3, 256);  // group 1's last arrival
 
