@@ -841,8 +841,10 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_bool(defs, "cuda_fold", at->fold);
     fg_def_str(defs, "cuda_fold_scale", at->fold ? arena_printf(c->a, "p.c%d_", at->fold_const) : "1.f");
     fg_def_code(defs, "cuda_score_inner", at->fold ? cu_text(c, at->fold_inner, false) : "qk");
+    const bool max_free = at->nchains == 1 && rows_shift_free(c);
+    fg_def_bool(defs, "cuda_max_free", max_free);
     fg_strbuf bound = {c->a, NULL, 0, 0};
-    print_float(&bound, at->fold && at->nchains == 1 && rows_shift_free(c) ? at->fold_bound : 0.0, "f");
+    print_float(&bound, at->fold && max_free ? at->fold_bound : 0.0, "f");
     fg_def_str(defs, "cuda_fold_bound", strbuf_str(&bound));
     fg_def_code(defs, "cuda_score", cu_text(c, at->score_l2, false));
     cb chain = {c->a, NULL, 0, 0};

@@ -278,6 +278,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     constexpr bool FIXM_C = FOLD && plan_score_bound > 0.f && TT::F32_RANGE;
     const float bsc = plan_score_bound * sc;
     const bool fixm = FIXM_C && bsc <= 78.f;
+    // LAZY: below (the softmax); not with FIXM's plans, whose copy without
+    // FIXM serves fp16 and large caps only (call 3: their kernels' FIXM copy
+    // moved by -4 % to +5 % when the other copy changed), nor with a
+    // tile-affine score (relbias: its D 64 kernels spilled 6 bytes with it)
+    constexpr bool LAZY = plan_max_free && plan_softmax && !FIXM_C && !plan_score_tile_affine;
     const float fixc = fmaxf(bsc - 40.f, 0.f);
     if (fixm) mrow[0] = mrow[1] = fixc;
 
@@ -462,7 +467,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(sacc[nb * 4 + 2 * hr], sacc[nb * 4 + 2 * hr + 1]));
             tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
             tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
-            const float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
+            float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
+            // LAZY (plan_max_free): the max held lags the row's while it is
+            // within 8 of it (weights below 2^8), so that most tiles take
+            // no correction and O no rescale (rescale_pack)
+            if constexpr (LAZY) mx = mx <= mrow[hr] + 8.f ? mrow[hr] : mx;
             msafe = (mx == -INFINITY) ? 0.f : mx;
             corr[hr] = plan_correction(mrow[hr], msafe);
             mrow[hr] = mx;
@@ -665,7 +674,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         return make_float2(corr[0], corr[1]);
       };
       auto rescale_pack = [&](float2 corr) {
-        if constexpr (!FX) {  // FIXM: no correction
+        // FIXM: no correction; LAZY: only where a row of the warp moved its max
+        if (!FX && (!LAZY || __any_sync(0xffffffffu, corr.x != 1.f || corr.y != 1.f))) {
 #pragma unroll
           for (int db = 0; db < DB; ++db) {
             o[db * 4 + 0] *= corr.x;
