@@ -1,5 +1,5 @@
 #!/bin/sh
-# Call 4 (twenty-eighth session): the committed library (a4f1490: FIXM and
+# Call 4 (twenty-eighth session): the library of a4f1490 (FIXM and
 # LAZY) built and checked: the SASS counts, gpu_check in full on the sm_90a
 # plans call 3 checked with --small only (docmask, relbias, global, base2,
 # prefixlm, sinkwindow) and on softcap and window, then every prefill case
