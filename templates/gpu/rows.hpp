@@ -34,7 +34,8 @@
 // Input elements a thread keeps in registers between the two walks of a row
 // (as loaded: 16 registers for 32 bf16 or fp16 elements, 32 for f32).
 constexpr int RR_CACHE = 32;
-// Chunks in flight per thread in the rolling walk: RR_UNROLL, the target's.
+// Chunks a thread loads a step in the rolling walk: RR_UNROLL, the target's
+// (rr_roll's first walk keeps two steps in flight, its second walk one).
 
 template <typename T>
 struct rr_v {
@@ -619,8 +620,9 @@ __global__ void RR_BOUNDS(NT) rr_merge_kernel(const RR_GRID_CONST plan_params p,
 
 // When the split form pays: fewer rows than half the SMs, rows of at least
 // RR_SPLIT_MIN elements; parts of at least RR_SPLIT_MIN / 4 elements, at
-// most two CTAs per SM in all (the split kernels of 16-bit rows take about
-// 60 registers a thread: two CTAs of 512 an SM, one wave).  Rounding up
+// most two CTAs per SM in all (the split kernels of 16-bit rows take at most
+// 64 registers a thread: two CTAs of 512 an SM, one wave; moments' take 88,
+// one CTA an SM, so that its parts fill the SMs in two waves).  Rounding up
 // instead (32 rows on 132 SMs: 9 parts, 288 CTAs for 264 places) left a
 // second wave of 24 CTAs (bench/NOTES.md, 2026-11-28).
 constexpr long long RR_SPLIT_MIN = 16384;
