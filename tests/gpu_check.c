@@ -19,8 +19,9 @@
  *     configuration); at 64, 96 and 256 four of those pairs; groups 1
  *     and 4 where the plan groups heads (a kv-heads dim) (window: W = 100 or its default);
  *     plans with a param named cap (soft-capped scores): a cap of 80 and of
- *     2, and Q times 100 (scores past the cap, the weights at both ends of
- *     the sm_90a kernel's fixed offset for the max, FIXM; bf16 and fp16);
+ *     2, and Q times 100 (scores past the cap: at the default cap the
+ *     weights at both ends of the sm_90a kernel's range for its fixed
+ *     offset, FIXM; bf16 and fp16);
  *   split plans: query rows 1, 3, 16 x key rows 1, 13, 131, 1000, 4097 x
  *     splits auto, 1, 2, 3, 7, 16, 64 at head dim 128; splits auto and 3 at
  *     the other head dims; groups 1 and 4 where the plan groups heads;
@@ -921,8 +922,9 @@ static void add_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, 
 /* A case of a plan with a soft cap: the cap at cap, Q times qamp.  The
  * sm_90a kernel holds the max at a fixed offset where cap * log2(e) <= 78
  * (bf16), and keeps the running max past it and in fp16: a cap of 80 takes
- * the running max in bf16, Q x 100 puts the scores at +-cap (the weights at
- * both ends of the fixed offset's range), a cap of 2 the offset 0. */
+ * the running max in bf16, Q x 100 puts the scores at +-cap (at the default
+ * cap of 50 the weights near 2^-104 and 2^40, the offset's extremes for that
+ * cap), a cap of 2 the offset 0. */
 static void add_cap_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d, int m,
                          int n, int groups, double cap, float qamp)
 {

@@ -493,9 +493,23 @@ static void bounded_score_may_fix_the_max(void **state)
                   "output O: bf16, Mx: f32, LSE: f32\n" CHAIN_TAIL, &why);
     assert_null(why);
     assert_def(d, "cuda_fold_bound", "0.0f");
+    assert_def(d, "cuda_max_free", "0");
     d = text_defs(f, "capsum.fp", "plan capsum\n" CAP_HEAD "output O: bf16, L: f32\n" CHAIN_TAIL, &why);
     assert_null(why);
     assert_def(d, "cuda_fold_bound", "0.0f");
+    assert_def(d, "cuda_max_free", "0");
+    /* a value per row that is the same for offsets near its points but not
+     * past 50: no comparison or where is taken as shift-free */
+    d = text_defs(f, "capwhere.fp",
+                  "plan capwhere\n" CAP_HEAD "R[b, h, m] = where(Mx < 50, Mx + log(L), Mx)\n"
+                  "output O: bf16, R: f32\n" CHAIN_TAIL, &why);
+    assert_null(why);
+    assert_def(d, "cuda_fold_bound", "0.0f");
+    assert_def(d, "cuda_max_free", "0");
+    d = text_defs(f, "caplse.fp",
+                  "plan caplse\n" CAP_HEAD "LSE[b, h, m] = Mx + log(L)\n"
+                  "output O: bf16, LSE: f32\n" CHAIN_TAIL, &why);
+    assert_def(d, "cuda_max_free", "1");
 }
 
 /* Several values per row beside O: each its line of plan_rowval and its

@@ -35,7 +35,8 @@
 // (as loaded: 16 registers for 32 bf16 or fp16 elements, 32 for f32).
 constexpr int RR_CACHE = 32;
 // Chunks a thread loads a step in the rolling walk: RR_UNROLL, the target's
-// (rr_roll's first walk keeps two steps in flight, its second walk one).
+// (the first walk, rr_roll, keeps two steps in flight; the second,
+// rr_write_rolling, one).
 
 template <typename T>
 struct rr_v {

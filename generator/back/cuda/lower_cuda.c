@@ -338,22 +338,27 @@ static fg_expr *masked_divs(cu *c, const fg_expr *e, const fg_eval_env *env, int
     return n;
 }
 
+/* Value k per row in a row that sees no key: a running value output as it
+ * is keeps its identity there (the max -inf, the sum 0); the masked-row
+ * rules hold where epilogue statements read them (the max and the sum 0, a
+ * division by a sum that is 0 gives 0).  NaN where that is no number. */
+static double row_masked_value(cu *c, int k)
+{
+    const fg_kattn *at = c->at;
+    masked_env m = {at};
+    fg_eval_env env = {masked_leaf, &m};
+    int t = at->row_t[k];
+    return t == at->mx  ? -INFINITY
+           : t == at->l ? 0.0
+                        : expr_eval(masked_divs(c, at->row_e[k], &env, 0), &env);
+}
+
 /* Value k per row besides O as plan_rowval returns it: its value in a
  * row that sees no key first, where that is a number. */
 static char *row_value_text(cu *c, int k)
 {
-    const fg_kattn *at = c->at;
-    const fg_expr *e = at->row_e[k];
-    int t = at->row_t[k];
-    masked_env m = {at};
-    fg_eval_env env = {masked_leaf, &m};
-    /* a running value output as it is keeps its identity there (the max
-     * -inf, the sum 0); the masked-row rules hold where epilogue
-     * statements read them (the max and the sum 0, a division by a sum
-     * that is 0 gives 0) */
-    double masked = t == at->mx  ? -INFINITY
-                    : t == at->l ? 0.0
-                                 : expr_eval(masked_divs(c, e, &env, 0), &env);
+    const fg_expr *e = c->at->row_e[k];
+    double masked = row_masked_value(c, k);
     fg_strbuf b = {c->a, NULL, 0, 0};
     if (!isnan(masked)) {
         strbuf_puts(&b, "(l == 0.f) ? ");
@@ -812,14 +817,52 @@ static double shift_leaf(void *ctx, const fg_expr *e)
     return NAN;
 }
 
-/* Whether every value per row is the same for any offset of the running
- * max (LSE = Mx + log(L) is; Mx itself is not), checked at a few points in
- * double precision: then the kernels may replace the max by a fixed offset
- * where the score is bounded (plan_score_bound). */
-static bool rows_shift_free(const cu *c)
+/* Whether e is built of the smooth operations alone (arithmetic, exp,
+ * log and roots over numbers and the running values): no comparison, no
+ * where, no min, max or abs, whose value may change at some offset that a
+ * few points do not reach. */
+static bool row_smooth(const fg_expr *e)
 {
-    static const double pts[][3] = {{0.3, 1.7, 3.1}, {-2.1, 13.2, -7.4}, {5.7, 1024.5, 41.0}};
-    for (int k = 0; k < c->at->nrows; k++)
+    switch (e->kind) {
+    case E_NUM:
+    case E_TENSOR:
+        return true;
+    case E_NEG:
+    case E_ADD:
+    case E_SUB:
+    case E_MUL:
+    case E_DIV:
+        break;
+    case E_CALL:
+        if (e->fn != F_EXP && e->fn != F_EXP2 && e->fn != F_LOG && e->fn != F_LOG2 && e->fn != F_SQRT &&
+            e->fn != F_RSQRT)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!row_smooth(e->args[i]))
+            return false;
+    return true;
+}
+
+/* Whether every value per row is the same for any offset of the running
+ * max (LSE = Mx + log(L) is; Mx itself, or L, is not): built of smooth
+ * operations (row_smooth), with a number as its value in a row that sees
+ * no key (the kernels print that value there, not one from the offset),
+ * and the same value at eight points and offsets from -120 to 120, in
+ * double precision.  Then the kernels may hold the max at another value:
+ * a fixed offset where the score is bounded (plan_score_bound), a lagging
+ * one elsewhere (plan_max_free). */
+static bool rows_shift_free(cu *c)
+{
+    static const double pts[][3] = {{0.3, 1.7, 3.1},       {-2.1, 13.2, -7.4}, {5.7, 1024.5, 41.0},
+                                    {47.0, 2.5, 7.4},      {-60.0, 3.0, 120.0}, {90.0, 1.0, -120.0},
+                                    {300.0, 77.0, -30.0}, {-300.0, 5e6, 30.0}};
+    for (int k = 0; k < c->at->nrows; k++) {
+        if (!row_smooth(c->at->row_e[k]) || isnan(row_masked_value(c, k)))
+            return false;
         for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
             shift_env s0 = {c->at, pts[i][0], pts[i][1], 0.0}, s1 = s0;
             s1.d = pts[i][2];
@@ -828,6 +871,7 @@ static bool rows_shift_free(const cu *c)
             if (!isfinite(v0) || !(fabs(v1 - v0) <= 1e-9 * (1.0 + fabs(v0))))
                 return false;
         }
+    }
     return true;
 }
 

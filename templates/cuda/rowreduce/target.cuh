@@ -39,8 +39,8 @@ __device__ __forceinline__ void rr_unpack2(const __half*, unsigned w, float& a, 
   b = f.y;
 }
 
-// Chunks a thread loads a step in the rolling walk (rows.hpp's rr_roll keeps
-// two steps in flight in its first walk).
+// Chunks a thread loads a step in the rolling walk (its first walk, rows.hpp's
+// rr_roll, keeps two steps in flight).
 constexpr int RR_UNROLL = 4;
 
 // The thread's index in its CTA, the CTA's in the grid.

@@ -278,11 +278,12 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     constexpr bool FIXM_C = FOLD && plan_score_bound > 0.f && TT::F32_RANGE;
     const float bsc = plan_score_bound * sc;
     const bool fixm = FIXM_C && bsc <= 78.f;
-    // LAZY: below (the softmax); not with FIXM's plans, whose copy without
-    // FIXM serves fp16 and large caps only (call 3: their kernels' FIXM copy
-    // moved by -4 % to +5 % when the other copy changed), nor with a
-    // tile-affine score (relbias: its D 64 kernels spilled 6 bytes with it)
-    constexpr bool LAZY = plan_max_free && plan_softmax && !FIXM_C && !plan_score_tile_affine;
+    // LAZY: below (the softmax); not with a bounded score (FIXM's plans:
+    // their copy without FIXM, in fp16 or past the cap, keeps the running max,
+    // and in call 3 of 2026-11-29 their FIXM copy moved by -4 % to +5 % when
+    // the other copy changed), nor with a tile-affine score (relbias: its D 64
+    // kernels spilled 6 bytes with it)
+    constexpr bool LAZY = plan_max_free && plan_softmax && !(FOLD && plan_score_bound > 0.f) && !plan_score_tile_affine;
     const float fixc = fmaxf(bsc - 40.f, 0.f);
     if (fixm) mrow[0] = mrow[1] = fixc;
 

@@ -48,7 +48,7 @@ __device__ __forceinline__ void rr_unpack2(const _Float16*, unsigned w, float& a
   b = (float)__builtin_bit_cast(_Float16, (unsigned short)(w >> 16));
 }
 
-// Chunks a thread loads a step in the rolling walk (rr_roll's first walk
+// Chunks a thread loads a step in the rolling walk (its first walk, rr_roll,
 // keeps two steps in flight): 4, or 2 for a running
 // state of more than 8 values (moments' 9 at 4 took an SGPR spill and a
 // scratch slot on gfx942: tests/hip-compile.sh refuses scratch).
