@@ -487,7 +487,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             x[1] = p1;
             sum += p0 + p1;
           }
-          lrow[hr] = FX ? lrow[hr] + sum : lrow[hr] * corr[hr] + sum;
+          lrow[hr] = lrow[hr] * corr[hr] + sum;  // corr 1 under FIXM: folded
         }
       };
 
@@ -684,8 +684,6 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             o[db * 4 + 2] *= corr.y;
             o[db * 4 + 3] *= corr.y;
           }
-        } else {
-          (void)corr;
         }
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk) {
