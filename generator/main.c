@@ -436,9 +436,12 @@ static int system_wisdom(fg_arena *a, const char **out, int max)
 }
 
 /* The wisdom files of the run, user files first: a file that cannot be
- * read, is malformed, was tuned on other templates or repeats the device
- * of an earlier file is reported and left out (the default rules serve
- * those launches); generation goes on. */
+ * read, is malformed or was tuned on other templates is reported and left
+ * out (the default rules serve those launches); generation goes on.  Files
+ * of one device are all kept, in this order: per plan, the first of them
+ * with rows for the plan serves it (tune_attach), so that a user file with
+ * rows for a plan of the user's own leaves the system file serving the
+ * bundled plans. */
 static int load_wisdom(const options *o, fg_arena *a, const fg_wisdom ***out, fg_diag *run_diag)
 {
     const char *paths[64];
@@ -477,18 +480,6 @@ static int load_wisdom(const options *o, fg_arena *a, const fg_wisdom ***out, fg
                              hash);
                 w = NULL;
             }
-        }
-        const char *over = NULL;
-        for (int j = 0; w && j < n; j++)
-            if (!strcmp(ws[j]->device, w->device) && ws[j]->sms == w->sms)
-                over = ws[j]->path;
-        if (over) {
-            fprintf(stderr,
-                    "fusegen: warning: wisdom file '%s' is not used: '%s' overrides it for "
-                    "%s\n",
-                    paths[i], over, w->device);
-            run_diag->warnings++;
-            continue;
         }
         if (!w) {
             fprintf(stderr,

@@ -255,6 +255,42 @@ static void test_rows_for_a_plan(void **state)
                                      "tuned on another version of the plan"));
     assert_non_null(strstr(fx->err, "h200.wisdom:13:1: warning: 1 row for plan 'global' names a "
                                      "configuration its tune block does not have: not used"));
+    /* Two files of one device combine plan by plan: the first (a user file)
+     * with rows for a plan serves it.  A user file of causal's rows only
+     * leaves global to the other file, without a message... */
+    const fg_wisdom *sys = fx->w;
+    char *utext = NULL, *mtext = NULL;
+    assert_true(asprintf(&utext, HEADER "row causal %s bf16 128 13 18 T128_64_2 1 - 0 0\n", h) > 0);
+    assert_true(asprintf(&mtext, HEADER "row global %s bf16 128 13 18 T128_64_2 1 - 0 0\n", h) > 0);
+    fg_source usrc, msrc;
+    fg_wisdom *uw, *mw;
+    source_from_string(&usrc, "user.wisdom", utext);
+    source_from_string(&msrc, "mine.wisdom", mtext);
+    assert_int_equal(wisdom_parse(fx->a, &usrc, &fx->d, &uw), 0);
+    assert_int_equal(wisdom_parse(fx->a, &msrc, &fx->d, &mw), 0);
+    const fg_wisdom *two[] = {uw, sys}, *three[] = {mw, uw, sys};
+    rewind(fx->errf);
+    fflush(fx->errf);
+    fx->err[0] = 0;
+    assert_int_equal(tune_attach(fx->a, k, false, NULL, 0, two, 2, &pd), 0);
+    fflush(fx->errf);
+    assert_int_equal(k->tune->nwisdom, 1);
+    assert_ptr_equal(k->tune->wisdom[0], sys);
+    assert_int_equal(k->tune->nrows[0], 2);
+    assert_null(strstr(fx->err, "serves that plan"));
+    /* ...and a user file with rows for global takes global over, the later
+     * file's rows for it reported unused */
+    assert_int_equal(tune_attach(fx->a, k, false, NULL, 0, three, 3, &pd), 0);
+    fflush(fx->errf);
+    assert_int_equal(k->tune->nwisdom, 1);
+    assert_ptr_equal(k->tune->wisdom[0], mw);
+    assert_int_equal(k->tune->nrows[0], 1);
+    assert_string_equal(k->tune->rows[0][0]->variant, "T128_64_2");
+    assert_non_null(strstr(fx->err, "fusegen: warning: wisdom file 'h200.wisdom': its 2 rows for plan "
+                                    "'global' are not used: 'mine.wisdom' serves that plan on "
+                                    "NVIDIA H200"));
+    free(utext);
+    free(mtext);
     free(text);
     /* --tuning: every candidate, no rows */
     assert_int_equal(tune_attach(fx->a, k, true, NULL, 0, ws, 1, &pd), 0);

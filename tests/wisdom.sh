@@ -4,7 +4,8 @@
 # and generation falls back to the default rules, exit 0, the output the
 # same as --wisdom=none's; the system wisdom of wisdom/ makes the tuned
 # dispatch, named by its path in the source tree; --tuning and --wisdom
-# exclude each other.
+# exclude each other; a user file overrides the system file of its device
+# for the plans it has rows for, and only those.
 set -u
 srcdir=${srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -66,11 +67,24 @@ cmp -s "$tmp/foreign/global_cuda.cu" "$tmp/sys/global_cuda.cu" || fail "a foreig
 gen bad --wisdom="$tmp/bad.wisdom" || fail "a malformed file stopped generation"
 grep -q "bad.wisdom:[0-9]*:1: error: a row has 11 fields" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "no located row error"; }
 
-# a user file overrides the system file of the same device
+# a user file overrides the system file of the same device, plan by plan:
+# for a plan it has rows for, it serves the plan and the system file's rows
+# for that plan are reported unused
 sed 's/T128_176_2P/T128_128_3/' "$w" > "$tmp/user.wisdom"
 gen user --wisdom="$tmp/user.wisdom" || fail "a user file failed"
-grep -q "warning: wisdom file '.*wisdom/`basename "$w"`' is not used: '$tmp/user.wisdom' overrides it" \
+grep -q "warning: wisdom file 'wisdom/`basename "$w"`': its [0-9]* rows for plan 'global' are not used: '$tmp/user.wisdom' serves that plan on " \
   "$tmp/user.err" || { cat "$tmp/user.err"; fail "no override warning"; }
+grep -q "^// $tmp/user.wisdom: " "$tmp/user/global_cuda.cu" || fail "the user file does not serve global"
+grep -q "^// wisdom/`basename "$w"`: " "$tmp/user/global_cuda.cu" && fail "two files serve global on one device"
+# for a plan it has no rows for, the system file still serves it: a user
+# file of its own plan's rows (here another plan's, causal's) leaves global
+# as with the system wisdom alone, without a message
+{ sed -n '1,/^date/p' "$w"; grep '^row causal ' "$w"; } > "$tmp/other.wisdom"
+grep -q '^row causal ' "$tmp/other.wisdom" || fail "no causal rows in $w"
+gen other --wisdom="$tmp/other.wisdom" || fail "a user file of another plan failed"
+cmp -s "$tmp/other/global_cuda.cu" "$tmp/sys/global_cuda.cu" ||
+  fail "a user file without rows for global changed global's dispatch"
+test -s "$tmp/other.err" && { cat "$tmp/other.err"; fail "a user file of another plan gave messages"; }
 
 # --tuning and --wisdom
 "$fg" --tuning --wisdom=none -o "$tmp/x" "$srcdir/plans/global.fp" 2> "$tmp/both.err" &&

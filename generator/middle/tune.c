@@ -199,6 +199,21 @@ int tune_attach(fg_arena *a, fg_kernel *k, bool tuning, const int *dims, int ndi
         d->warnings += wd.warnings;
         if (!n)
             continue;
+        /* an earlier file of the same device (name and SM count) serves
+         * this plan: the run's order puts user files first */
+        const fg_wisdom *over = NULL;
+        for (int j = 0; j < t->nwisdom && !over; j++)
+            if (!strcmp(t->wisdom[j]->device, wf->device) && t->wisdom[j]->sms == wf->sms)
+                over = t->wisdom[j];
+        if (over) {
+            fprintf(d->out,
+                    "fusegen: warning: wisdom file '%s': its %d row%s for plan '%s' %s not "
+                    "used: '%s' serves that plan on %s\n",
+                    wf->path, n, n == 1 ? "" : "s", p->name, n == 1 ? "is" : "are", over->path,
+                    wf->device);
+            d->warnings++;
+            continue;
+        }
         t->wisdom[t->nwisdom] = wf;
         t->nrows[t->nwisdom] = n;
         t->rows[t->nwisdom] = rows;
