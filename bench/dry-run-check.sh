@@ -3,8 +3,8 @@
 # --dry-run output (case -> plan, params, FLOPs, K+V bytes) on the shipped
 # bench/cases.tsv and on bench/dry-run-cases.tsv, against values this script
 # computes on its own with awk (visible pairs as the shared peers.py counts
-# them); the rows no plan matches, with their notes; --only; and a located
-# error for a malformed cases file.
+# them); the rows no plan matches, with their notes; --only; a located
+# error for a malformed cases file; --seconds's values.
 srcdir=${srcdir-.}
 bench=./bench/fusegen-bench
 test -x "$bench" || { echo "dry-run-check: $bench is not built"; exit 99; }
@@ -108,5 +108,18 @@ if test $rc -eq 2 && grep -q "^$tmp/bad.tsv:2: error: hkv = 'z' is not a valid v
 else
   echo "FAIL: malformed row: exit $rc, stderr:"; cat "$tmp/bad.err"; fail=1
 fi
+
+# --seconds (steady state): a number of seconds is taken, anything else is a
+# usage error that names the option
+"$bench" --dry-run --seconds 2.5 --cases "$srcdir/bench/cases.tsv" --only causal-pf-2k > "$tmp/sec.out" ||
+  { echo "FAIL: --seconds 2.5 refused"; fail=1; }
+for bad in x -1 1e9 2s; do
+  "$bench" --dry-run --seconds "$bad" --cases "$srcdir/bench/cases.tsv" > /dev/null 2> "$tmp/sec.err"
+  rc=$?
+  if test $rc -ne 2 || ! grep -q -- '--seconds must be a number of seconds' "$tmp/sec.err"; then
+    echo "FAIL: --seconds $bad: exit $rc, stderr:"; cat "$tmp/sec.err"; fail=1
+  fi
+done
+test $fail = 0 && echo "ok: --seconds takes seconds and refuses the rest"
 
 exit $fail

@@ -3,7 +3,7 @@
  * that bench/compare.py puts both side by side.
  *
  * usage: fusegen-bench [--cases FILE] [--only ID,ID] [--out FILE]
- *                      [--reps N] [--splits N] [--dry-run]
+ *                      [--reps N] [--seconds S] [--splits N] [--dry-run]
  *   --cases   the cases file (default $FG_BENCH_CASES, else
  *             $srcdir/bench/cases.tsv): a header line `# id<TAB>variant...`
  *             naming the columns id variant b hq hkv sq sk d causal window
@@ -13,6 +13,12 @@
  *   --out     where the JSON lines go (default stdout); a short table goes
  *             to stderr.
  *   --reps    timed launches per case (default 30, at least 20).
+ *   --seconds steady state: launch each case for at least S seconds (and
+ *             at least --reps times) and report the median of the second
+ *             half of its launches, when the GPU's clock has settled to
+ *             what the case draws (an H200 holds its power at the limit by
+ *             lowering the clock, so a short run's time depends on what ran
+ *             before it).  The JSON line adds "launches" and "seconds".
  *   --splits  the split count every launch asks for (the entries' splits
  *             argument; default 0: the plan's, tuned or by the default
  *             rules), named in each case's note.  Meant for the split
@@ -33,7 +39,8 @@
  * Timing: bf16 inputs (random, not zeros), O bf16, LSE and any other
  * value per row f32 (all computed); 3 warm-up launches, then each launch
  * timed alone with cudaEvents (record, launch, record, synchronize, as
- * peers.py does); the median is reported, with the configuration the
+ * peers.py does); the median is reported (with --seconds, that of the
+ * second half of the launches), with the configuration the
  * launches took (`config`: fg_last_config(), a tuned row with its wisdom
  * file and line, or the default rules).  Decode
  * cases rotate over enough K/V buffer sets (at least 2) that the L2 cannot
@@ -50,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if FG_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -64,6 +72,8 @@
 
 /* --splits: the split count every launch asks for (0: the plan's) */
 static int bench_splits = 0;
+/* --seconds: how long each case runs in the steady-state mode (0: off) */
+static double bench_seconds = 0;
 
 typedef struct bcase {
     char id[64], variant[32];
@@ -78,6 +88,7 @@ typedef struct bcase {
     char note[200];    /* why it cannot run, or what went wrong */
     char config[200];  /* fg_last_config() after the last timed launch */
     double flops, kv_bytes, ms;
+    int launches; /* timed launches (more than --reps with --seconds) */
 } bcase;
 
 static const char *const columns[] = {"id",  "variant", "b",      "hq",      "hkv",   "sq",
@@ -336,6 +347,8 @@ static void result_line(FILE *f, const bcase *c)
     json_num(f, ok ? c->flops / (c->ms * 1e-3) / 1e12 : 0, ok);
     fputs(", \"kv_gbs\": ", f);
     json_num(f, ok ? c->kv_bytes / (c->ms * 1e-3) / 1e9 : 0, ok);
+    if (bench_seconds > 0 && ok)
+        fprintf(f, ", \"launches\": %d, \"seconds\": %g", c->launches, bench_seconds);
     fputs(", \"note\": ", f);
     json_str(f, c->note);
     fputs(", \"plan\": ", f);
@@ -346,6 +359,14 @@ static void result_line(FILE *f, const bcase *c)
     json_str(f, c->config);
     fputs("}\n", f);
     fflush(f);
+}
+
+/* Seconds of wall time since *t0 (C11's timespec_get). */
+static double wall_since(const struct timespec *t0)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -513,7 +534,26 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         snprintf(c->note, sizeof c->note, "cudaEventCreate failed");
         goto out;
     }
-    for (int r = -3; r < reps; r++) {
+    /* --seconds: run on past reps until the wall clock says so, the array
+     * growing as needed */
+    size_t cap = (size_t)reps;
+    struct timespec t0;
+    timespec_get(&t0, TIME_UTC);
+    int r;
+    for (r = -3;; r++) {
+        if (r >= reps) {
+            if (bench_seconds <= 0 || wall_since(&t0) >= bench_seconds)
+                break;
+            if ((size_t)r == cap) {
+                float *t = realloc(times, 2 * cap * sizeof *times);
+                if (!t) {
+                    snprintf(c->note, sizeof c->note, "out of host memory");
+                    goto events;
+                }
+                times = t;
+                cap *= 2;
+            }
+        }
         int s = (r + 3) % sets;
         tensor4(&in[1], k[s], FG_BF16, c->b, c->hkv, c->sk, c->d);
         tensor4(&in[2], v[s], FG_BF16, c->b, c->hkv, c->sk, c->d);
@@ -536,8 +576,13 @@ static int time_case(bcase *c, int reps, size_t l2_bytes, const uint16_t *patter
         }
     }
     snprintf(c->config, sizeof c->config, "%s", fg_last_config());
-    qsort(times, (size_t)reps, sizeof *times, cmp_float);
-    c->ms = times[reps / 2];
+    c->launches = r;
+    {
+        /* steady state: the second half of the launches */
+        size_t from = bench_seconds > 0 ? (size_t)r / 2 : 0, n = (size_t)r - from;
+        qsort(times + from, n, sizeof *times, cmp_float);
+        c->ms = times[from + n / 2];
+    }
     /* The output of the last launch: no NaN in its first rows. */
     {
         size_t n = qn < 65536 ? qn : 65536;
@@ -614,14 +659,21 @@ int main(int argc, char **argv)
             out_path = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            char *end;
+            bench_seconds = strtod(argv[++i], &end);
+            if (*end || !(bench_seconds >= 0 && bench_seconds <= 3600)) {
+                fprintf(stderr, "fusegen-bench: --seconds must be a number of seconds, 0 to 3600\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--splits") && i + 1 < argc)
             bench_splits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--dry-run"))
             dry = 1;
         else {
             fprintf(stderr,
                     "usage: %s [--cases FILE] [--only ID,ID] [--out FILE] [--reps N] "
-                    "[--splits N] [--dry-run]\n",
+                    "[--seconds S] [--splits N] [--dry-run]\n",
                     argv[0]);
             return 2;
         }

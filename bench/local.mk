@@ -36,4 +36,4 @@ bench_rows_bench_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(CUDA_CPP
 bench_rows_bench_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
 endif
 EXTRA_DIST += bench/rows-bench.c bench/rows.tsv bench/rows_torch.py
-EXTRA_DIST += bench/variants.tsv bench/variants_flex.py
+EXTRA_DIST += bench/variants.tsv bench/variants_flex.py bench/steady.py

@@ -35,6 +35,13 @@
 #     7. rows        bench/rows-bench and bench/rows_torch.py on bench/rows.tsv
 #                    in the same call (the row reductions beside torch),
 #                    side by side at the end of bench.txt
+#     steady         (only when named) bench/steady.py: each case of
+#                    $STEADY_ONLY (default the prefill cases of issue 10's
+#                    bars) about $STEADY_SECONDS (3) s by fusegen-bench
+#                    --seconds, then by its peer (.carry/peers.py's own
+#                    definitions: cuDNN, or Flex where SDPA cannot express
+#                    the case), nvidia-smi sampling the clock and power:
+#                    steady.jsonl and steady.txt
 #     variants       (only when named) fusegen-bench on bench/variants.tsv
 #                    (relbias, docmask beside causal) and
 #                    bench/variants_flex.py (FlexAttention), into bench.txt
@@ -308,6 +315,19 @@ if has_step compare; then
     step compare $?
   else
     step compare "no .carry/compare.py or no fusegen.jsonl"
+  fi
+fi
+
+# Steady state: each case long enough that the clock settles (bench/steady.py)
+if has_step steady; then
+  if test $built = 1 && test -f .carry/peers.py; then
+    PYTHONUNBUFFERED=1 timeout `left 540` python3 "$SRC/bench/steady.py" --bench "$BUILD/bench/fusegen-bench" \
+      --peers-py .carry/peers.py --cases "$SRC/bench/cases.tsv" --seconds "${STEADY_SECONDS:-3}" \
+      --only "${STEADY_ONLY:-global-pf-2k,global-pf-8k,global-pf-32k,causal-pf-2k,causal-pf-8k,causal-pf-32k,gqa-pf-2k,gqa-pf-8k,gqa-pf-32k,alibi-pf-8k,alibi-pf-32k,softcap-pf-8k,softcap-pf-32k,window-pf-8k,window-pf-32k}" \
+      --out "$OUT/steady.jsonl" > "$OUT/steady.txt" 2>&1
+    step steady $?
+  else
+    step steady "not built, or no .carry/peers.py"
   fi
 fi
 
