@@ -41,8 +41,13 @@ SMI_FIELDS = ["timestamp", "clocks.sm", "power.draw.instant", "utilization.gpu",
 
 
 def load_peers(path):
+    """peers.py as the module "peers", importable by name: torch.compile's
+    workers import the module of the score_mod they compile (loaded from a
+    spec alone, Flex failed with "No module named 'peers'", 2026-11-29)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     spec = importlib.util.spec_from_file_location("peers", path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules["peers"] = mod
     spec.loader.exec_module(mod)
     return mod
 
