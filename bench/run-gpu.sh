@@ -44,7 +44,8 @@
 #                    steady.jsonl and steady.txt
 #     variants       (only when named) fusegen-bench on bench/variants.tsv
 #                    (relbias, docmask beside causal) and
-#                    bench/variants_flex.py (FlexAttention), into bench.txt
+#                    bench/variants_flex.py (FlexAttention), into bench.txt;
+#                    both with --seconds $VARIANTS_SECONDS where it is set
 #     python         (only when named) the built tree installed with
 #                    DESTDIR=$BUILD/dest, examples/python built against it
 #                    through pkg-config (into $BUILD/python), then
@@ -364,11 +365,12 @@ if has_step variants; then
   if test $built = 1; then
     (
       echo; echo "== variants: fusegen-bench and bench/variants_flex.py (bench/variants.tsv)"
-      timeout `left 120` "$BUILD/bench/fusegen-bench" --cases "$SRC/bench/variants.tsv" \
-        --out /tmp/fg-variants.jsonl
+      timeout `left 240` "$BUILD/bench/fusegen-bench" --cases "$SRC/bench/variants.tsv" \
+        ${VARIANTS_SECONDS:+--seconds $VARIANTS_SECONDS} --out /tmp/fg-variants.jsonl
       rc=$?
-      PYTHONUNBUFFERED=1 timeout `left 60` python3 "$SRC/bench/variants_flex.py" \
-        --cases "$SRC/bench/variants.tsv" --out /tmp/fg-variants-flex.jsonl
+      PYTHONUNBUFFERED=1 timeout `left 240` python3 "$SRC/bench/variants_flex.py" \
+        --cases "$SRC/bench/variants.tsv" ${VARIANTS_SECONDS:+--seconds $VARIANTS_SECONDS} \
+        --out /tmp/fg-variants-flex.jsonl
       rc2=$?
       test $rc -eq 0 && rc=$rc2
       echo "--- raw (fusegen, then flex)"

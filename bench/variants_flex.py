@@ -11,12 +11,17 @@ fixed pseudo-random sequence, causal inside a document.  FLOPs count 4*d
 per visible (query, key) pair, as peers.py does.  Writes one JSON object
 per case (peers.py's schema, peer "flex") to --out, a table to stderr.
 
-usage: variants_flex.py [--cases bench/variants.tsv] [--out FILE]
+With --seconds S, each case runs at least S seconds back to back and the
+median of the second half of its launches is reported (steady state, as
+fusegen-bench --seconds: a GPU at its power limit settles its clock).
+
+usage: variants_flex.py [--cases bench/variants.tsv] [--out FILE] [--seconds S]
 Needs a CUDA machine with PyTorch; not part of `make check`.
 """
 import argparse
 import json
 import sys
+import time
 
 import torch
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
@@ -51,12 +56,13 @@ def doc_ids(n):
     return torch.tensor(ids, dtype=torch.int32)
 
 
-def bench_ms(fn, reps=25):
+def bench_ms(fn, reps=25, seconds=0.0):
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    start = time.time()
+    while len(times) < reps or time.time() - start < seconds:
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
         a.record()
@@ -64,6 +70,8 @@ def bench_ms(fn, reps=25):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b))
+    if seconds > 0:  # steady state: the second half
+        times = times[len(times) // 2:]
     times.sort()
     return times[len(times) // 2]
 
@@ -72,7 +80,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default="bench/variants.tsv")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--seconds", type=float, default=0.0)
     args = ap.parse_args()
+    if not 0 <= args.seconds <= 3600:
+        ap.error("--seconds must be 0 to 3600")
     dev = "cuda"
     flex = torch.compile(flex_attention, dynamic=False)
     out = open(args.out, "w") if args.out else sys.stdout
@@ -114,7 +125,7 @@ def main():
             run = lambda: (flex(q, k, v, block_mask=block, scale=D ** -0.5)
                            - 0.8 * flex(q2, k2, v, block_mask=block, scale=D ** -0.5))
             maps = 2
-        ms = bench_ms(run)
+        ms = bench_ms(run, seconds=args.seconds)
         if variant == "docmask":
             s = seg[0].cpu()
             pos = torch.arange(N)
