@@ -16,17 +16,20 @@ OUT=$W RUN_LIMIT=200 STEPS="build" sh bench/run-gpu.sh > $W/run.log 2>&1
 [ -x $B/bench/fusegen-bench ] || { echo "build failed"; tail -30 $W/run.log; exit 1; }
 make -C $B -j16 tests/gpu_check > /dev/null 2>&1
 echo "built at $(( `date +%s` - T0 )) s" >> $W/checks.txt
-(cd $B && timeout 90 ./tests/gpu_check --small) > $W/check-small.txt 2>&1
+(cd $B && timeout 80 ./tests/gpu_check --small) > $W/check-small.txt 2>&1
 echo "gpu_check --small (groups on) rc $?: `grep -E 'passed, .* failed' $W/check-small.txt`" >> $W/checks.txt
-(cd $B && timeout 120 ./tests/gpu_check --plans causal,gqa,window) > $W/check-plans.txt 2>&1
-echo "gpu_check causal,gqa,window rc $?: `grep -E 'passed, .* failed' $W/check-plans.txt`" >> $W/checks.txt
+(cd $B && timeout 100 ./tests/gpu_check --plans causal,gqa,window,docmask) > $W/check-plans.txt 2>&1
+echo "gpu_check causal,gqa,window,docmask rc $?: `grep -E 'passed, .* failed' $W/check-plans.txt`" >> $W/checks.txt
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw.instant,utilization.gpu,clocks_event_reasons.active \
   --format=csv,noheader,nounits -lms 20 > $W/smi.csv 2> $W/smi.err &
 SMI=$!
-IDS="causal-pf-8k causal-pf-32k gqa-pf-8k gqa-pf-32k alibi-pf-8k window-pf-8k softcap-pf-8k causal-pf-2k"
-for r in 1 2; do for c in $IDS; do for g in off on; do
+# the bars' cases, then variants (bench/variants.tsv) whose plans are heaviest-first too
+IDS="cases:causal-pf-8k cases:causal-pf-32k cases:gqa-pf-8k cases:gqa-pf-32k cases:alibi-pf-8k
+  cases:window-pf-8k variants:docmask-pf-32k variants:diffattn-pf-32k variants:siggate-pf-8k variants:sigmoid-pf-8k"
+for r in 1 2; do for fc in $IDS; do for g in off on; do
+  f=${fc%%:*}; c=${fc#*:}
   echo "$g-$c-$r-start `date +%s.%N`" >> $W/phases.txt
-  FUSEGEN_HEAD_GROUPS=$g timeout `left 560` $B/bench/fusegen-bench --cases bench/cases.tsv --only $c --seconds 3 \
+  FUSEGEN_HEAD_GROUPS=$g timeout `left 560` $B/bench/fusegen-bench --cases bench/$f.tsv --only $c --seconds 3 \
     --out $W/$g-$c-$r.jsonl 2> /dev/null
   echo "$g-$c-$r-end `date +%s.%N`" >> $W/phases.txt
   sleep 1
