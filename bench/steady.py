@@ -11,8 +11,8 @@ launches, when the clock has settled to what the case itself draws.
 
 The peer is timed by the shared bench's own peers.py (named by --peers-py
 and imported: its case definitions and run_case as they are; only its
-bench_ms, 3 warm-ups and a median of 25, is replaced by the same loop for
---seconds): cuDNN through SDPA where SDPA can express the case, else
+bench_ms, 3 warm-ups and a median of 25, is replaced by variants_flex.py's
+loop with --seconds): cuDNN through SDPA where SDPA can express the case, else
 FlexAttention.  With nvidia-smi on the path, the SM clock, the
 instantaneous power and the active clock-event reasons are sampled every
 20 ms, and each phase reports their mean over its busy samples.
@@ -110,21 +110,10 @@ def main():
     peers = load_peers(a.peers_py)
     secs = a.seconds
 
-    def steady_ms(fn, reps=25):
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        t, start = [], time.time()
-        while time.time() - start < secs or len(t) < reps:
-            e0 = torch.cuda.Event(enable_timing=True)
-            e1 = torch.cuda.Event(enable_timing=True)
-            e0.record(); fn(); e1.record()
-            torch.cuda.synchronize()
-            t.append(e0.elapsed_time(e1))
-        half = sorted(t[len(t) // 2:])
-        return half[len(half) // 2]
-
-    peers.bench_ms = steady_ms
+    # the timing loop of bench/variants_flex.py (beside this file), in its
+    # steady-state form
+    from variants_flex import bench_ms
+    peers.bench_ms = lambda fn, reps=25: bench_ms(fn, reps, seconds=secs)
     cases = peers.read_cases(a.cases)
     if a.only:
         keep = set(a.only.split(","))
