@@ -215,6 +215,34 @@ extern "C" int fg_cuda_span_summary_off(void) {
   return off;
 }
 
+extern "C" long long fg_cuda_l2_bytes(int dev) {
+  static std::atomic<long long> cache[FG_CUDA_MAX_DEVICES];
+  if (in_cache(dev)) {
+    const long long c = cache[dev].load(std::memory_order_relaxed);
+    if (c > 0) return c;
+  }
+  int n = 0;
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrL2CacheSize, dev) != cudaSuccess || n <= 0) {
+    (void)cudaGetLastError();  // not the launch's error; not cached
+    return 0;
+  }
+  if (in_cache(dev)) cache[dev].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+extern "C" int fg_cuda_head_groups(void) {
+  // "off": -1; a whole number k >= 1: k; unset, empty or anything else: 0
+  static const int v = [] {
+    const char* f = getenv("FUSEGEN_HEAD_GROUPS");
+    if (f == nullptr) return 0;
+    if (strcmp(f, "off") == 0) return -1;
+    char* end = nullptr;
+    const long k = strtol(f, &end, 10);
+    return end != f && *end == '\0' && k >= 1 && k <= 65535 ? (int)k : 0;
+  }();
+  return v;
+}
+
 extern "C" int fg_cuda_sm90a(const void* code_flag, int dev, fg_cuda_per_device* cache) {
   // FUSEGEN_CUDA_FAMILY=sm80: the sm_80 family everywhere (read once)
   static const int forced_sm80 = [] {

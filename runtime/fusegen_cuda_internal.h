@@ -120,6 +120,18 @@ int fg_cuda_sm90a(const void *code_flag, int dev, fg_cuda_per_device *cache);
  * themselves: the same results, a longer scan); else 0. */
 int fg_cuda_span_summary_off(void);
 
+/* The L2 cache of device dev in bytes, queried once per device; 0 when the
+ * query fails (not cached: the next call asks again). */
+long long fg_cuda_l2_bytes(int dev);
+
+/* The head groups of the heaviest-first sm_90a launches (the launcher's
+ * plan_head_group), from FUSEGEN_HEAD_GROUPS (read once per process): -1
+ * for "off" (no groups: heads fastest over all heads), k for a whole number
+ * k >= 1 (groups of k kv heads, whatever their size: what a check sets to
+ * run the grouped order at small shapes), 0 otherwise (unset: groups sized
+ * to the L2). */
+int fg_cuda_head_groups(void);
+
 /* A tensor map of the copy engine (a CUtensorMap: 128 bytes at map, 64-byte
  * aligned) for a rank-4 tensor of 16-bit elements (bf16 when bf16 is
  * non-zero, else fp16) at base: extents ext[0] (contiguous) .. ext[3],

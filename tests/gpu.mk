@@ -6,8 +6,8 @@
 
 if HAVE_CUDA
 check_PROGRAMS += tests/gpu_check
-check_SCRIPTS += tests/gpu-sanitize.sh tests/gpu-sm80.sh tests/gpu-nosummary.sh
-GPU_CHECKS += tests/gpu_check tests/gpu-sm80.sh tests/gpu-nosummary.sh tests/gpu-sanitize.sh
+check_SCRIPTS += tests/gpu-sanitize.sh tests/gpu-sm80.sh tests/gpu-nosummary.sh tests/gpu-headgroups.sh
+GPU_CHECKS += tests/gpu_check tests/gpu-sm80.sh tests/gpu-nosummary.sh tests/gpu-headgroups.sh tests/gpu-sanitize.sh
 tests_gpu_check_SOURCES = tests/gpu_check.c
 tests_gpu_check_CFLAGS = $(FG_WARN_CFLAGS) -pthread $(AM_CFLAGS)
 tests_gpu_check_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(CUDA_CPPFLAGS) \
@@ -15,7 +15,7 @@ tests_gpu_check_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(CUDA_CPPF
 tests_gpu_check_LDFLAGS = -pthread
 tests_gpu_check_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
 endif
-EXTRA_DIST += tests/gpu_check.c tests/gpu-sanitize.sh tests/gpu-sm80.sh tests/gpu-nosummary.sh
+EXTRA_DIST += tests/gpu_check.c tests/gpu-sanitize.sh tests/gpu-sm80.sh tests/gpu-nosummary.sh tests/gpu-headgroups.sh
 
 # The HIP kernels of every plan against the CPU entries on an AMD GPU (77
 # without one): gpu_check.c built on HIP's runtime API (GC_HIP).

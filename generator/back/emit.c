@@ -173,6 +173,7 @@ static const char *const api_names[] = {
     "fg_cuda_sm_count", "fg_cuda_smem_optin", "fg_cuda_occupancy", "fg_cuda_pool", "fg_cuda_tickets",
     "fg_cuda_once", "fg_cuda_per_device", "fg_cuda_param_vector", "fg_cuda_params_to_device",
     "fg_cuda_params_free", "fg_cuda_sm90a", "fg_cuda_tensor_map", "fg_cuda_span_summary_off",
+    "fg_cuda_l2_bytes", "fg_cuda_head_groups",
     /* runtime/fusegen_cuda_internal.h */
     "fg_plan_hip_fn", "fg_plan_hip_entry", "fg_plan_hip_list",
     "fg_hip_cu_count", "fg_hip_alloc", "fg_hip_free", "fg_hip_param_vector",

@@ -145,6 +145,37 @@ fg_cuda_dispatch[[[]]]m4_dnl
 fg_cuda_sm90_if([[[m4_dnl
 fg_cuda_configs_sm90[[[]]]m4_dnl
 
+// The query heads of a group in the order of fh_cta_coords, or 0 for no
+// groups (heads fastest over all of them, plan_grid's order).  Heaviest-first
+// plans launch every head's heaviest row blocks together; where each row
+// block reads its head's keys from 0 (plan_mask_rows_from0: causal masks and
+// the like) the CTAs running at once then stream the K and V of every head
+// from memory.  Taking the heads a group at a time, with the group's K and V
+// sized to half the L2, lets the row blocks of a head share them there
+// (measured on an H200: causal 32k +10 %, alibi 8k +6 %; bench/NOTES.md).
+// Windows and document masks read a band or a span of keys, whose K and V
+// for all heads fit in the L2 already: they take no groups (docmask 32k
+// lost 6 % with them).  FUSEGEN_HEAD_GROUPS (fg_cuda_head_groups) turns
+// the groups off or fixes their size.
+template <typename T>
+static int plan_head_group(const fa_args& a, int D, int BM, int dev) {
+  if constexpr (plan_schedule == 1 && plan_mask_rows_from0) {
+    const int set = fg_cuda_head_groups();
+    const long long G = a.Hq / a.Hkv, heads = (long long)a.B * a.Hq;
+    long long kv_heads = set;  // kv heads a group
+    if (set == 0) {
+      const long long l2 = fg_cuda_l2_bytes(dev), kv_bytes = 2LL * a.N * D * (long long)sizeof(T);
+      kv_heads = l2 > 0 && kv_bytes > 0 ? (l2 / 2) / kv_bytes : 0;
+      if (l2 > 0 && kv_heads < 1) kv_heads = 1;
+    }
+    const long long S = kv_heads * G;
+    // fh_cta_coords's indices are ints: the CTAs' count must fit
+    if (S > 0 && S < heads && heads * ((a.M + BM - 1) / BM) <= INT_MAX) return (int)S;
+  }
+  (void)a; (void)D; (void)BM; (void)dev;
+  return 0;
+}
+
 // The sm_90a family (sm90/rolling.cuh) for head dim D, on configuration C
 // (its compiled dim at least D).  *done says whether it launched (or failed
 // trying); it does not launch where the device runs no sm_90a code of the
@@ -178,6 +209,7 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   h.o_sb = a.o_sb; h.o_sh = a.o_sh; h.o_sm = a.o_sm;
   h.B = a.B; h.Hq = a.Hq; h.Hkv = a.Hkv; h.M = a.M; h.N = a.N; h.D = D;
   h.p = a.p;
+  h.hgroup = plan_head_group<T>(a, D, C::BM, dev);
   // A mask with span atoms: the summary of the ids' ranges by chunks of keys
   // (fh_span_sum_kernel), in stream-ordered workspace, that the CTAs' scans
   // read instead of the ids.  Where there is none (the pool cannot be made or

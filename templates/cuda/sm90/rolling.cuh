@@ -106,7 +106,45 @@ struct fh_args {
   // chunks of plan_span_chunk keys, each [lo, hi] per span (plan_span_narrow)
   const long* span_sum;
   int span_chunks;
+  // heaviest-first plans (plan_schedule 1): 0, or the query heads a group
+  // (fh_cta_coords; the launcher's plan_head_group), a multiple of Hq / Hkv
+  int hgroup;
 };
+
+// The CTA's (row block, head, batch).  With a.hgroup > 0 (plan_schedule 1),
+// the CTAs, in the order the grid launches them, take the (batch, head)
+// pairs a group at a time, all the group's row blocks heaviest first and
+// its heads fastest, then the next group: the CTAs that run at once read
+// the K and V of one group's kv heads, which the launcher (plan_head_group)
+// sizes to half the L2, where heads fastest over all heads had every SM of
+// the GPU streaming a different head's K and V from memory (a causal launch
+// of 32 heads: about 4 CTAs a head at a time).  The groups have a.hgroup query heads but
+// the first, which has the remainder (a multiple of Hq / Hkv too): a small
+// group last would start its heaviest blocks when the others' lightest are
+// ending, and finish alone.  Else fa_cta_coords.
+__device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* h, int* b) {
+  if constexpr (plan_schedule == 1) {
+    if (a.hgroup > 0) {
+      const int nb = (int)gridDim.z, hb_all = (int)(gridDim.x * gridDim.y), S = a.hgroup;
+      const int first = hb_all - (hb_all - 1) / S * S;  // in (0, S]
+      int L = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+      int base = 0, sg = first;
+      if (L >= first * nb) {
+        L -= first * nb;
+        const int g = L / (S * nb);
+        L -= g * S * nb;
+        base = first + g * S;
+        sg = S;
+      }
+      const int hb = base + L % sg;
+      *mblk = nb - 1 - L / sg;
+      *h = hb % a.Hq;
+      *b = hb / a.Hq;
+      return;
+    }
+  }
+  fa_cta_coords(mblk, h, b);
+}
 
 // The summary of the span atoms' key sides that plan_span_narrow reads: for
 // each (batch, query head) and chunk c of plan_span_chunk keys, span k's
@@ -183,7 +221,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
   int mblk, h, b;
-  fa_cta_coords(&mblk, &h, &b);
+  fh_cta_coords(a, &mblk, &h, &b);
   const int hkv = h / (a.Hq / a.Hkv);
   const int M = a.M, N = a.N;
   const int m0 = mblk * BM;

@@ -1,0 +1,47 @@
+#!/bin/sh
+# gpu-headgroups.sh - tests/gpu_check --small on the plans whose sm_90a
+# launches take their heads in groups (the rolling form, heaviest first,
+# every row's keys from 0: plan_head_group in the plan's kernel source in
+# $srcdir/generated, with plan_schedule 1 and plan_mask_rows_from0 true),
+# with the groups' size fixed by
+# FUSEGEN_HEAD_GROUPS.  The launcher sizes a group's K and V to half the L2,
+# so at the check's small shapes every head fits in one group and the
+# grouped order (fh_cta_coords) is never taken; FUSEGEN_HEAD_GROUPS=1 makes
+# groups of one kv head (every case then has 2 or 4 groups of the same
+# size), FUSEGEN_HEAD_GROUPS=3 groups of three, which the cases with four
+# (batch, kv head) pairs split as 1 + 3 (the remainder first).  Exit 77
+# (skipped, with the reason) where the device is not of compute capability
+# 9.0: the sm_80 family takes no groups.
+id=${CUDA_VISIBLE_DEVICES:-0}
+id=${id%%,*}
+cc=`nvidia-smi -i "$id" --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1`
+case $cc in
+  9.0) ;;
+  "") echo "gpu-headgroups.sh: nvidia-smi gave no compute capability (no GPU, or no nvidia-smi): skipped"; exit 77;;
+  *) echo "gpu-headgroups.sh: compute capability $cc: the sm_80 family takes no head groups: skipped"; exit 77;;
+esac
+# the sm_90a family, whatever the caller's environment asks
+unset FUSEGEN_CUDA_FAMILY
+srcdir=${srcdir:-.}
+if test ! -d "$srcdir/generated"; then
+    echo "gpu-headgroups.sh: no $srcdir/generated (set srcdir to the source tree)"
+    exit 99
+fi
+plans=
+for cu in "$srcdir"/generated/*_cuda.cu; do
+    grep -q "h.hgroup = plan_head_group" "$cu" || continue
+    grep -q '^constexpr int plan_schedule = 1;' "$cu" || continue
+    grep -q 'constexpr bool plan_mask_rows_from0 = true;' "$cu" || continue
+    n=`basename "$cu" _cuda.cu`
+    plans=${plans:+$plans,}$n
+done
+if test -z "$plans"; then
+    echo "gpu-headgroups.sh: no plan in $srcdir/generated takes head groups: skipped"
+    exit 77
+fi
+rc=0
+for k in 1 3; do
+    echo "gpu-headgroups.sh: FUSEGEN_HEAD_GROUPS=$k on $plans"
+    FUSEGEN_HEAD_GROUPS=$k ./tests/gpu_check --small --plans "$plans" "$@" || rc=1
+done
+exit $rc
