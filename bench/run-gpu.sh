@@ -157,6 +157,13 @@ if has_step sass && test $built = 1; then
          { for (i = 1; i <= NF; i++) { w = $i; sub(/\..*/, "", w);
              if (w == "HGMMA" || w == "UTMALDG" || w == "LDL" || w == "STL" || w == "HMMA") n[f " " w]++ } }
          END { for (k in n) print "sass: " k " " n[k] }' /tmp/fg-sass.txt | sort | tee -a "$SUMMARY"
+    # which sm_90a kernels have them: LDL and STL counts per object of the
+    # archive (a plan) and function (mangled)
+    awk '/^member / { m = $2 } /Function :/ { f = m "|" $3 }
+         f ~ /fh_attn_fwd_kernel/ { for (i = 1; i <= NF; i++) { w = $i; sub(/\..*/, "", w);
+             if (w == "LDL" || w == "STL") n[f " " w]++ } }
+         END { for (k in n) print n[k], k }' /tmp/fg-sass.txt | sort -k2 > "$OUT/sass-sm90-ldl-stl.txt"
+    note "sass: sm90 functions with LDL/STL: `awk '{print $2}' "$OUT/sass-sm90-ldl-stl.txt" | sort -u | wc -l` (sass-sm90-ldl-stl.txt)"
     step sass $rc
   else
     step sass "no cuobjdump"
