@@ -121,20 +121,13 @@ struct fh_args {
 // of 32 heads: about 4 CTAs a head at a time).  The groups have a.hgroup query heads but
 // the first, which has the remainder (a multiple of Hq / Hkv too): a small
 // group last would start its heaviest blocks when the others' lightest are
-// ending, and finish alone.  Else fa_cta_coords.  AGAIN: the same values,
-// computed anew from opaque inputs where they are used (the producer's
-// copies, the epilogue's stores): fa_cta_coords's come from blockIdx, which
-// the compiler reads again where it needs them, but these would be kept
-// live through the key tiles, and the producer has 24 registers.
-template <bool AGAIN = false>
+// ending, and finish alone.  Else fa_cta_coords.
 __device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* h, int* b) {
   if constexpr (plan_schedule == 1) {
     if (a.hgroup > 0) {
-      const int nb = (int)gridDim.z, hb_all = (int)(gridDim.x * gridDim.y);
-      const int S = AGAIN ? (int)fa_opaque((uint32_t)a.hgroup) : a.hgroup;
+      const int nb = (int)gridDim.z, hb_all = (int)(gridDim.x * gridDim.y), S = a.hgroup;
       const int first = hb_all - (hb_all - 1) / S * S;  // in (0, S]
       int L = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
-      if constexpr (AGAIN) L = (int)fa_opaque((uint32_t)L);
       int base = 0, sg = first;
       if (L >= first * nb) {
         L -= first * nb;
@@ -282,20 +275,14 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         const int s = it % STAGES;
         const unsigned used = (unsigned)((it / STAGES - 1) & 1);  // the slot's last use
         const uint32_t ks = sK + s * C::KV_BYTES, vs = sV + s * C::KV_BYTES;
-        // the kv head and batch anew each tile (a few integer operations
-        // in one thread that mostly waits), not held in the producer's 24
-        // registers
-        int km, kq, kb;
-        fh_cta_coords<true>(a, &km, &kq, &kb);
-        const int kh = kq / (a.Hq / a.Hkv);
         if (it >= STAGES) fh_bar_wait(k_empty(s), used);
         fh_bar_expect(k_full(s), C::KV_BYTES);
 #pragma unroll
-        for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(ks + c * (BN * 128), &a.tk, c * 64, t * BN, kh, kb, k_full(s));
+        for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(ks + c * (BN * 128), &a.tk, c * 64, t * BN, hkv, b, k_full(s));
         if (it >= STAGES) fh_bar_wait(v_empty(s), used);
         fh_bar_expect(v_full(s), C::KV_BYTES);
 #pragma unroll
-        for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(vs + c * (BN * 128), &a.tv, c * 64, t * BN, kh, kb, v_full(s));
+        for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(vs + c * (BN * 128), &a.tv, c * 64, t * BN, hkv, b, v_full(s));
       }
     }
   } else {
@@ -824,9 +811,6 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 
     // ---- epilogue: O / l, the values per row; O through this group's rows of the Q tile
     const plan_rowvals rowvals = a.rowvals;
-    // the head and batch anew (fh_cta_coords's AGAIN): not kept through the tiles
-    int em, eh, eb;
-    fh_cta_coords<true>(a, &em, &eh, &eb);
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       float l = lrow[hr];
@@ -845,10 +829,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         mrow[hr] += plan_keylin_slope(p) * (float)(plan_keylin_int(i, 0, p) - plan_keylin_int(i - hr * 8, 0, p));
       if constexpr (plan_nchains > 1)
         fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[db * 4 + 2 * hr + e]; },
-                            reinterpret_cast<const T*>(a.o) + eb * a.o_sb + eh * a.o_sh + (int64_t)i * a.o_sm,
+                            reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
                             plan_chain_adds(p) && i < M, tq, a.D, p);
       if (plan_rowvals_any(rowvals) && tq == 0 && i < M)
-        plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)eb * a.Hq + eh) * M + i; });
+        plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
     }
     // Every product that read this group's Q rows has completed (waited);
     // the other group never reads them.  The addresses from opaque bases, so
@@ -865,7 +849,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         fh_st_shared_u32(at, TT::pack(o[db * 4 + 2 * hr], o[db * 4 + 2 * hr + 1]));
       }
     fh_named_sync(1 + cw, 128);
-    T* og = reinterpret_cast<T*>(a.o) + eb * a.o_sb + eh * a.o_sh;
+    T* og = reinterpret_cast<T*>(a.o) + b * a.o_sb + h * a.o_sh;
     const int wtid = (int)fa_opaque((uint32_t)(tid & 127));
     const int dch = a.D / 8;  // 16-byte chunks of a row that are stored
 #pragma unroll
