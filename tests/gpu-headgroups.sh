@@ -3,15 +3,14 @@
 # launches take their heads in groups (the rolling form, heaviest first,
 # every row's keys from 0: plan_head_group in the plan's kernel source in
 # $srcdir/generated, with plan_schedule 1 and plan_mask_rows_from0 true),
-# with the groups' size fixed by
-# FUSEGEN_HEAD_GROUPS.  The launcher sizes a group's K and V to half the L2,
-# so at the check's small shapes every head fits in one group and the
-# grouped order (fh_cta_coords) is never taken; FUSEGEN_HEAD_GROUPS=1 makes
-# groups of one kv head (every case then has 2 or 4 groups of the same
-# size), FUSEGEN_HEAD_GROUPS=3 groups of three, which the cases with four
-# (batch, kv head) pairs split as 1 + 3 (the remainder first).  Exit 77
-# (skipped, with the reason) where the device is not of compute capability
-# 9.0: the sm_80 family takes no groups.
+# with the groups' size fixed by FUSEGEN_HEAD_GROUPS.  The launcher sizes a
+# group's K and V to half the L2, so at the check's small shapes every head
+# fits in one group and the grouped order (fh_cta_coords) is never taken;
+# FUSEGEN_HEAD_GROUPS=1 makes groups of one kv head (every case then has 2
+# or 4 groups of the same size), FUSEGEN_HEAD_GROUPS=3 groups of three,
+# which the cases with four (batch, kv head) pairs split as 1 + 3 (the
+# remainder first).  Exit 77 (skipped, with the reason) where the device is
+# not of compute capability 9.0: the sm_80 family takes no groups.
 id=${CUDA_VISIBLE_DEVICES:-0}
 id=${id%%,*}
 cc=`nvidia-smi -i "$id" --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1`

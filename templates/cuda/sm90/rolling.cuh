@@ -118,10 +118,10 @@ struct fh_args {
 // the K and V of one group's kv heads, which the launcher (plan_head_group)
 // sizes to half the L2, where heads fastest over all heads had every SM of
 // the GPU streaming a different head's K and V from memory (a causal launch
-// of 32 heads: about 4 CTAs a head at a time).  The groups have a.hgroup query heads but
-// the first, which has the remainder (a multiple of Hq / Hkv too): a small
-// group last would start its heaviest blocks when the others' lightest are
-// ending, and finish alone.  Else fa_cta_coords.
+// of 32 heads: about 4 CTAs a head at a time).  The groups have a.hgroup
+// query heads but the first, which has the remainder (a multiple of Hq / Hkv
+// too): a small group last would start its heaviest blocks when the others'
+// lightest are ending, and finish alone.  Else fa_cta_coords.
 __device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* h, int* b) {
   if constexpr (plan_schedule == 1) {
     if (a.hgroup > 0) {
