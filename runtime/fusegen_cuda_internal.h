@@ -127,9 +127,9 @@ long long fg_cuda_l2_bytes(int dev);
 /* The head groups of the heaviest-first sm_90a launches (the launcher's
  * plan_head_group), from FUSEGEN_HEAD_GROUPS (read once per process): -1
  * for "off" (no groups: heads fastest over all heads), k for a whole number
- * k >= 1 (groups of k kv heads, whatever their size: what a check sets to
- * run the grouped order at small shapes), 0 otherwise (unset: groups sized
- * to the L2). */
+ * k from 1 to 65535 (groups of k kv heads, whatever their size: what a
+ * check sets to run the grouped order at small shapes), 0 otherwise (unset,
+ * or any other value: groups sized to the L2). */
 int fg_cuda_head_groups(void);
 
 /* A tensor map of the copy engine (a CUtensorMap: 128 bytes at map, 64-byte

@@ -840,6 +840,7 @@ static void flush_batch(void)
 static int graph_next; /* the next case is a graph case */
 static double cap_next; /* the next case's cap (add_cap_case) */
 static float qamp_next; /* and its factor on Q */
+static int hkv_next; /* the next case's kv heads, 0 for the rule below (add_kv_case) */
 
 static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d,
                           int m, int n, int groups, int splits, int strided, int window,
@@ -867,7 +868,7 @@ static void add_case_lens(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype
         }
         memcpy(c->lens, l, sizeof l);
     }
-    c->hkv = groups == 1 ? 2 : 1;
+    c->hkv = hkv_next > 0 ? hkv_next : groups == 1 ? 2 : 1;
     c->hq = c->hkv * groups;
     c->m = m;
     c->n = n;
@@ -933,6 +934,19 @@ static void add_cap_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype 
     add_case(info, fn, dt, d, m, n, groups, 0, 0, 0);
     cap_next = 0;
     qamp_next = 0;
+}
+
+/* A case with hkv kv heads of `groups` query heads each (the other cases
+ * have two kv heads of one query head, or one of several): two batches of
+ * two kv heads of two query heads give four (batch, kv head) pairs, which
+ * tests/gpu-headgroups.sh's groups of three kv heads split as 1 + 3, the
+ * first group then two query heads. */
+static void add_kv_case(const fg_plan_info *info, fg_plan_cuda_fn fn, fg_dtype dt, int d, int m,
+                        int n, int groups, int hkv)
+{
+    hkv_next = hkv;
+    add_case(info, fn, dt, d, m, n, groups, 0, 0, 0);
+    hkv_next = 0;
 }
 
 /* A case launched inside a CUDA graph (see gc_case.graph). */
@@ -1076,6 +1090,9 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
         add_case(info, fn, FG_BF16, 128, 520, 13, 1, 0, 0, 0);
         /* a head dim only the sm_90a family serves (skipped elsewhere) */
         add_case(info, fn, FG_BF16, 80, 130, 300, has_g ? 8 : 1, 0, 1, 0);
+        /* several kv heads of several query heads */
+        if (has_g)
+            add_kv_case(info, fn, FG_BF16, 128, 300, 1000, 2, 2);
         return;
     }
     for (int t = 0; t < 2; t++) {

@@ -108,7 +108,7 @@ fg_cuda_configs[[[]]]m4_dnl
 // The grid of the rolling kernels (fa_cta_coords reads it back): one CTA per
 // block of bm query rows of one (batch, head).
 static fg_status plan_grid(const fa_args& a, int bm, const char* entry, dim3* grid) {
-  const long long mblocks = (a.M + bm - 1) / bm;
+  const long long mblocks = ((long long)a.M + bm - 1) / bm;
   if (plan_schedule == 1 ? (a.B > 65535 || mblocks > 65535) : (a.Hq > 65535 || a.B > 65535))
     return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
                         mblocks);
@@ -170,7 +170,7 @@ static int plan_head_group(const fa_args& a, int D, int BM, int dev) {
     }
     const long long S = kv_heads * G;
     // fh_cta_coords's indices are ints: the CTAs' count must fit
-    if (S > 0 && S < heads && heads * ((a.M + BM - 1) / BM) <= INT_MAX) return (int)S;
+    if (S > 0 && S < heads && heads * (((long long)a.M + BM - 1) / BM) <= INT_MAX) return (int)S;
   }
   (void)a; (void)D; (void)BM; (void)dev;
   return 0;

@@ -86,7 +86,7 @@ fg_cuda_configs[[[]]]m4_dnl
 template <typename T, class C>
 static fg_status plan_launch(fa_args a, hipStream_t st, int dev, const char* entry) {
   (void)dev;
-  const long long mblocks = (a.M + C::BM - 1) / C::BM;
+  const long long mblocks = ((long long)a.M + C::BM - 1) / C::BM;
   if (mblocks > 65535 || a.Hq > 65535 || a.B > 65535)
     return fg_set_error(FG_ERR_UNSUPPORTED, "%s: %d batches, %d heads, %lld row blocks exceed the grid", entry, a.B, a.Hq,
                         mblocks);
