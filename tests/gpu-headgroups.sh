@@ -14,29 +14,13 @@
 # same order either way.  Exit 77 (skipped, with the reason) where the
 # device is not of compute capability 9.0 (the sm_80 family takes no
 # groups), or where gpu_check skips.
-id=${CUDA_VISIBLE_DEVICES:-0}
-id=${id%%,*}
-cc=`nvidia-smi -i "$id" --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1`
-case $cc in
-  9.0) ;;
-  "") echo "gpu-headgroups.sh: nvidia-smi gave no compute capability (no GPU, or no nvidia-smi): skipped"; exit 77;;
-  *) echo "gpu-headgroups.sh: compute capability $cc: the sm_80 family takes no head groups: skipped"; exit 77;;
-esac
+srcdir=${srcdir:-.}
+. "$srcdir/tests/gpu-hopper.sh"
+fg_hopper_or_skip gpu-headgroups.sh "the sm_80 family takes no head groups"
 # the sm_90a family, whatever the caller's environment asks
 unset FUSEGEN_CUDA_FAMILY
-srcdir=${srcdir:-.}
-if test ! -d "$srcdir/generated"; then
-    echo "gpu-headgroups.sh: no $srcdir/generated (set srcdir to the source tree)"
-    exit 99
-fi
-plans=
-for cu in "$srcdir"/generated/*_cuda.cu; do
-    grep -q "h.hgroup = plan_head_group" "$cu" || continue
-    grep -q '^constexpr int plan_schedule = 1;' "$cu" || continue
-    grep -q 'constexpr bool plan_mask_rows_from0 = true;' "$cu" || continue
-    n=`basename "$cu" _cuda.cu`
-    plans=${plans:+$plans,}$n
-done
+fg_plans_matching gpu-headgroups.sh "h.hgroup = plan_head_group" '^constexpr int plan_schedule = 1;' \
+    'constexpr bool plan_mask_rows_from0 = true;'
 if test -z "$plans"; then
     echo "gpu-headgroups.sh: no plan in $srcdir/generated takes head groups: skipped"
     exit 77

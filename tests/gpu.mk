@@ -15,7 +15,8 @@ tests_gpu_check_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/generated $(CUDA_CPPF
 tests_gpu_check_LDFLAGS = -pthread
 tests_gpu_check_LDADD = libfusegen_cuda.a libfusegen_cpu.a $(CUDA_LDFLAGS) $(CUDA_LIBS) -lm
 endif
-EXTRA_DIST += tests/gpu_check.c tests/gpu-sanitize.sh tests/gpu-sm80.sh tests/gpu-nosummary.sh tests/gpu-headgroups.sh
+EXTRA_DIST += tests/gpu_check.c tests/gpu-sanitize.sh tests/gpu-sm80.sh tests/gpu-nosummary.sh tests/gpu-headgroups.sh \
+	tests/gpu-hopper.sh
 
 # The HIP kernels of every plan against the CPU entries on an AMD GPU (77
 # without one): gpu_check.c built on HIP's runtime API (GC_HIP).
