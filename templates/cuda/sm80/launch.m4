@@ -148,7 +148,7 @@ fg_cuda_configs_sm90[[[]]]m4_dnl
 // The query heads of a group in the order of fh_cta_coords, or 0 for no
 // groups (heads fastest over all of them, plan_grid's order).  Heaviest-first
 // plans launch every head's heaviest row blocks together; where each row
-// block reads its head's keys from 0 (plan_mask_rows_from0: causal masks and
+// block reads its head's keys from 0 (fh_head_groups: causal masks and
 // the like) the CTAs running at once then stream the K and V of every head
 // from memory.  Taking the heads a group at a time, with the group's K and V
 // sized to half the L2, lets the row blocks of a head share them there
@@ -159,7 +159,7 @@ fg_cuda_configs_sm90[[[]]]m4_dnl
 // the groups off or fixes their size.
 template <typename T>
 static int plan_head_group(const fa_args& a, int D, int BM, int dev) {
-  if constexpr (plan_schedule == 1 && plan_mask_rows_from0) {
+  if constexpr (fh_head_groups) {
     const int set = fg_cuda_head_groups();
     const long long G = a.Hq / a.Hkv, heads = (long long)a.B * a.Hq;
     long long kv_heads = set;  // kv heads a group

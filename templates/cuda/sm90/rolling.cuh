@@ -106,12 +106,17 @@ struct fh_args {
   // chunks of plan_span_chunk keys, each [lo, hi] per span (plan_span_narrow)
   const long* span_sum;
   int span_chunks;
-  // heaviest-first plans (plan_schedule 1): 0, or the query heads a group
+  // fh_head_groups plans: 0, or the query heads a group
   // (fh_cta_coords; the launcher's plan_head_group), a multiple of Hq / Hkv
   int hgroup;
 };
 
-// The CTA's (row block, head, batch).  With a.hgroup > 0 (plan_schedule 1),
+// Whether launches may take the heads in groups (fh_cta_coords; the
+// launcher's plan_head_group says why and how large): heaviest-first plans
+// whose every row block reads its keys from key 0.
+constexpr bool fh_head_groups = plan_schedule == 1 && plan_mask_rows_from0;
+
+// The CTA's (row block, head, batch).  With a.hgroup > 0 (fh_head_groups),
 // the CTAs, in the order the grid launches them, take the (batch, head)
 // pairs a group at a time, all the group's row blocks heaviest first and
 // its heads fastest, then the next group: the CTAs that run at once read
@@ -123,7 +128,7 @@ struct fh_args {
 // too): a small group last would start its heaviest blocks when the others'
 // lightest are ending, and finish alone.  Else fa_cta_coords.
 __device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* h, int* b) {
-  if constexpr (plan_schedule == 1) {
+  if constexpr (fh_head_groups) {
     if (a.hgroup > 0) {
       const int nb = (int)gridDim.z, hb_all = (int)(gridDim.x * gridDim.y), S = a.hgroup;
       const int first = hb_all - (hb_all - 1) / S * S;  // in (0, S]
