@@ -126,13 +126,19 @@ constexpr bool fh_head_groups = plan_schedule == 1 && plan_mask_rows_from0;
 // of 32 heads: about 4 CTAs a head at a time).  The groups have a.hgroup
 // query heads but the first, which has the remainder (a multiple of Hq / Hkv
 // too): a small group last would start its heaviest blocks when the others'
-// lightest are ending, and finish alone.  Else fa_cta_coords.
+// lightest are ending, and finish alone.  Else fa_cta_coords.  AGAIN: the same
+// values computed anew from opaque inputs (the epilogue's stores): fa_cta_coords's
+// come from blockIdx, which the compiler reads again where it needs them, but
+// these would be kept live through the key tiles.
+template <bool AGAIN = false>
 __device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* h, int* b) {
   if constexpr (fh_head_groups) {
     if (a.hgroup > 0) {
-      const int nb = (int)gridDim.z, hb_all = (int)(gridDim.x * gridDim.y), S = a.hgroup;
+      const int nb = (int)gridDim.z, hb_all = (int)(gridDim.x * gridDim.y);
+      const int S = AGAIN ? (int)fa_opaque((uint32_t)a.hgroup) : a.hgroup;
       const int first = hb_all - (hb_all - 1) / S * S;  // in (0, S]
       int L = (int)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+      if constexpr (AGAIN) L = (int)fa_opaque((uint32_t)L);
       int base = 0, sg = first;
       if (L >= first * nb) {
         L -= first * nb;
@@ -816,6 +822,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 
     // ---- epilogue: O / l, the values per row; O through this group's rows of the Q tile
     const plan_rowvals rowvals = a.rowvals;
+    // the head and batch anew (fh_cta_coords's AGAIN): not kept through the
+    // tiles (relbias's 128-row kernels spilled 4-8 bytes with them kept)
+    int em, eh, eb;
+    fh_cta_coords<true>(a, &em, &eh, &eb);
+    (void)em;
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
       float l = lrow[hr];
@@ -834,10 +845,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         mrow[hr] += plan_keylin_slope(p) * (float)(plan_keylin_int(i, 0, p) - plan_keylin_int(i - hr * 8, 0, p));
       if constexpr (plan_nchains > 1)
         fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[db * 4 + 2 * hr + e]; },
-                            reinterpret_cast<const T*>(a.o) + b * a.o_sb + h * a.o_sh + (int64_t)i * a.o_sm,
+                            reinterpret_cast<const T*>(a.o) + eb * a.o_sb + eh * a.o_sh + (int64_t)i * a.o_sm,
                             plan_chain_adds(p) && i < M, tq, a.D, p);
       if (plan_rowvals_any(rowvals) && tq == 0 && i < M)
-        plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)b * a.Hq + h) * M + i; });
+        plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)eb * a.Hq + eh) * M + i; });
     }
     // Every product that read this group's Q rows has completed (waited);
     // the other group never reads them.  The addresses from opaque bases, so
@@ -854,7 +865,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         fh_st_shared_u32(at, TT::pack(o[db * 4 + 2 * hr], o[db * 4 + 2 * hr + 1]));
       }
     fh_named_sync(1 + cw, 128);
-    T* og = reinterpret_cast<T*>(a.o) + b * a.o_sb + h * a.o_sh;
+    T* og = reinterpret_cast<T*>(a.o) + eb * a.o_sb + eh * a.o_sh;
     const int wtid = (int)fa_opaque((uint32_t)(tid & 127));
     const int dch = a.D / 8;  // 16-byte chunks of a row that are stored
 #pragma unroll
