@@ -88,9 +88,19 @@ struct fh_cfg {
   // tile's key values for VALS (the softmax below), 8 bytes a key and span
   static constexpr size_t VALS_BYTES = 4 * NCG * BN * 8 * (size_t)plan_nspans;
   static constexpr bool VALS = plan_nspans > 0 && BASE_BYTES + VALS_BYTES <= 227 * 1024;
+  // KVG: a weight that reads values at the key alone (plan_key_values, a
+  // per-key gate; no softmax chain): the producer group's second warp loads
+  // them, a tile at a time, into a ring beside the K and V slots (KV_NSH
+  // floats a key: with plan_kv_recip the one value 1 / F), after the
+  // mbarriers and the spans' words, at KEYV_OFF bytes past them, 16-aligned
+  static constexpr bool KVG = !plan_softmax && plan_nkeyvals > 0;
+  static constexpr int KV_NSH = KVG && plan_kv_recip ? 1 : (plan_nkeyvals > 0 ? plan_nkeyvals : 1);
+  static constexpr size_t KEYV_STAGE = (size_t)BN * KV_NSH * 4;
+  static constexpr size_t KEYV_OFF =
+      (BASE_BYTES - 1024 - Q_BYTES - 2 * (size_t)STAGES * KV_BYTES + (VALS ? VALS_BYTES : 0) + 15) & ~(size_t)15;
   template <typename T>
   static constexpr size_t smem_bytes() {
-    return BASE_BYTES + (VALS ? VALS_BYTES : 0);
+    return BASE_BYTES + (VALS ? VALS_BYTES : 0) + (KVG ? 16 + STAGES * KEYV_STAGE : 0);
   }
 };
 
@@ -196,6 +206,12 @@ __device__ __forceinline__ void fh_st_shared_s64(uint32_t addr, long x) {
 __device__ __forceinline__ void fh_ld_shared_v2_s64(uint32_t addr, long* x, long* y) {
   asm volatile("ld.shared.v2.s64 {%0, %1}, [%2];\n" : "=l"(*x), "=l"(*y) : "r"(addr) : "memory");
 }
+__device__ __forceinline__ void fh_st_shared_f32(uint32_t addr, float x) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(x) : "memory");
+}
+__device__ __forceinline__ void fh_ld_shared_v2_f32(uint32_t addr, float* x, float* y) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(*x), "=f"(*y) : "r"(addr) : "memory");
+}
 __device__ __forceinline__ uint4 fh_ld_shared_v4(uint32_t addr) {
   uint4 v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
@@ -243,7 +259,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   if (tid == 0) {
     fh_bar_init(q_full, 1);
     for (int s = 0; s < STAGES; ++s) {
-      fh_bar_init(k_full(s), 1);
+      fh_bar_init(k_full(s), C::KVG ? 33 : 1);  // KVG: and the key values' 32 lanes
       fh_bar_init(v_full(s), 1);
       fh_bar_init(k_empty(s), 4 * C::NCG);  // one arrival per consumer warp
       fh_bar_init(v_empty(s), 4 * C::NCG);
@@ -295,6 +311,34 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 #pragma unroll
         for (int c = 0; c < C::ATOMS; ++c) fh_tma_load(vs + c * (BN * 128), &a.tv, c * 64, t * BN, hkv, b, v_full(s));
       }
+    } else if (warp == 1) {
+      if constexpr (C::KVG) {
+      // KVG: the key values of tile t into slot s of their ring, one key a
+      // lane at a time, then each lane's arrival on "K full": the consumers
+      // wait for it before S anyway.  The slot is taken again once "V empty"
+      // says its last tile's softmax (and P V) is done with it.
+      const uint32_t keyv = bars + (uint32_t)C::KEYV_OFF;
+      constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
+      for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
+        const int s = it % STAGES;
+        if (it >= STAGES) fh_bar_wait(v_empty(s), (unsigned)((it / STAGES - 1) & 1));
+        const uint32_t ks = keyv + (uint32_t)(s * C::KEYV_STAGE);
+#pragma unroll
+        for (int r = 0; r < KPL; ++r) {
+          const int x = r * 32 + lane;
+          if (BN % 32 == 0 || x < BN) {
+            float kv[NKV];
+            plan_key_values(t * BN + x, p, kv);
+            if constexpr (plan_kv_recip)
+              fh_st_shared_f32(ks + 4u * (uint32_t)x, fa_rcp(plan_key_factor(kv, p)));
+            else
+#pragma unroll
+              for (int k = 0; k < NKV; ++k) fh_st_shared_f32(ks + 4u * (uint32_t)(k * BN + x), kv[k]);
+          }
+        }
+        fh_bar_arrive(k_full(s));
+      }
+      }
     }
   } else {
     // ---------------------------------------------------------- consumers
@@ -337,29 +381,19 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     if (fixm) mrow[0] = mrow[1] = fixc;
 
     // The weight's values at the key alone (plan_key_values: a per-key gate,
-    // without a softmax chain): while S of tile t is on the tensor cores,
-    // each lane loads them for keys lane, lane + 32, ... of the tile, and
-    // the softmax takes a key's from its lane by a shuffle: a load from
-    // global memory BN / 32 times a tile and lane instead of once a key and
-    // thread (the key of accumulator column 8 nb + 2 tq + c is at lane
-    // (8 nb + 2 tq + c) % 32 in register nb / 4).  Loading the next tile's
-    // values here and shuffling before the wait for S was slower (2026-11-27).
-    // KVR (plan_kv_recip: the weight is sigmoid(X) times F of the key
-    // values): a lane keeps 1 / F of each of its keys, one value to shuffle.
+    // without a softmax chain; KVS, fh_cfg's KVG): the producer group's second
+    // warp has put tile t's in slot keyv_slot of their ring (set before each
+    // tile's softmax), and a thread takes its two keys of a column block with
+    // one 8-byte load.  Until 2026-11-29 each consumer lane loaded BN / 32 of
+    // them from global memory while S was on the tensor cores and the softmax
+    // took each key's by a shuffle: siggate was 0.83-0.88 of sigmoid's
+    // TFLOP/s, and 0.97-0.98 with the ring (bench/NOTES.md, thirty-second
+    // session).  KVR (plan_kv_recip: the weight is sigmoid(X) times F of the
+    // key values): the ring holds 1 / F, one value a key.
     constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0, KVR = KVS && plan_kv_recip;
-    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV, KPL = (BN + 31) / 32;
-    float kvl[KPL][NSH];
-    auto keyv_load = [&](int t) {
-      if constexpr (KVS) {
-#pragma unroll
-        for (int r = 0; r < KPL; ++r) {
-          float kv[NKV];
-          plan_key_values(t * BN + r * 32 + lane, p, kv);
-#pragma unroll
-          for (int k = 0; k < NSH; ++k) kvl[r][k] = KVR ? fa_rcp(plan_key_factor(kv, p)) : kv[k];
-        }
-      }
-    };
+    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV;
+    static_assert(KVS == C::KVG && NSH == C::KV_NSH, "the key values' ring");
+    uint32_t keyv_slot = bars + (uint32_t)C::KEYV_OFF;
 
     constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = (BN + 31) / 32;  // every key of the tile
     // The rows' ranges (the same in every lane: plan_span_range merges the
@@ -466,10 +500,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           float kvk[2][NSH];  // the key values (KVR: 1 / F) of the thread's two keys here (KVS)
           if constexpr (KVS)
 #pragma unroll
-            for (int c = 0; c < 2; ++c)
-#pragma unroll
-              for (int k = 0; k < NSH; ++k)
-                kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
+            for (int k = 0; k < NSH; ++k)
+              fh_ld_shared_v2_f32(keyv_slot + 4u * (uint32_t)(k * BN + nb * 8 + 2 * tq), &kvk[0][k], &kvk[1][k]);
           // VALS: the values of the thread's two keys here (offsets 8 nb + 2 tq
           // and the next: one 16-byte load a span)
           long cv[2][SK];
@@ -757,12 +789,12 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         fh_wg_fence();
         issue_s(0);
         give_turn();
-        keyv_load(t_lo);
         fh_wg_wait<0>();
         fh_pin<NS>(sacc);
         release(k_empty(0));
         tile_aff aff_cur = aff_next;
         if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
+        keyv_slot = bars + (uint32_t)C::KEYV_OFF;  // slot 0
         rescale_pack(tile_softmax(t_lo, cls0, aff_cur));
         int s_prev = 0;
         unsigned ph_prev = 0;
@@ -784,10 +816,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           issue_s(s);
           issue_pv(s_prev);
           give_turn();
-          keyv_load(t);
           fh_wg_wait<1>();  // S has landed; P V may still run
           fh_pin<NS>(sacc);
           release(k_empty(s));
+          keyv_slot = bars + (uint32_t)(C::KEYV_OFF + s * C::KEYV_STAGE);
           const float2 corr = tile_softmax(t, cls, aff_t);
           fh_wg_wait<0>();
           fh_pin<NO>(o);
