@@ -3179,10 +3179,14 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 117},
   // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 19.65 ms; runner-up T128_128_2P 19.89 ms; spread 10.4 %
   {2, 128, 13, 22, 5, 118},
+  // line 560: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7348 ms; runner-up T128_128_2P 0.7429 ms; spread 0.6 %
+  {1, 128, 10, 20, 5, 560},
+  // line 561: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.101 ms; runner-up default 1.12 ms; spread 2.1 %
+  {1, 128, 11, 20, 4, 561},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.

@@ -15,15 +15,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 # global: tile n {32, 64, 128, 176} x stages {2, 3} x pingpong {0, 1} for the
 # head dims 64 and 128 of the sweep; 32 keys is not an sm_90a tile, and
 # 176 keys with 3 stages at D 128 is over the shared memory: 12 + 10 = 22
-grep -q '^plan global (rolling form: sm_90a variants, hash [0-9a-f]*): 22 candidates, 13 buckets$' "$out" ||
-  { cat "$out"; fail "global: expected 22 candidates and 13 buckets"; }
+grep -q '^plan global (rolling form: sm_90a variants, hash [0-9a-f]*): 22 candidates, 15 buckets$' "$out" ||
+  { cat "$out"; fail "global: expected 22 candidates and 15 buckets"; }
 grep -q '^  candidate T128_176_2P$' "$out" || fail "global: no candidate T128_176_2P"
 grep -q '^  candidate T128_176_3' "$out" && fail "global: T128_176_3 is over the shared memory"
 grep -q '^  candidate T64_32' "$out" && fail "global: 32-key tiles are not sm_90a tiles"
 # gqa: the same candidates; groups 1, 2, 4, 8 share buckets (the bucket is
-# keys and batch x query heads x rows), so still 13 buckets of 4 shapes
-grep -q '^plan gqa (rolling form: sm_90a variants, hash [0-9a-f]*): 22 candidates, 13 buckets$' "$out" ||
-  fail "gqa: expected 22 candidates and 13 buckets"
+# keys and batch x query heads x rows), so still 15 buckets of 4 shapes
+grep -q '^plan gqa (rolling form: sm_90a variants, hash [0-9a-f]*): 22 candidates, 15 buckets$' "$out" ||
+  fail "gqa: expected 22 candidates and 15 buckets"
 grep -q '^  bucket gqa bf16 128 15 19: 4 shapes x 11 configurations$' "$out" ||
   fail "gqa: bucket (15, 19) should hold the four groups, with the default and its 10 D 128 candidates"
 # gqa_decode: its split counts are launch arguments

@@ -31,6 +31,8 @@ const char tune_default_sweep[] =
     "prefill 8 8192\n"
     "prefill 16 8192\n"
     "prefill 32 8192\n"
+    "prefill 64 1024\n"
+    "prefill 32 2048\n"
     "decode 1 256 512 1024 2048 4096 8192 16384 32768\n"
     "decode 2 8192\n"
     "decode 4 8192\n"
