@@ -87,20 +87,27 @@ struct fh_cfg {
   // 128-key tiles, three stages), each consumer warp's copy of a masked
   // tile's key values for VALS (the softmax below), 8 bytes a key and span
   static constexpr size_t VALS_BYTES = 4 * NCG * BN * 8 * (size_t)plan_nspans;
-  static constexpr bool VALS = plan_nspans > 0 && BASE_BYTES + VALS_BYTES <= 227 * 1024;
+  // (VALS itself: below KVG)
   // KVG: a weight that reads values at the key alone (plan_key_values, a
-  // per-key gate; no softmax chain): the producer group's second warp loads
-  // them, a tile at a time, into a ring beside the K and V slots (KV_NSH
-  // floats a key: with plan_kv_recip the one value 1 / F), after the
-  // mbarriers and the spans' words, at KEYV_OFF bytes past them, 16-aligned
-  static constexpr bool KVG = !plan_softmax && plan_nkeyvals > 0;
-  static constexpr int KV_NSH = KVG && plan_kv_recip ? 1 : (plan_nkeyvals > 0 ? plan_nkeyvals : 1);
+  // per-key gate; no softmax chain): where the 227 KB leave room for it, the
+  // producer group's second warp loads them, a tile at a time, into a ring
+  // beside the K and V slots (KV_NSH floats a key: with plan_kv_recip the
+  // one value 1 / F), after the mbarriers, the spans' words and VALS's
+  // copies, at KEYV_OFF bytes past the mbarriers, 16-aligned.  Where it does
+  // not fit (no bundled plan: two key values beside 128-key tiles of three
+  // stages at D 96 or 128), the consumers load them and shuffle (the
+  // softmax below).  The ring before VALS, which has a path without it.
+  static constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0;
+  static constexpr int KV_NSH = KVS && plan_kv_recip ? 1 : (plan_nkeyvals > 0 ? plan_nkeyvals : 1);
   static constexpr size_t KEYV_STAGE = (size_t)BN * KV_NSH * 4;
+  static constexpr size_t RING_BYTES = 16 + STAGES * KEYV_STAGE;
+  static constexpr bool KVG = KVS && BASE_BYTES + RING_BYTES <= 227 * 1024;
+  static constexpr bool VALS = plan_nspans > 0 && BASE_BYTES + VALS_BYTES + (KVG ? RING_BYTES : 0) <= 227 * 1024;
   static constexpr size_t KEYV_OFF =
       (BASE_BYTES - 1024 - Q_BYTES - 2 * (size_t)STAGES * KV_BYTES + (VALS ? VALS_BYTES : 0) + 15) & ~(size_t)15;
   template <typename T>
   static constexpr size_t smem_bytes() {
-    return BASE_BYTES + (VALS ? VALS_BYTES : 0) + (KVG ? 16 + STAGES * KEYV_STAGE : 0);
+    return BASE_BYTES + (VALS ? VALS_BYTES : 0) + (KVG ? RING_BYTES : 0);
   }
 };
 
@@ -381,19 +388,33 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     if (fixm) mrow[0] = mrow[1] = fixc;
 
     // The weight's values at the key alone (plan_key_values: a per-key gate,
-    // without a softmax chain; KVS, fh_cfg's KVG): the producer group's second
-    // warp has put tile t's in slot keyv_slot of their ring (set before each
-    // tile's softmax), and a thread takes its two keys of a column block with
-    // one 8-byte load.  Until 2026-11-29 each consumer lane loaded BN / 32 of
-    // them from global memory while S was on the tensor cores and the softmax
-    // took each key's by a shuffle: siggate was 0.83-0.88 of sigmoid's
-    // TFLOP/s, and 0.97-0.98 with the ring (bench/NOTES.md, thirty-second
-    // session).  KVR (plan_kv_recip: the weight is sigmoid(X) times F of the
-    // key values): the ring holds 1 / F, one value a key.
-    constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0, KVR = KVS && plan_kv_recip;
-    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV;
-    static_assert(KVS == C::KVG && NSH == C::KV_NSH, "the key values' ring");
+    // without a softmax chain; KVS).  With fh_cfg's KVG the producer group's
+    // second warp has put tile t's in slot keyv_slot of their ring (set before
+    // each tile's softmax), and a thread takes its two keys of a column block
+    // with one 8-byte load: siggate was 0.83-0.88 of sigmoid's TFLOP/s
+    // without the ring, 0.97-0.98 with it (bench/NOTES.md, thirty-second
+    // session).  Without KVG (the ring does not fit), while S of tile t is on
+    // the tensor cores each lane loads them for keys lane, lane + 32, ... of
+    // the tile, and the softmax takes a key's from its lane by a shuffle (the
+    // key of accumulator column 8 nb + 2 tq + c is at lane (8 nb + 2 tq + c)
+    // % 32 in register nb / 4).  KVR (plan_kv_recip: the weight is sigmoid(X)
+    // times F of the key values): 1 / F, one value a key.
+    constexpr bool KVS = C::KVS, KVR = KVS && plan_kv_recip;
+    constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV, KPL = (BN + 31) / 32;
+    static_assert(NSH == C::KV_NSH, "the key values a key");
     uint32_t keyv_slot = bars + (uint32_t)C::KEYV_OFF;
+    float kvl[KVS && !C::KVG ? KPL : 1][NSH];
+    auto keyv_load = [&](int t) {
+      if constexpr (KVS && !C::KVG) {
+#pragma unroll
+        for (int r = 0; r < KPL; ++r) {
+          float kv[NKV];
+          plan_key_values(t * BN + r * 32 + lane, p, kv);
+#pragma unroll
+          for (int k = 0; k < NSH; ++k) kvl[r][k] = KVR ? fa_rcp(plan_key_factor(kv, p)) : kv[k];
+        }
+      }
+    };
 
     constexpr int SK = plan_nspans > 0 ? plan_nspans : 1, SPER = (BN + 31) / 32;  // every key of the tile
     // The rows' ranges (the same in every lane: plan_span_range merges the
@@ -498,10 +519,16 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 #pragma unroll
         for (int nb = 0; nb < NB; ++nb) {
           float kvk[2][NSH];  // the key values (KVR: 1 / F) of the thread's two keys here (KVS)
-          if constexpr (KVS)
+          if constexpr (C::KVG)
 #pragma unroll
             for (int k = 0; k < NSH; ++k)
               fh_ld_shared_v2_f32(keyv_slot + 4u * (uint32_t)(k * BN + nb * 8 + 2 * tq), &kvk[0][k], &kvk[1][k]);
+          else if constexpr (KVS)
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+#pragma unroll
+              for (int k = 0; k < NSH; ++k)
+                kvk[c][k] = __shfl_sync(0xffffffffu, kvl[nb / 4][k], (nb * 8 + 2 * tq + c) & 31);
           // VALS: the values of the thread's two keys here (offsets 8 nb + 2 tq
           // and the next: one 16-byte load a span)
           long cv[2][SK];
@@ -789,6 +816,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         fh_wg_fence();
         issue_s(0);
         give_turn();
+        keyv_load(t_lo);
         fh_wg_wait<0>();
         fh_pin<NS>(sacc);
         release(k_empty(0));
@@ -816,6 +844,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           issue_s(s);
           issue_pv(s_prev);
           give_turn();
+          keyv_load(t);
           fh_wg_wait<1>();  // S has landed; P V may still run
           fh_pin<NS>(sacc);
           release(k_empty(s));
