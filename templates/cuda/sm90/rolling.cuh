@@ -320,31 +320,31 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       }
     } else if (warp == 1) {
       if constexpr (C::KVG) {
-      // KVG: the key values of tile t into slot s of their ring, one key a
-      // lane at a time, then each lane's arrival on "K full": the consumers
-      // wait for it before S anyway.  The slot is taken again once "V empty"
-      // says its last tile's softmax (and P V) is done with it.
-      const uint32_t keyv = bars + (uint32_t)C::KEYV_OFF;
-      constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
-      for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
-        const int s = it % STAGES;
-        if (it >= STAGES) fh_bar_wait(v_empty(s), (unsigned)((it / STAGES - 1) & 1));
-        const uint32_t ks = keyv + (uint32_t)(s * C::KEYV_STAGE);
+        // KVG: the key values of tile t into slot s of their ring, one key a
+        // lane at a time, then each lane's arrival on "K full": the consumers
+        // wait for it before S anyway.  The slot is taken again once "V empty"
+        // says its last tile's softmax (and P V) is done with it.
+        const uint32_t keyv = bars + (uint32_t)C::KEYV_OFF;
+        constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
+        for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
+          const int s = it % STAGES;
+          if (it >= STAGES) fh_bar_wait(v_empty(s), (unsigned)((it / STAGES - 1) & 1));
+          const uint32_t ks = keyv + (uint32_t)(s * C::KEYV_STAGE);
 #pragma unroll
-        for (int r = 0; r < KPL; ++r) {
-          const int x = r * 32 + lane;
-          if (BN % 32 == 0 || x < BN) {
-            float kv[NKV];
-            plan_key_values(t * BN + x, p, kv);
-            if constexpr (plan_kv_recip)
-              fh_st_shared_f32(ks + 4u * (uint32_t)x, fa_rcp(plan_key_factor(kv, p)));
-            else
+          for (int r = 0; r < KPL; ++r) {
+            const int x = r * 32 + lane;
+            if (BN % 32 == 0 || x < BN) {
+              float kv[NKV];
+              plan_key_values(t * BN + x, p, kv);
+              if constexpr (plan_kv_recip)
+                fh_st_shared_f32(ks + 4u * (uint32_t)x, fa_rcp(plan_key_factor(kv, p)));
+              else
 #pragma unroll
-              for (int k = 0; k < NKV; ++k) fh_st_shared_f32(ks + 4u * (uint32_t)(k * BN + x), kv[k]);
+                for (int k = 0; k < NKV; ++k) fh_st_shared_f32(ks + 4u * (uint32_t)(k * BN + x), kv[k]);
+            }
           }
+          fh_bar_arrive(k_full(s));
         }
-        fh_bar_arrive(k_full(s));
-      }
       }
     }
   } else {
