@@ -14,11 +14,11 @@
  * D 96: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 79872 bytes of shared memory
  * D 128: 128 query rows x 64 keys per tile, 128 threads, 2 stages, 104448 bytes of shared memory
  * D 256: 128 query rows x 64 keys per tile, 256 threads, 2 stages, 202752 bytes of shared memory
- * sm_90a, D 64: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 115816 bytes of shared memory
- * sm_90a, D 96: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 230504 bytes of shared memory
- * sm_90a, D 128: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 230504 bytes of shared memory
- * sm_90a, D 192: 128 query rows x 64 keys per tile, 384 threads, 3 stages, 197736 bytes of shared memory
- * sm_90a, D 256: 128 query rows x 64 keys per tile, 384 threads, 2 stages, 197704 bytes of shared memory
+ * sm_90a, D 64: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 117368 bytes of shared memory
+ * sm_90a, D 96: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 232056 bytes of shared memory
+ * sm_90a, D 128: 128 query rows x 128 keys per tile, 384 threads, 3 stages, 232056 bytes of shared memory
+ * sm_90a, D 192: 128 query rows x 64 keys per tile, 384 threads, 3 stages, 198520 bytes of shared memory
+ * sm_90a, D 256: 128 query rows x 64 keys per tile, 384 threads, 2 stages, 198232 bytes of shared memory
  */
 #include <type_traits>
 #include <limits.h>

@@ -1135,9 +1135,11 @@ int lower_cuda_registry_entry(fg_arena *a, const fg_kernel *k, char **code, char
                               fg_diag *d);
 /* The definitions both GPU backends share (lower_cuda.c): the plan hooks
  * of the attention skeletons and the host entry's dims and params, in the
- * device dialect given, plan_key_range walked by `wave` lanes together. */
+ * device dialect given, plan_key_range walked by `wave` lanes together;
+ * *ring_floats (where not NULL): the floats a key of the sm_90a kernel's
+ * ring of key values, 0 without one (config_smem). */
 int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
-                       fg_dialect_id dialect, int wave, fg_diag *d);
+                       fg_dialect_id dialect, int wave, int *ring_floats, fg_diag *d);
 
 /* back/hip/lower_hip.c: the HIP backend (templates/hip/): attention and the row kernels on CDNA */
 int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **template_rel,
@@ -1214,8 +1216,10 @@ int config_admits(const fg_cuda_config *k, bool affine_score, int masked);
  * masked with span atoms that the kernels classify tiles by. */
 int config_masking(const fg_kernel *k);
 /* Shared memory of one CTA of variant k, 16-bit elements, as the kernels'
- * smem_bytes(), for a plan whose mask has nspans span atoms (config_nspans). */
-long config_smem(const fg_cuda_config *k, int nspans);
+ * smem_bytes(), for a plan whose mask has nspans span atoms (config_nspans)
+ * and whose weight has ring_floats floats a key in the sm_90a kernel's ring
+ * of key values (0: none; gpu_attention_defs). */
+long config_smem(const fg_cuda_config *k, int nspans, int ring_floats);
 /* The span atoms the GPU kernels classify tiles by (0 where they do not). */
 int config_nspans(const fg_kernel *k);
 /* The head dims of the family's rows of arch that the plan's facts admit,
@@ -1226,11 +1230,11 @@ int config_dims(fg_cuda_family family, const char *arch, bool affine_score, int 
  * lines), cuda_config_summary, cuda_dispatch (the body of plan_dispatch_t:
  * the rules as code), cuda_head_dims and cuda_head_dim_unsupported. */
 void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split,
-                      bool affine_score, int masked);
+                      bool affine_score, int masked, int ring_floats);
 /* The same from the rows of one skeleton family: "sm80" (with the sm90
  * rows of a rolling plan, as cuda_config_defs) or "cdna" (the HIP backend). */
 void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, const char *arch, bool split,
-                     bool affine_score, int masked);
+                     bool affine_score, int masked, int ring_floats);
 /* back/cuda/tuned.c: the tuned dispatch (docs/tuning.md): cuda_tuned,
  * cuda_tuned_configs and cuda_tuned_code; the tuned cases at the head of
  * the sm_90a block of compiled head dim d (rows: the query rows of the

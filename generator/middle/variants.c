@@ -271,7 +271,7 @@ int config_admits(const fg_cuda_config *k, bool affine_score, int masked)
 
 
 /* Shared memory of one CTA, 16-bit elements, as the kernels' smem_bytes(). */
-long config_smem(const fg_cuda_config *k, int nspans)
+long config_smem(const fg_cuda_config *k, int nspans, int ring_floats)
 {
     if (!strcmp(k->arch, "sm90")) { /* fh_cfg::smem_bytes(): 64-column blocks, 1024 to align */
         long atoms = (k->d + 63) / 64;
@@ -285,7 +285,11 @@ long config_smem(const fg_cuda_config *k, int nspans)
         long spans = nspans > 0 ? ((bars + 15) & ~15L) + 2L * warps * 16 * nspans : bars;
         long base = 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 + spans;
         long vals = warps * k->bn * 8 * nspans;
-        return nspans > 0 && base + vals <= 227L * 1024 ? base + vals : base;
+        /* the ring of key values (fh_cfg::KVG) where it fits, before VALS */
+        long ring = ring_floats > 0 ? 16 + (long)k->stages * k->bn * ring_floats * 4 : 0;
+        if (base + ring > 227L * 1024)
+            ring = 0;
+        return base + ring + (nspans > 0 && base + vals + ring <= 227L * 1024 ? vals : 0);
     }
     if (!strcmp(k->arch, "cdna")) { /* templates/hip/cdna/: K rows and transposed V, padded by 4 */
         long keys = k->family == CUDA_FAMILY_ROLLING ? k->bn : (long)k->warps * k->bnw;

@@ -147,6 +147,7 @@ typedef struct row_text {
     bool *uses_packed; /* the dispatch reads `packed` */
     bool tuned_splits; /* split: the dispatch has tuned_file and tuned_line */
     int nspans;        /* the plan's span atoms (config_nspans): shared memory */
+    int ring_floats;   /* floats a key in the sm_90a ring of key values: shared memory */
 } row_text;
 
 static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, bool split,
@@ -173,13 +174,13 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
                       " * D %d%s%s: %d rows x %d keys per warp tile, %d threads, %d "
                       "stages, %ld bytes of shared memory\n",
                       k->d, *plan_rule ? ", " : "", plan_rule, 16 * k->mt, k->bnw,
-                      k->warps * 32, k->stages, config_smem(k, rt->nspans));
+                      k->warps * 32, k->stages, config_smem(k, rt->nspans, rt->ring_floats));
     else
         strbuf_printf(sum,
                       " * %sD %d%s%s: %d query rows x %d keys per tile, %d threads, %d "
                       "stages, %ld bytes of shared memory\n",
                       hopper ? "sm_90a, " : "", k->d, *plan_rule ? ", " : "", plan_rule, k->bm,
-                      k->bn, k->warps * 32, k->stages, config_smem(k, rt->nspans));
+                      k->bn, k->warps * 32, k->stages, config_smem(k, rt->nspans, rt->ring_floats));
     /* the dispatch */
     comment(body, "      ",
             arena_printf(a, "%s: %s. Source: %s.", k->name, *all_rule ? all_rule : "any shape",
@@ -210,13 +211,13 @@ static void row_defs(fg_arena *a, const row_text *rt, const fg_cuda_config *k, b
 }
 
 void cuda_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, bool split,
-                      bool affine_score, int masked)
+                      bool affine_score, int masked, int ring_floats)
 {
-    gpu_config_defs(a, defs, kern, "sm80", split, affine_score, masked);
+    gpu_config_defs(a, defs, kern, "sm80", split, affine_score, masked, ring_floats);
 }
 
 void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const char *arch,
-                     bool split, bool affine_score, int masked)
+                     bool split, bool affine_score, int masked, int ring_floats)
 {
     /* tuning (tuned.c) serves the CUDA families only */
     const bool cuda = !strcmp(arch, "sm80");
@@ -274,7 +275,7 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
                 comment(&body, "      ", why);
                 continue;
             }
-            row_text rt = {&use, &sum, &body, rows, &uses_packed, *tuned_splits != 0, config_nspans(kern)};
+            row_text rt = {&use, &sum, &body, rows, &uses_packed, *tuned_splits != 0, config_nspans(kern), ring_floats};
             row_defs(a, &rt, k, split, affine_score, masked, admits, dts);
             if (admits == 1) {
                 covered |= dts;
@@ -330,7 +331,7 @@ void gpu_config_defs(fg_arena *a, fg_defs *defs, const fg_kernel *kern, const ch
                 const unsigned dts = k->dtypes & ~covered;
                 if (admits < 0 || !dts)
                     continue;
-                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed, false, config_nspans(kern)};
+                row_text rt = {&huse, &sum, &hbody, rows, &huses_packed, false, config_nspans(kern), ring_floats};
                 row_defs(a, &rt, k, false, affine_score, masked, admits, dts);
                 if (admits == 1)
                     covered |= dts;

@@ -1097,9 +1097,11 @@ int lower_cuda_supported(const fg_kernel *k, fg_loc *loc, const char **why)
 /* The definitions both GPU backends share (the hooks, the host entry's
  * names, dims and params): one lowering, printed in the device dialect of
  * the backend, with its lanes per plan_key_range walk (32: a CUDA warp, 64:
- * a CDNA wavefront).  entry names the entry point in messages. */
+ * a CDNA wavefront).  entry names the entry point in messages.  With
+ * ring_floats, the floats a key of the sm_90a kernel's ring of key values
+ * (0: none), for the configurations' shared memory. */
 int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char *entry,
-                       fg_dialect_id dialect, int wave, fg_diag *d)
+                       fg_dialect_id dialect, int wave, int *ring_floats, fg_diag *d)
 {
     const fg_plan *p = k->plan;
     cu c = {.a = a, .k = k, .p = p, .at = &k->attn, .dialect = dialect, .wave = wave};
@@ -1109,6 +1111,8 @@ int gpu_attention_defs(fg_arena *a, const fg_kernel *k, fg_defs *defs, const cha
     fg_def_str(defs, "cuda_entry", entry);
     params_defs(&c, defs);
     hooks_defs(&c, defs);
+    if (ring_floats)
+        *ring_floats = c.ring_floats;
     return host_defs(&c, defs, entry, d);
 }
 
@@ -1126,9 +1130,15 @@ int lower_cuda(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **temp
     *template_rel = "cuda/attention.m4";
     /* the tile configurations and the dispatch over them (variants.c, back/cuda/configs.c) */
     const bool split = k->sched.form == FORM_SPLIT;
-    cuda_config_defs(a, defs, k, split, k->attn.affine_score, config_masking(k));
+    /* the hooks first: they find the key values whose ring the sm_90a
+     * configurations' shared memory counts */
+    int ring_floats = 0;
+    if (gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s", p->name), DIALECT_CUDA, 32,
+                           &ring_floats, d) < 0)
+        return -1;
+    cuda_config_defs(a, defs, k, split, k->attn.affine_score, config_masking(k), ring_floats);
     cuda_tuned_defs(a, defs, k, split);
-    return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s", p->name), DIALECT_CUDA, 32, d);
+    return 0;
 }
 
 /* The plan's entry in fusegen_plans_cuda.c: the generic wrapper. */

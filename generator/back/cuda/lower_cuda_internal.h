@@ -32,6 +32,10 @@ typedef struct cu {
      * kernel loads them once a key and tile (plan_key_values) */
     int nkv;
     const fg_expr *kv[FG_MAX_AUX];
+    /* floats a key the sm_90a kernel's ring of key values holds (fh_cfg's
+     * KV_NSH where the plan has key values and no softmax chain: 1 with
+     * plan_kv_recip, else nkv), 0 without a ring; cu_weight_defs sets it */
+    int ring_floats;
 } cu;
 
 /* lower_cuda.c */

@@ -161,8 +161,9 @@ static bool sigmoid_times_keys(const cu *c, const fg_expr *e, const fg_expr **sx
 
 /* plan_kv_recip and its hooks: for a weight sigmoid(X) * F, F of the key
  * values alone, the sm_90a kernel takes 1 / F once a key and the weight as
- * plan_sigmoid_recip(X, 1 / F), an FFMA in place of the multiply by F. */
-static void kv_recip_defs(cu *c, fg_defs *defs, fg_printer *pr, fg_printer *prk)
+ * plan_sigmoid_recip(X, 1 / F), an FFMA in place of the multiply by F.
+ * Whether the weight has that form. */
+static bool kv_recip_defs(cu *c, fg_defs *defs, fg_printer *pr, fg_printer *prk)
 {
     const fg_expr *sx = NULL, *f[FG_MAX_EXPR_DEPTH];
     int nf = 0;
@@ -176,6 +177,7 @@ static void kv_recip_defs(cu *c, fg_defs *defs, fg_printer *pr, fg_printer *prk)
                on ? arena_printf(c->a, "plan_sigmoid_recip(%s, finv)",
                                  code_expr_text(pr, sx))
                   : "x");
+    return on;
 }
 
 void cu_weight_defs(cu *c, fg_defs *defs)
@@ -215,7 +217,9 @@ void cu_weight_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_weight_kv", code_expr_text(&prk, at->weight));
     fg_def_code(defs, "cuda_aux_clamp_weight_kv",
                 reads_aux_besides_keys(c, at->weight) ? aux_clamp_text(c) : "");
-    kv_recip_defs(c, defs, &pr, &prk);
+    /* the sm_90a ring's floats a key: 1 / F alone, or each key value */
+    const bool recip = kv_recip_defs(c, defs, &pr, &prk);
+    c->ring_floats = c->nkv == 0 ? 0 : recip ? 1 : c->nkv;
     fg_def_str(defs, "cuda_weight_plan",
                comment_safe(c->a, arena_printf(c->a, "%s, t (x in the hook) the masked score %s",
                                                expr_to_string(c->a, p, at->weight),

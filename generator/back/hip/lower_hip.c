@@ -27,8 +27,8 @@ int lower_hip(fg_arena *a, const fg_kernel *k, fg_defs *defs, const char **templ
     }
     *template_rel = "hip/attention.m4";
     gpu_config_defs(a, defs, k, "cdna", k->sched.form == FORM_SPLIT, k->attn.affine_score,
-                    config_masking(k));
-    return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s_hip", p->name), DIALECT_HIP, 64, d);
+                    config_masking(k), 0);
+    return gpu_attention_defs(a, k, defs, arena_printf(a, "fg_%s_hip", p->name), DIALECT_HIP, 64, NULL, d);
 }
 
 /* The plan's entry in fusegen_plans_hip.c: the generic wrapper. */
