@@ -2,8 +2,9 @@
  * (sigmoid attention), as the GPU hooks take it: plan_weight from the
  * masked score, the weight's reads of extra inputs at the key alone
  * (plan_key_values, plan_weight_kv: a per-key gate, which the sm_90a
- * kernel's producer group loads into a ring in shared memory), and for sigmoid(X) times such
- * values the reciprocal form (plan_kv_recip).  Split from lower_cuda.c.
+ * kernel's producer group loads into a ring in shared memory), and for
+ * sigmoid(X) times such values the reciprocal form (plan_kv_recip).  Split
+ * from lower_cuda.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "generator.h"
