@@ -1093,6 +1093,11 @@ static void rolling_cases(const fg_plan_info *info, fg_plan_cuda_fn fn, int smal
         /* several kv heads of several query heads */
         if (has_g)
             add_kv_case(info, fn, FG_BF16, 128, 300, 1000, 2, 2);
+        /* eight key tiles of 128: the sm_90a ring's slots (three stages at
+         * most) each taken again, which the sanitizers must see (siggate's
+         * ring of key values raced there: bench/NOTES.md, thirty-third
+         * session) */
+        add_case(info, fn, FG_BF16, 128, 67, 1000, 1, 0, 0, 0);
         return;
     }
     for (int t = 0; t < 2; t++) {

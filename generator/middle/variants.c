@@ -286,7 +286,9 @@ long config_smem(const fg_cuda_config *k, int nspans, int ring_floats)
         long base = 1024 + atoms * k->bm * 128 + 2L * k->stages * atoms * k->bn * 128 + spans;
         long vals = warps * k->bn * 8 * nspans;
         /* the ring of key values (fh_cfg::KVG) where it fits, before VALS */
-        long ring = ring_floats > 0 ? 16 + (long)k->stages * k->bn * ring_floats * 4 : 0;
+        long ring = ring_floats > 0
+                        ? 16 + ((8L * k->stages + 15) & ~15L) + (long)k->stages * k->bn * ring_floats * 4
+                        : 0; /* with its "values empty" mbarriers */
         if (base + ring > 227L * 1024)
             ring = 0;
         return base + ring + (nspans > 0 && base + vals + ring <= 227L * 1024 ? vals : 0);

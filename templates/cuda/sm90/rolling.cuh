@@ -93,14 +93,16 @@ struct fh_cfg {
   // producer group's second warp loads them, a tile at a time, into a ring
   // beside the K and V slots (KV_NSH floats a key: with plan_kv_recip the
   // one value 1 / F), after the mbarriers, the spans' words and VALS's
-  // copies, at KEYV_OFF bytes past the mbarriers, 16-aligned.  Where it does
+  // copies, at KEYV_OFF bytes past the mbarriers, 16-aligned: first a
+  // "values empty" mbarrier per slot (KE_BYTES), then the slots.  Where it does
   // not fit (no bundled plan: two key values beside 128-key tiles of three
   // stages at D 96 or 128), the consumers load them and shuffle (the
   // softmax below).  The ring before VALS, which has a path without it.
   static constexpr bool KVS = !plan_softmax && plan_nkeyvals > 0;
   static constexpr int KV_NSH = KVS && plan_kv_recip ? 1 : (plan_nkeyvals > 0 ? plan_nkeyvals : 1);
   static constexpr size_t KEYV_STAGE = (size_t)BN * KV_NSH * 4;
-  static constexpr size_t RING_BYTES = 16 + STAGES * KEYV_STAGE;
+  static constexpr size_t KE_BYTES = (8 * STAGES + 15) & ~15;
+  static constexpr size_t RING_BYTES = 16 + KE_BYTES + STAGES * KEYV_STAGE;
   static constexpr bool KVG = KVS && BASE_BYTES + RING_BYTES <= 227 * 1024;
   static constexpr bool VALS = plan_nspans > 0 && BASE_BYTES + VALS_BYTES + (KVG ? RING_BYTES : 0) <= 227 * 1024;
   static constexpr size_t KEYV_OFF =
@@ -247,6 +249,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   auto v_full = [&](int s) { return bars + 8u * (1 + STAGES + s); };
   auto k_empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
   auto v_empty = [&](int s) { return bars + 8u * (1 + 3 * STAGES + s); };
+  // KVG: the ring of key values' "values empty" barriers (fh_cfg::KE_BYTES)
+  auto keyv_empty = [&](int s) { return bars + (uint32_t)C::KEYV_OFF + 8u * s; };
 
   // the warpgroup through a broadcast from lane 0, so that the compiler
   // knows it is the same in every lane of a warp: what derives from it
@@ -270,6 +274,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       fh_bar_init(v_full(s), 1);
       fh_bar_init(k_empty(s), 4 * C::NCG);  // one arrival per consumer warp
       fh_bar_init(v_empty(s), 4 * C::NCG);
+      if (C::KVG) fh_bar_init(keyv_empty(s), 128 * C::NCG);  // every consumer thread
     }
     fh_bar_init_fence();
   }
@@ -322,13 +327,15 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       if constexpr (C::KVG) {
         // KVG: the key values of tile t into slot s of their ring, one key a
         // lane at a time, then each lane's arrival on "K full": the consumers
-        // wait for it before S anyway.  The slot is taken again once "V empty"
-        // says its last tile's softmax (and P V) is done with it.
-        const uint32_t keyv = bars + (uint32_t)C::KEYV_OFF;
+        // wait for it before S anyway.  The slot is taken again once "values
+        // empty" says every consumer thread has read its last tile's (each
+        // arrives after that tile's softmax).  "V empty", given after the
+        // next tile's P V, left these loads no slack at two stages.
+        const uint32_t keyv = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES);
         constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
         for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
           const int s = it % STAGES;
-          if (it >= STAGES) fh_bar_wait(v_empty(s), (unsigned)((it / STAGES - 1) & 1));
+          if (it >= STAGES) fh_bar_wait(keyv_empty(s), (unsigned)((it / STAGES - 1) & 1));
           const uint32_t ks = keyv + (uint32_t)(s * C::KEYV_STAGE);
 #pragma unroll
           for (int r = 0; r < KPL; ++r) {
@@ -402,7 +409,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     constexpr bool KVS = C::KVS, KVR = KVS && plan_kv_recip;
     constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV, KPL = (BN + 31) / 32;
     static_assert(NSH == C::KV_NSH, "the key values a key");
-    uint32_t keyv_slot = bars + (uint32_t)C::KEYV_OFF;
+    uint32_t keyv_slot = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES);
+    auto keyv_release = [&](int s) {  // KVG: this thread has read slot s of the key values
+      if constexpr (C::KVG) fh_bar_arrive(keyv_empty(s));
+    };
     float kvl[KVS && !C::KVG ? KPL : 1][NSH];
     auto keyv_load = [&](int t) {
       if constexpr (KVS && !C::KVG) {
@@ -822,8 +832,9 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         release(k_empty(0));
         tile_aff aff_cur = aff_next;
         if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
-        keyv_slot = bars + (uint32_t)C::KEYV_OFF;  // slot 0
+        keyv_slot = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES);  // slot 0
         rescale_pack(tile_softmax(t_lo, cls0, aff_cur));
+        keyv_release(0);
         int s_prev = 0;
         unsigned ph_prev = 0;
         for (int t = t_lo + 1, it = 1; t < t_hi; ++t, ++it) {
@@ -848,8 +859,9 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           fh_wg_wait<1>();  // S has landed; P V may still run
           fh_pin<NS>(sacc);
           release(k_empty(s));
-          keyv_slot = bars + (uint32_t)(C::KEYV_OFF + s * C::KEYV_STAGE);
+          keyv_slot = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES + s * C::KEYV_STAGE);
           const float2 corr = tile_softmax(t, cls, aff_t);
+          keyv_release(s);
           fh_wg_wait<0>();
           fh_pin<NO>(o);
           fh_pin_u32<BN / 4>(&pa[0][0]);  // the product read pa until here
