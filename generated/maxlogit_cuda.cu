@@ -2986,6 +2986,39 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   return FG_OK;
 }
 
+// The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BM BN STAGES PINGPONG
+using T128_128_3P = fh_cfg<128, 128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_176_2P = fh_cfg<128, 128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
+
+// Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
+// for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
+// head dim whose bucket (ceil(log2 keys), ceil(log2 (batch x heads x rows)))
+// is nearest its own; a device, dtype or head dim without rows: the default
+// rules.  Columns: dtype, D, keys, work, variant, wisdom line.
+// wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
+// tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
+static const fg_tune_row plan_wisdom_0[] = {
+  // line 566: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_3P 0.8497 ms; runner-up T128_128_2P 0.8523 ms; spread 1.2 %
+  {1, 128, 13, 18, 0, 566},
+  // line 567: bf16 D 128, 2^15 keys, 2^20 rows of work: T128_176_2P 14.06 ms; runner-up T128_176_2 14.16 ms; spread 0.5 %
+  {1, 128, 15, 20, 1, 567},
+};
+static const fg_tune_table plan_wisdom[] = {
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 2},
+};
+// The tuned variant of a launch, or -1 (the default rules); *file and
+// *line: the wisdom row it came from.
+static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  static fg_cuda_per_device cache;
+  const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
+  if (t < 0) return -1;
+  const int r = fg_tune_lookup(plan_wisdom[t].rows, plan_wisdom[t].nrows, dtype, d, fg_tune_bucket(keys), fg_tune_bucket(work));
+  if (r < 0) return -1;
+  *file = plan_wisdom[t].file;
+  *line = plan_wisdom[t].rows[r].line;
+  return plan_wisdom[t].rows[r].variant;
+}
+
 // Which sm_90a configuration a launch takes (variants.c's rows for this
 // plan): the smallest compiled head dim at least D; the tuned row first
 // where there is one.
@@ -3004,6 +3037,16 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       return plan_launch_sm90<T, H96>(a, D, st, dev, entry, done);
   }
   if (D <= 128) {
+    {
+      const char* file = nullptr;
+      int line = 0;
+      const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
+      switch (tv) {
+        case 0: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 1: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
+        default: break;  // the default rules
+      }
+    }
       // H128WM: a score affine in Q.K, masked, 4096 keys or more. Source: bench/NOTES.md, Hopper
       // family, v4 (H200, 2026-11-23T22:45Z, same-call A/B): causal-pf-8k 586 TFLOP/s against 568
       // with 128-key tiles, gqa-pf-32k 581 against 556; slower at 2k keys; ptxas spills 20 bytes

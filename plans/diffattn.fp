@@ -33,5 +33,11 @@ output O: bf16
 schedule {
   reduce n: rolling
   tile m = 128, n = 64
+  tune {
+    tile m = {64, 128}, n = {32, 64, 128, 176}
+    warps = {4, 8}
+    stages = {2, 3}
+    pingpong = {0, 1}
+  }
   target cuda, hip, c
 }

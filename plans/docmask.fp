@@ -31,5 +31,11 @@ schedule {
   tile m = 128, n = 64
   warps = 4
   stages = 2
+  tune {
+    tile m = {64, 128}, n = {32, 64, 128, 176}
+    warps = {4, 8}
+    stages = {2, 3}
+    pingpong = {0, 1}
+  }
   target cuda, hip, c
 }

@@ -244,8 +244,37 @@ static int fill(void *dev, size_t n, unsigned dt, size_t offset)
     return 0;
 }
 
-/* The extents of the plan's dims for a shape and head dim. */
-static int extents(const fg_plan_info *info, const tune_shape *sh, int d, int64_t *ext)
+/* An input of i32 ids along its last dim (a document mask's ids by key):
+ * packed documents of 512 to 1535 positions from a fixed sequence, starting
+ * again with each row, as fusegen-bench's cases have them (a random pattern
+ * would leave a document mask almost nothing to see). */
+static int fill_ids(void *dev, size_t n, size_t last)
+{
+    int32_t *h = malloc(n * 4);
+    if (!h)
+        return -1;
+    uint64_t r = 0x9e3779b97f4a7c15ull;
+    long left = 0;
+    int32_t id = -1;
+    for (size_t e = 0; e < n; e++) {
+        if (e % last == 0)
+            left = 0, id = -1;
+        if (left == 0) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            left = 512 + (long)((r >> 33) % 1024);
+            id++;
+        }
+        h[e] = id;
+        left--;
+    }
+    int ok = cudaMemcpy(dev, h, n * 4, cudaMemcpyHostToDevice) == cudaSuccess;
+    free(h);
+    return ok ? 0 : -1;
+}
+
+/* The extents of the plan's dims for a shape and head dim; a dim of no
+ * role (a table's length) 64, as in fusegen-bench. */
+static void extents(const fg_plan_info *info, const tune_shape *sh, int d, int64_t *ext)
 {
     for (int i = 0; i < info->ndims; i++) {
         switch (info->dim_role[i]) {
@@ -255,10 +284,9 @@ static int extents(const fg_plan_info *info, const tune_shape *sh, int d, int64_
         case FG_ROLE_ROWS: ext[i] = sh->m; break;
         case FG_ROLE_KEYS: ext[i] = sh->n; break;
         case FG_ROLE_HEAD_DIM: ext[i] = d; break;
-        default: return -1;
+        default: ext[i] = 64; break;
         }
     }
-    return 0;
 }
 
 static void make_tensor(fg_tensor *t, const fg_plan_tensor_info *ti, const int64_t *ext,
@@ -278,53 +306,77 @@ static size_t tensor_elems(const fg_plan_tensor_info *ti, const int64_t *ext)
     return n;
 }
 
-/* Device buffers of one shape: inputs (K and V rotated over `sets`
- * copies so that the L2 holds none of the next), outputs. */
+/* Device buffers of one shape: inputs (all but Q rotated over `sets`
+ * copies so that the L2 holds none of the next), outputs; at most
+ * TUNE_TENSORS of each (alloc_buffers refuses more). */
+#define TUNE_TENSORS 8
+#define TUNE_DIMS 16
 typedef struct buffers {
     int sets;
-    void *in[8][4];
-    void *out[4];
-    size_t nin[4], nout[4];
-    fg_tensor tin[8][4], tout[4];
+    void *in[8][TUNE_TENSORS];
+    void *out[TUNE_TENSORS];
+    size_t nin[TUNE_TENSORS], nout[TUNE_TENSORS];
+    size_t esz[TUNE_TENSORS]; /* bytes an input element: 2, or 4 for i32 ids */
+    fg_tensor tin[8][TUNE_TENSORS], tout[TUNE_TENSORS];
 } buffers;
 
 static void free_buffers(buffers *b)
 {
     for (int s = 0; s < 8; s++)
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < TUNE_TENSORS; i++)
             if (b->in[s][i] && (s == 0 || b->in[s][i] != b->in[0][i]))
                 cudaFree(b->in[s][i]);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < TUNE_TENSORS; i++)
         cudaFree(b->out[i]);
     memset(b, 0, sizeof *b);
+}
+
+/* Whether the tuner can make a plan's buffers (alloc_buffers): the reason
+ * it cannot, or NULL. */
+static const char *buffers_unsupported(const fg_plan_info *info)
+{
+    static char why[160];
+    if (info->ninputs > TUNE_TENSORS || info->noutputs > TUNE_TENSORS || info->ndims > TUNE_DIMS) {
+        snprintf(why, sizeof why, "%d inputs, %d outputs and %d dims (the tuner takes %d, %d and %d)",
+                 info->ninputs, info->noutputs, info->ndims, TUNE_TENSORS, TUNE_TENSORS, TUNE_DIMS);
+        return why;
+    }
+    return NULL;
 }
 
 static int alloc_buffers(const plugin *pl, const tune_shape *sh, int d, unsigned dt, size_t l2,
                          buffers *b)
 {
     const fg_plan_info *info = pl->info;
-    int64_t ext[16];
+    int64_t ext[TUNE_DIMS];
     memset(b, 0, sizeof *b);
-    if (info->ninputs > 4 || info->noutputs > 4 || extents(info, sh, d, ext) < 0)
+    if (buffers_unsupported(info))
         return -1;
+    extents(info, sh, d, ext);
     const fg_dtype fdt = dt == TUNE_BF16 ? FG_BF16 : FG_FP16;
     size_t per = 0;
-    for (int i = 1; i < info->ninputs; i++)
-        per += tensor_elems(&info->inputs[i], ext) * 2;
+    for (int i = 0; i < info->ninputs; i++) {
+        b->nin[i] = tensor_elems(&info->inputs[i], ext);
+        b->esz[i] = info->inputs[i].dtype == FG_I32 ? 4 : 2;
+        if (i > 0)
+            per += b->nin[i] * b->esz[i];
+    }
     b->sets = (int)(2 * l2 / (per ? per : 1)) + 1;
     if (b->sets > 8)
         b->sets = 8;
     for (int s = 0; s < b->sets; s++)
         for (int i = 0; i < info->ninputs; i++) {
-            b->nin[i] = tensor_elems(&info->inputs[i], ext);
+            const fg_plan_tensor_info *ti = &info->inputs[i];
+            const bool ids = ti->dtype == FG_I32;
             if (s > 0 && i == 0) {
                 b->in[s][0] = b->in[0][0];
-            } else if (cudaMalloc(&b->in[s][i], b->nin[i] * 2 + 16) != cudaSuccess ||
-                       fill(b->in[s][i], b->nin[i], dt, (size_t)(s * 7919 + i * 104729)) < 0) {
+            } else if (cudaMalloc(&b->in[s][i], b->nin[i] * b->esz[i] + 16) != cudaSuccess ||
+                       (ids ? fill_ids(b->in[s][i], b->nin[i], (size_t)ext[ti->dims[ti->rank - 1]])
+                            : fill(b->in[s][i], b->nin[i], dt, (size_t)(s * 7919 + i * 104729))) < 0) {
                 free_buffers(b);
                 return -1;
             }
-            make_tensor(&b->tin[s][i], &info->inputs[i], ext, b->in[s][i], fdt);
+            make_tensor(&b->tin[s][i], ti, ext, b->in[s][i], ids ? FG_I32 : fdt);
         }
     for (int i = 0; i < info->noutputs; i++) {
         const fg_dtype odt = info->outputs[i].dtype == FG_F32 ? FG_F32 : fdt;
@@ -474,23 +526,23 @@ static void check_cpu(const plugin *pl, const plan_model *pm, int c, int d, unsi
         return;
     }
     /* the CPU entry of the same library on the same inputs, outputs f32 */
-    fg_tensor hin[4], hout[4];
-    void *hbuf[8] = {0};
+    fg_tensor hin[TUNE_TENSORS], hout[TUNE_TENSORS];
+    void *hbuf[2 * TUNE_TENSORS] = {0};
     float *gpu = NULL;
     int ok = 1;
     for (int i = 0; i < info->ninputs; i++) {
-        hbuf[i] = malloc(b.nin[i] * 2 + 16);
-        ok &= hbuf[i] && cudaMemcpy(hbuf[i], b.in[0][i], b.nin[i] * 2, cudaMemcpyDeviceToHost) ==
-                             cudaSuccess;
+        hbuf[i] = malloc(b.nin[i] * b.esz[i] + 16);
+        ok &= hbuf[i] && cudaMemcpy(hbuf[i], b.in[0][i], b.nin[i] * b.esz[i],
+                                    cudaMemcpyDeviceToHost) == cudaSuccess;
         hin[i] = b.tin[0][i];
         hin[i].data = hbuf[i];
     }
     for (int i = 0; i < info->noutputs; i++) {
-        hbuf[4 + i] = malloc(b.nout[i] * 4 + 16);
-        ok &= hbuf[4 + i] != NULL;
+        hbuf[TUNE_TENSORS + i] = malloc(b.nout[i] * 4 + 16);
+        ok &= hbuf[TUNE_TENSORS + i] != NULL;
         hout[i] = b.tout[i];
         hout[i].dtype = FG_F32;
-        hout[i].data = hbuf[4 + i];
+        hout[i].data = hbuf[TUNE_TENSORS + i];
     }
     gpu = malloc(COMPARE_ELEMS * sizeof *gpu);
     if (!ok || !gpu || info->cpu(hin, hout, NULL, NULL, NULL, NULL, 0) != FG_OK) {
@@ -500,7 +552,7 @@ static void check_cpu(const plugin *pl, const plan_model *pm, int c, int d, unsi
             int n = read_out(&b, pl, i, dt, gpu, COMPARE_ELEMS);
             const bool f32 = info->outputs[i].dtype == FG_F32;
             double w = n < 0 ? INFINITY
-                             : worst(gpu, hbuf[4 + i], n, f32 ? 2e-3 : 1e-2, f32 ? 1e-3 : 1e-2);
+                             : worst(gpu, hbuf[TUNE_TENSORS + i], n, f32 ? 2e-3 : 1e-2, f32 ? 1e-3 : 1e-2);
             if (w > 1)
                 snprintf(r->why, sizeof r->why,
                          "output %s differs from the CPU reference (%.3g x the tolerance)",
@@ -508,7 +560,7 @@ static void check_cpu(const plugin *pl, const plan_model *pm, int c, int d, unsi
         }
     }
     free(gpu);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 2 * TUNE_TENSORS; i++)
         free(hbuf[i]);
     free_buffers(&b);
 }
@@ -767,6 +819,12 @@ static int tune_on_gpu(const options *o, const tune_sweep *sw, plan_model *pms, 
         plugin pl;
         if (load_plugin(sos[i], pm, &pl) < 0)
             return 1;
+        const char *unsup = buffers_unsupported(pl.info);
+        if (unsup) {
+            fprintf(stderr, "fusegen-tune: error: %s has %s\n", pm->name, unsup);
+            fclose(wf);
+            return 1;
+        }
         for (unsigned dt = TUNE_BF16; dt <= TUNE_FP16 && !rc; dt <<= 1)
             for (int di = 0; sw->dtypes & dt && di < sw->ndims && !rc; di++) {
                 const int d = sw->dims[di];
