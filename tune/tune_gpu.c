@@ -247,9 +247,13 @@ static int fill(void *dev, size_t n, unsigned dt, size_t offset)
 /* An input of i32 ids along its last dim (a document mask's ids by key):
  * packed documents of 512 to 1535 positions from a fixed sequence, starting
  * again with each row, as fusegen-bench's cases have them (a random pattern
- * would leave a document mask almost nothing to see). */
+ * would leave a document mask almost nothing to see); along a dim shorter
+ * than 4096 (the check's 301 keys) documents of last / 8 to about last / 4, so
+ * that the check against the CPU entry crosses documents too. */
 static int fill_ids(void *dev, size_t n, size_t last)
 {
+    const long lo = last >= 4096 ? 512 : (long)(last / 8 > 0 ? last / 8 : 1);
+    const long span = last >= 4096 ? 1024 : lo + 1;
     int32_t *h = malloc(n * 4);
     if (!h)
         return -1;
@@ -261,7 +265,7 @@ static int fill_ids(void *dev, size_t n, size_t last)
             left = 0, id = -1;
         if (left == 0) {
             r = r * 6364136223846793005ull + 1442695040888963407ull;
-            left = 512 + (long)((r >> 33) % 1024);
+            left = lo + (long)((r >> 33) % (uint64_t)span);
             id++;
         }
         h[e] = id;
