@@ -249,8 +249,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   auto v_full = [&](int s) { return bars + 8u * (1 + STAGES + s); };
   auto k_empty = [&](int s) { return bars + 8u * (1 + 2 * STAGES + s); };
   auto v_empty = [&](int s) { return bars + 8u * (1 + 3 * STAGES + s); };
-  // KVG: the ring of key values' "values empty" barriers (fh_cfg::KE_BYTES)
+  // KVG: the ring of key values: its "values empty" barriers (fh_cfg::KE_BYTES),
+  // then its slots
   auto keyv_empty = [&](int s) { return bars + (uint32_t)C::KEYV_OFF + 8u * s; };
+  auto keyv_slot_at = [&](int s) { return bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES + s * C::KEYV_STAGE); };
 
   // the warpgroup through a broadcast from lane 0, so that the compiler
   // knows it is the same in every lane of a warp: what derives from it
@@ -331,12 +333,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         // empty" says every consumer thread has read its last tile's (each
         // arrives after that tile's softmax).  "V empty", given after the
         // next tile's P V, left these loads no slack at two stages.
-        const uint32_t keyv = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES);
         constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, KPL = (BN + 31) / 32;
         for (int t = t_lo, it = 0; t < t_hi; ++t, ++it) {
           const int s = it % STAGES;
           if (it >= STAGES) fh_bar_wait(keyv_empty(s), (unsigned)((it / STAGES - 1) & 1));
-          const uint32_t ks = keyv + (uint32_t)(s * C::KEYV_STAGE);
+          const uint32_t ks = keyv_slot_at(s);
 #pragma unroll
           for (int r = 0; r < KPL; ++r) {
             const int x = r * 32 + lane;
@@ -409,7 +410,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     constexpr bool KVS = C::KVS, KVR = KVS && plan_kv_recip;
     constexpr int NKV = plan_nkeyvals > 0 ? plan_nkeyvals : 1, NSH = KVR ? 1 : NKV, KPL = (BN + 31) / 32;
     static_assert(NSH == C::KV_NSH, "the key values a key");
-    uint32_t keyv_slot = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES);
+    uint32_t keyv_slot = keyv_slot_at(0);
     auto keyv_release = [&](int s) {  // KVG: this thread has read slot s of the key values
       if constexpr (C::KVG) fh_bar_arrive(keyv_empty(s));
     };
@@ -832,7 +833,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         release(k_empty(0));
         tile_aff aff_cur = aff_next;
         if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
-        keyv_slot = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES);  // slot 0
+        keyv_slot = keyv_slot_at(0);
         rescale_pack(tile_softmax(t_lo, cls0, aff_cur));
         keyv_release(0);
         int s_prev = 0;
@@ -859,7 +860,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           fh_wg_wait<1>();  // S has landed; P V may still run
           fh_pin<NS>(sacc);
           release(k_empty(s));
-          keyv_slot = bars + (uint32_t)(C::KEYV_OFF + C::KE_BYTES + s * C::KEYV_STAGE);
+          keyv_slot = keyv_slot_at(s);
           const float2 corr = tile_softmax(t, cls, aff_t);
           keyv_release(s);
           fh_wg_wait<0>();
