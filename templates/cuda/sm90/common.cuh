@@ -17,6 +17,13 @@
 #define FH_SM90A 0
 #endif
 
+// Whether the consumers hold Q in registers for S = Q K^T where the register
+// budget allows (QR in rolling.cuh); a build may set it to 0 with
+// -DFH_Q_REGS=0 (shared-memory Q, as before 2026-11-29).
+#ifndef FH_Q_REGS
+#define FH_Q_REGS 1
+#endif
+
 // 1 in the sm_90a image of this source, 0 in every other: the runtime reads
 // it from the image it loads for a device (fg_cuda_sm90a) before it launches
 // this family there, so a build for 90 without 90a never runs its empty
@@ -93,6 +100,15 @@ template <int R>
 __device__ __forceinline__ void fh_pin_u32(uint32_t* r) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// Four 8 x 8 matrices of 16-bit elements from shared memory (ldmatrix.x4):
+// lane l gives the address of row l % 8 of matrix l / 8, and receives in r[k]
+// the two elements of matrix k at row l / 4, columns 2 (l % 4) and the next.
+__device__ __forceinline__ void fh_ldmatrix_x4(uint32_t addr, uint32_t* r) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
 }
 // Register budget of a warpgroup (setmaxnreg): the producer gives registers
 // back, the consumers take them.

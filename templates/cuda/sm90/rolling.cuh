@@ -16,7 +16,8 @@
 // - warpgroups 1 and 2 (BM 64: 1) are the consumers, 64 query rows each,
 //   with the registers the producer gave back.  Per key tile: S = Q K^T by wgmma from
 //   shared memory (both operands K-major in the copy engine's 128-byte
-//   swizzled layout), the score and mask hooks, the online softmax in the
+//   swizzled layout; where the registers allow, QR below, Q's fragments are
+//   read once into registers and only K from shared memory), the score and mask hooks, the online softmax in the
 //   exp2 domain with the plan's derived correction (without a softmax chain,
 //   plan_weight of each key's masked score and no correction), then O += P V by wgmma
 //   with P from registers (the S accumulators re-packed as A fragments, no
@@ -618,6 +619,18 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // group runs the masked step (all of its P is 0): no product is issued
       // under a condition, so that ptxas need not serialise them.
       uint32_t pa[BN / 16][4];  // P of the previous tile as A fragments
+      // QR: this group's Q rows as A fragments in registers, read once from the
+      // Q tile after it lands (ldmatrix from the 128-byte swizzled layout the
+      // copy engine wrote), so that S = Q K^T reads only K from shared memory:
+      // a fifth less of a tile's operand reads (the 32k cases are held by the
+      // power limit).  Where the registers allow it: D at most 128 and S of at
+      // most 128 keys (the 176-key tiles and D 256 hold more), and not with
+      // a term per diagonal (relbias: its D 128 kernels spilled 258 bytes).
+      // Measured on an H200 (bench/NOTES.md, thirty-fourth session): causal-8k
+      // +2 %, alibi-8k +1 %, the other bars' cases -0.4 to +0.8 %;
+      // diffattn-32k -0.7 % in both passes, so not with several chains.
+      constexpr bool QR = FH_Q_REGS && D <= 128 && BN <= 128 && !plan_score_diag && plan_nchains == 1;
+      uint32_t qa[QR ? D / 16 : 1][4];
       auto release = [&](uint32_t bar) {
         __syncwarp();
         if (lane == 0) fh_bar_arrive(bar);  // this warp is done with the K or V tile
@@ -641,11 +654,17 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       const uint64_t dq = fh_desc(q_rows, 16, 1024);
       auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
         const uint64_t dk = fh_desc(sK + s * C::KV_BYTES, 16, 1024);
-        MS::ss0(sacc, dq, dk);
+        if constexpr (QR) {
+          MS::rsk0(sacc, qa[0], dk);
 #pragma unroll
-        for (int kk = 1; kk < D / 16; ++kk)
-          MS::ss(sacc, fh_desc_add(dq, (kk >> 2) * (BM * 128) + (kk & 3) * 32),
-                 fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
+          for (int kk = 1; kk < D / 16; ++kk) MS::rsk(sacc, qa[kk], fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
+        } else {
+          MS::ss0(sacc, dq, dk);
+#pragma unroll
+          for (int kk = 1; kk < D / 16; ++kk)
+            MS::ss(sacc, fh_desc_add(dq, (kk >> 2) * (BM * 128) + (kk & 3) * 32),
+                   fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
+        }
         fh_wg_commit();
       };
       auto issue_pv = [&](int s) {  // O += P V of the V tile in slot s
@@ -814,6 +833,17 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       };
 
       fh_bar_wait(q_full, 0);
+      if constexpr (QR) {
+        // lane l: row 8 ((l / 8) % 2) + l % 8 of the warp's 16, 16-byte chunk
+        // 2 kk + l / 16 of the row (matrices 0-3: rows 0-7 and 8-15 of the
+        // step's first 8 columns, then of its next 8: the A layout)
+        const int r = wq * 16 + ((lane >> 3) & 1) * 8 + (lane & 7);
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+          const int db = 2 * kk + (lane >> 4);
+          fh_ldmatrix_x4(q_rows + (db >> 3) * (BM * 128) + r * 128 + (((db & 7) ^ (r & 7)) << 4), qa[kk]);
+        }
+      }
       if (t_lo < t_hi) {
         // the first tile: S, softmax, P
         int cls0 = 0;
@@ -830,6 +860,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         keyv_load(t_lo);
         fh_wg_wait<0>();
         fh_pin<NS>(sacc);
+        if constexpr (QR) fh_pin_u32<D / 4>(&qa[0][0]);  // the product read qa until here
         release(k_empty(0));
         tile_aff aff_cur = aff_next;
         if constexpr (plan_score_tile_affine) aff_next = affine_of(t_lo + 1);
@@ -859,6 +890,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           keyv_load(t);
           fh_wg_wait<1>();  // S has landed; P V may still run
           fh_pin<NS>(sacc);
+          if constexpr (QR) fh_pin_u32<D / 4>(&qa[0][0]);
           release(k_empty(s));
           keyv_slot = keyv_slot_at(s);
           const float2 corr = tile_softmax(t, cls, aff_t);

@@ -15,7 +15,8 @@ m4_dnl fg_wg_outw(I, R): the same as write-only outputs, "=f"(d[I]), ...
 m4_define([[[fg_wg_outw]]], [[[m4_ifelse(m4_eval([[[$1 + 8 < $2]]]), [[[1]]], [[[fg_wg_list($1, m4_eval([[[$1 + 8]]]), [[["=f"(d@{]]], [[[@})]]]),
           fg_wg_outw(m4_eval([[[$1 + 8]]]), [[[$2]]])]]], [[[fg_wg_list($1, $2, [[["=f"(d@{]]], [[[@})]]])]]])]]])m4_dnl
 m4_dnl fg_wg_def(CTYPE, PTXTYPE, N): fh_mma<CTYPE, N>::ss and ::ss0 (A and B in
-m4_dnl shared memory, both K-major; ss0 starts from zero) and ::rs (A in registers, B in shared memory,
+m4_dnl shared memory, both K-major; ss0 starts from zero), ::rsk and ::rsk0 (A in
+m4_dnl registers, B in shared memory, K-major) and ::rs (A in registers, B in shared memory,
 m4_dnl MN-major: the transposed-B form).
 m4_define([[[fg_wg_def]]], [[[m4_dnl
 template <>
@@ -38,6 +39,27 @@ struct fh_mma<$1, $3> {
         "%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), p, 1, 1, 0, 0;\n}\n"
         : fg_wg_outw(0, m4_eval([[[$3 / 2]]]))
         : "l"(a), "l"(b), "r"(0));
+  }
+  // d (+)= A.B; A from registers (a[4] per thread, the m16n8k16 A layout of
+  // each warp's 16 rows), B from shared memory, K-major (as in ss)
+  static __device__ __forceinline__ void rsk(float* d, const uint32_t* a, uint64_t b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 5]]]), 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
+        "{%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), %m4_eval([[[$3 / 2 + 2]]]), %m4_eval([[[$3 / 2 + 3]]])}, "
+        "%m4_eval([[[$3 / 2 + 4]]]), p, 1, 1, 0;\n}\n"
+        : fg_wg_outs(0, m4_eval([[[$3 / 2]]]))
+        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"(accumulate));
+  }
+  // d = A.B (d's old values are not read); A and B as in rsk
+  static __device__ __forceinline__ void rsk0(float* d, const uint32_t* a, uint64_t b) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 5]]]), 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
+        "{%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), %m4_eval([[[$3 / 2 + 2]]]), %m4_eval([[[$3 / 2 + 3]]])}, "
+        "%m4_eval([[[$3 / 2 + 4]]]), p, 1, 1, 0;\n}\n"
+        : fg_wg_outw(0, m4_eval([[[$3 / 2]]]))
+        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"(0));
   }
   // d (+)= A.B; A from registers (a[4] per thread, the m16n8k16 A layout of
   // each warp's 16 rows), B from shared memory, MN-major (transposed)
