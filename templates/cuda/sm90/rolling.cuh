@@ -626,10 +626,14 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // power limit).  Where the registers allow it: D at most 128 and S of at
       // most 128 keys (the 176-key tiles and D 256 hold more), and not with
       // a term per diagonal (relbias: its D 128 kernels spilled 258 bytes).
-      // Measured on an H200 (bench/NOTES.md, thirty-fourth session): causal-8k
-      // +2 %, alibi-8k +1 %, the other bars' cases -0.4 to +0.8 %;
-      // diffattn-32k -0.7 % in both passes, so not with several chains.
-      constexpr bool QR = FH_Q_REGS && D <= 128 && BN <= 128 && !plan_score_diag && plan_nchains == 1;
+      // Measured on an H200 in two calls (bench/NOTES.md, thirty-fourth
+      // session): causal-8k +1.5-2 %, docmask-32k +2.4 %, alibi-8k +0.4-1 %,
+      // the other bars' cases within their spread (-1.2 to +1 %); lower in
+      // both calls for diffattn-32k (-0.7 %: so not with several chains) and
+      // window-8k (-0.4, -0.8 %: so not with an interval of keys per row that
+      // does not start at 0, the band masks).
+      constexpr bool QR = FH_Q_REGS && D <= 128 && BN <= 128 && !plan_score_diag && plan_nchains == 1 &&
+                          !(plan_mask_rows && !plan_mask_rows_from0);
       uint32_t qa[QR ? D / 16 : 1][4];
       auto release = [&](uint32_t bar) {
         __syncwarp();
@@ -843,6 +847,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           const int db = 2 * kk + (lane >> 4);
           fh_ldmatrix_x4(q_rows + (db >> 3) * (BM * 128) + r * 128 + (((db & 7) ^ (r & 7)) << 4), qa[kk]);
         }
+        // the epilogue's stores of O into these rows come from other lanes of
+        // this warp: ordered after every lane's loads (compute-sanitizer's
+        // racecheck reported the pair where nothing else synchronised them)
+        __syncwarp();
       }
       if (t_lo < t_hi) {
         // the first tile: S, softmax, P
