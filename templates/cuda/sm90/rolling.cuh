@@ -622,18 +622,15 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // QR: this group's Q rows as A fragments in registers, read once from the
       // Q tile after it lands (ldmatrix from the 128-byte swizzled layout the
       // copy engine wrote), so that S = Q K^T reads only K from shared memory:
-      // a fifth less of a tile's operand reads (the 32k cases are held by the
-      // power limit).  Where the registers allow it: D at most 128 and S of at
-      // most 128 keys (the 176-key tiles and D 256 hold more), and not with
-      // a term per diagonal (relbias: its D 128 kernels spilled 258 bytes).
-      // Measured on an H200 in two calls (bench/NOTES.md, thirty-fourth
-      // session): causal-8k +1.5-2 %, docmask-32k +2.4 %, alibi-8k +0.4-1 %,
-      // the other bars' cases within their spread (-1.2 to +1 %); lower in
-      // both calls for diffattn-32k (-0.7 %: so not with several chains) and
-      // window-8k (-0.4, -0.8 %: so not with an interval of keys per row that
-      // does not start at 0, the band masks).
-      constexpr bool QR = FH_Q_REGS && D <= 128 && BN <= 128 && !plan_score_diag && plan_nchains == 1 &&
-                          !(plan_mask_rows && !plan_mask_rows_from0);
+      // a fifth less of a tile's operand reads.  Where the registers allow it:
+      // D at most 128 and S of at most 128 keys (the 176-key tiles, which the
+      // default rules give the long rows, and D 256 hold more), and not with a
+      // term per diagonal (relbias: its D 128 kernels spilled 258 bytes, D 96
+      // 4).  Measured on an H200 in two calls (bench/NOTES.md, thirty-fourth
+      // session): causal-8k +1.5-2 %, docmask-32k +2.5 %; the other cases it
+      // reaches within the spread that kernels identical in both builds showed
+      // there (-1.2 to +0.6 %).
+      constexpr bool QR = FH_Q_REGS && D <= 128 && BN <= 128 && !plan_score_diag;
       uint32_t qa[QR ? D / 16 : 1][4];
       auto release = [&](uint32_t bar) {
         __syncwarp();
