@@ -17,9 +17,10 @@
 //   with the registers the producer gave back.  Per key tile: S = Q K^T by wgmma from
 //   shared memory (both operands K-major in the copy engine's 128-byte
 //   swizzled layout; where the registers allow, QR below, Q's fragments are
-//   read once into registers and only K from shared memory), the score and mask hooks, the online softmax in the
-//   exp2 domain with the plan's derived correction (without a softmax chain,
-//   plan_weight of each key's masked score and no correction), then O += P V by wgmma
+//   read once into registers and only K from shared memory), the score and
+//   mask hooks, the online softmax in the exp2 domain with the plan's derived
+//   correction (without a softmax chain, plan_weight of each key's masked
+//   score and no correction), then O += P V by wgmma
 //   with P from registers (the S accumulators re-packed as A fragments, no
 //   shuffles) and V from shared memory (MN-major, the transposed-B form).
 //   Inside a group, S of the next tile is issued before P V of the current
@@ -658,7 +659,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         if constexpr (QR) {
           MS::rsk0(sacc, qa[0], dk);
 #pragma unroll
-          for (int kk = 1; kk < D / 16; ++kk) MS::rsk(sacc, qa[kk], fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
+          for (int kk = 1; kk < D / 16; ++kk)
+            MS::rsk(sacc, qa[kk], fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
         } else {
           MS::ss0(sacc, dq, dk);
 #pragma unroll
