@@ -14,6 +14,18 @@ m4_define([[[fg_wg_outs]]], [[[m4_ifelse(m4_eval([[[$1 + 8 < $2]]]), [[[1]]], [[
 m4_dnl fg_wg_outw(I, R): the same as write-only outputs, "=f"(d[I]), ...
 m4_define([[[fg_wg_outw]]], [[[m4_ifelse(m4_eval([[[$1 + 8 < $2]]]), [[[1]]], [[[fg_wg_list($1, m4_eval([[[$1 + 8]]]), [[["=f"(d@{]]], [[[@})]]]),
           fg_wg_outw(m4_eval([[[$1 + 8]]]), [[[$2]]])]]], [[[fg_wg_list($1, $2, [[["=f"(d@{]]], [[[@})]]])]]])]]])m4_dnl
+m4_dnl fg_wg_rasm(PTXTYPE, N, OUTS, TRANSB, ACC): the asm statement of a product
+m4_dnl with A from registers (a[0..3]) and B from shared memory (descriptor b):
+m4_dnl OUTS is fg_wg_outs (d read and written) or fg_wg_outw (d written only),
+m4_dnl TRANSB the imm-trans-b operand (1: B MN-major), ACC the C value that
+m4_dnl says whether d accumulates.
+m4_define([[[fg_wg_rasm]]], [[[asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$2 / 2 + 5]]]), 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n$2k16.f32.$1.$1 {fg_wg_regs(m4_eval([[[$2 / 2]]]))}, "
+        "{%m4_eval([[[$2 / 2]]]), %m4_eval([[[$2 / 2 + 1]]]), %m4_eval([[[$2 / 2 + 2]]]), %m4_eval([[[$2 / 2 + 3]]])}, "
+        "%m4_eval([[[$2 / 2 + 4]]]), p, 1, 1, $4;\n}\n"
+        : $3(0, m4_eval([[[$2 / 2]]]))
+        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"($5));]]])m4_dnl
 m4_dnl fg_wg_def(CTYPE, PTXTYPE, N): fh_mma<CTYPE, N>::ss and ::ss0 (A and B in
 m4_dnl shared memory, both K-major; ss0 starts from zero), ::rsk and ::rsk0 (A in
 m4_dnl registers, B in shared memory, K-major) and ::rs (A in registers, B in shared memory,
@@ -43,34 +55,16 @@ struct fh_mma<$1, $3> {
   // d (+)= A.B; A from registers (a[4] per thread, the m16n8k16 A layout of
   // each warp's 16 rows), B from shared memory, K-major (as in ss)
   static __device__ __forceinline__ void rsk(float* d, const uint32_t* a, uint64_t b, int accumulate) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 5]]]), 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
-        "{%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), %m4_eval([[[$3 / 2 + 2]]]), %m4_eval([[[$3 / 2 + 3]]])}, "
-        "%m4_eval([[[$3 / 2 + 4]]]), p, 1, 1, 0;\n}\n"
-        : fg_wg_outs(0, m4_eval([[[$3 / 2]]]))
-        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"(accumulate));
+    fg_wg_rasm([[[$2]]], [[[$3]]], [[[fg_wg_outs]]], 0, [[[accumulate]]])
   }
   // d = A.B (d's old values are not read); A and B as in rsk
   static __device__ __forceinline__ void rsk0(float* d, const uint32_t* a, uint64_t b) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 5]]]), 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
-        "{%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), %m4_eval([[[$3 / 2 + 2]]]), %m4_eval([[[$3 / 2 + 3]]])}, "
-        "%m4_eval([[[$3 / 2 + 4]]]), p, 1, 1, 0;\n}\n"
-        : fg_wg_outw(0, m4_eval([[[$3 / 2]]]))
-        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"(0));
+    fg_wg_rasm([[[$2]]], [[[$3]]], [[[fg_wg_outw]]], 0, 0)
   }
-  // d (+)= A.B; A from registers (a[4] per thread, the m16n8k16 A layout of
-  // each warp's 16 rows), B from shared memory, MN-major (transposed)
+  // d (+)= A.B; A from registers as in rsk, B from shared memory, MN-major
+  // (transposed)
   static __device__ __forceinline__ void rs(float* d, const uint32_t* a, uint64_t b, int accumulate) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %m4_eval([[[$3 / 2 + 5]]]), 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n$3k16.f32.$2.$2 {fg_wg_regs(m4_eval([[[$3 / 2]]]))}, "
-        "{%m4_eval([[[$3 / 2]]]), %m4_eval([[[$3 / 2 + 1]]]), %m4_eval([[[$3 / 2 + 2]]]), %m4_eval([[[$3 / 2 + 3]]])}, "
-        "%m4_eval([[[$3 / 2 + 4]]]), p, 1, 1, 1;\n}\n"
-        : fg_wg_outs(0, m4_eval([[[$3 / 2]]]))
-        : "r"(a@{0@}), "r"(a@{1@}), "r"(a@{2@}), "r"(a@{3@}), "l"(b), "r"(accumulate));
+    fg_wg_rasm([[[$2]]], [[[$3]]], [[[fg_wg_outs]]], 1, [[[accumulate]]])
   }
 };
 ]]])m4_dnl
