@@ -3530,9 +3530,9 @@ using T128_128_2 = fh_cfg<128, 128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/
 using T64_64_2 = fh_cfg<64, 128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 using T128_64_3P = fh_cfg<128, 128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T64_176_2P = fh_cfg<64, 128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
-using T128_128_3 = fh_cfg<128, 128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T64_64_3 = fh_cfg<64, 128, 64, 3, false>;  // wgmma 64x64 tiles, 3 K/V stages
 using T64_176_3P = fh_cfg<64, 128, 176, 3, true>;  // wgmma 64x176 tiles, 3 K/V stages, ping-pong
+using T128_128_3 = fh_cfg<128, 128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -3676,34 +3676,34 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, -1, 182},
   // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: default 12.1 ms; runner-up T64_176_3 12.9 ms; spread 13.5 %
   {1, 64, 13, 22, -1, 183},
-  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3 0.0147 ms; runner-up T128_128_3P 0.0147 ms; spread 16.4 %
-  {1, 128, 8, 12, 11, 184},
-  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0178 ms; runner-up T128_128_3P 0.0179 ms; spread 10.6 %
+  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0156 ms; runner-up T128_64_2P 0.0157 ms; spread 67.1 %
+  {1, 128, 8, 12, 4, 184},
+  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0189 ms; runner-up T128_128_3P 0.0192 ms; spread 8.3 %
   {1, 128, 9, 13, 4, 185},
-  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0251 ms; runner-up T128_128_2P 0.0253 ms; spread 7.1 %
+  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0268 ms; runner-up T128_128_2P 0.0268 ms; spread 7.9 %
   {1, 128, 10, 14, 5, 186},
-  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2 0.0456 ms; runner-up T128_128_2P 0.0458 ms; spread 5.7 %
-  {1, 128, 11, 15, 7, 187},
-  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.134 ms; runner-up T128_128_3 0.1354 ms; spread 2.6 %
+  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0461 ms; runner-up T128_128_3P 0.0466 ms; spread 6.7 %
+  {1, 128, 11, 15, 4, 187},
+  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1364 ms; runner-up T128_128_3P 0.139 ms; spread 3.7 %
   {1, 128, 12, 16, 4, 188},
-  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4601 ms; runner-up T128_128_3 0.4604 ms; spread 0.7 %
+  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4566 ms; runner-up T128_128_3P 0.4583 ms; spread 0.9 %
   {1, 128, 13, 17, 4, 189},
-  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.736 ms; runner-up T128_128_2 1.864 ms; spread 0.3 %
+  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.708 ms; runner-up T128_128_2 1.78 ms; spread 0.7 %
   {1, 128, 14, 18, -1, 190},
-  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.762 ms; runner-up T128_128_2 7.305 ms; spread 15.4 %
+  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.648 ms; runner-up T128_176_2P 7.331 ms; spread 8.2 %
   {1, 128, 15, 19, -1, 191},
-  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 0.9649 ms; runner-up T128_128_3 0.976 ms; spread 0.6 %
-  {1, 128, 13, 18, 4, 192},
-  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.993 ms; runner-up T128_128_2 2.106 ms; spread 0.7 %
+  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9468 ms; runner-up T128_128_2 0.9462 ms; spread 1.1 %
+  {1, 128, 13, 18, -1, 192},
+  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.841 ms; runner-up T128_128_2 1.935 ms; spread 0.7 %
   {1, 128, 13, 19, -1, 193},
-  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.394 ms; runner-up T128_128_3 4.746 ms; spread 0.6 %
+  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_128_2 3.949 ms; spread 0.5 %
   {1, 128, 13, 20, -1, 194},
-  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 8.868 ms; runner-up T128_128_3 9.763 ms; spread 13.3 %
+  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 7.668 ms; runner-up T128_128_3P 8.036 ms; spread 8.3 %
   {1, 128, 13, 21, -1, 195},
-  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 19.66 ms; runner-up T128_128_3P 19.73 ms; spread 4.7 %
-  {1, 128, 13, 22, 11, 196},
+  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 15.51 ms; runner-up T128_176_2P 16.16 ms; spread 7.0 %
+  {1, 128, 13, 22, -1, 196},
   // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0137 ms; runner-up T64_128_3P 0.0137 ms; spread 14.0 %
-  {2, 64, 8, 12, 12, 197},
+  {2, 64, 8, 12, 11, 197},
   // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_3 0.0165 ms; spread 14.7 %
   {2, 64, 9, 13, 0, 198},
   // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0224 ms; runner-up T64_176_3P 0.0231 ms; spread 5.3 %
@@ -3727,7 +3727,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.864 ms; runner-up T64_176_3 6.528 ms; spread 0.4 %
   {2, 64, 13, 21, -1, 208},
   // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.51 ms; runner-up T64_176_3 13.55 ms; spread 0.9 %
-  {2, 64, 13, 22, 13, 209},
+  {2, 64, 13, 22, 12, 209},
   // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0136 ms; runner-up T128_128_3 0.0142 ms; spread 6.8 %
   {2, 128, 8, 12, 4, 210},
   // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0175 ms; runner-up T128_128_2P 0.0176 ms; spread 16.7 %
@@ -3753,11 +3753,15 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.04 ms; runner-up T128_128_2P 10.03 ms; spread 15.1 %
   {2, 128, 13, 21, -1, 221},
   // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.31 ms; runner-up default 20.55 ms; spread 0.6 %
-  {2, 128, 13, 22, 11, 222},
+  {2, 128, 13, 22, 13, 222},
+  // line 582: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7908 ms; runner-up T128_128_2P 0.793 ms; spread 1.4 %
+  {1, 128, 10, 20, 5, 582},
+  // line 583: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.194 ms; runner-up T128_128_2 1.202 ms; spread 1.9 %
+  {1, 128, 11, 20, 4, 583},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
@@ -3790,8 +3794,8 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 3: fg_note_config(entry, "T64_128_2", file, line); return plan_launch_sm90<T, T64_128_2>(a, D, st, dev, entry, done);
         case 8: fg_note_config(entry, "T64_64_2", file, line); return plan_launch_sm90<T, T64_64_2>(a, D, st, dev, entry, done);
         case 10: fg_note_config(entry, "T64_176_2P", file, line); return plan_launch_sm90<T, T64_176_2P>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T64_64_3", file, line); return plan_launch_sm90<T, T64_64_3>(a, D, st, dev, entry, done);
+        case 12: fg_note_config(entry, "T64_176_3P", file, line); return plan_launch_sm90<T, T64_176_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }
@@ -3816,7 +3820,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 6: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

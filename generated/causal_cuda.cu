@@ -3509,7 +3509,6 @@ using T128_128_2 = fh_cfg<128, 128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/
 using T64_128_2P = fh_cfg<64, 128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 using T128_64_3P = fh_cfg<128, 128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T64_64_3P = fh_cfg<64, 128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
-using T128_176_2P = fh_cfg<128, 128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/V stages, ping-pong
 using T128_64_2 = fh_cfg<128, 128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
@@ -3654,32 +3653,32 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, -1, 78},
   // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 12.21 ms; runner-up T64_176_3 12.34 ms; spread 4.4 %
   {1, 64, 13, 22, 2, 79},
-  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0137 ms; runner-up T128_64_3 0.0139 ms; spread 17.8 %
-  {1, 128, 8, 12, 4, 80},
-  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0165 ms; runner-up T128_128_2P 0.0172 ms; spread 8.9 %
+  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0132 ms; runner-up T128_128_2P 0.0137 ms; spread 22.2 %
+  {1, 128, 8, 12, 5, 80},
+  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0164 ms; runner-up T128_64_3P 0.017 ms; spread 23.0 %
   {1, 128, 9, 13, 5, 81},
-  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.023 ms; runner-up default 0.0236 ms; spread 7.6 %
-  {1, 128, 10, 14, 4, 82},
-  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0422 ms; runner-up default 0.0432 ms; spread 7.9 %
+  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0229 ms; runner-up T128_128_2P 0.0229 ms; spread 9.5 %
+  {1, 128, 10, 14, 5, 82},
+  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0405 ms; runner-up T128_128_3P 0.0416 ms; spread 7.9 %
   {1, 128, 11, 15, 4, 83},
-  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1247 ms; runner-up T128_128_3P 0.1248 ms; spread 2.0 %
+  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1211 ms; runner-up T128_128_3P 0.1225 ms; spread 2.2 %
   {1, 128, 12, 16, 4, 84},
-  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 0.4275 ms; runner-up T128_128_3P 0.428 ms; spread 0.8 %
-  {1, 128, 13, 17, 11, 85},
-  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.604 ms; runner-up T128_128_2 1.684 ms; spread 0.3 %
+  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.407 ms; runner-up T128_128_3P 0.4102 ms; spread 1.5 %
+  {1, 128, 13, 17, 4, 85},
+  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.555 ms; runner-up T128_128_2P 1.575 ms; spread 1.0 %
   {1, 128, 14, 18, -1, 86},
-  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.253 ms; runner-up T128_128_2 6.922 ms; spread 0.2 %
+  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.319 ms; runner-up T128_128_2P 6.708 ms; spread 5.0 %
   {1, 128, 15, 19, -1, 87},
-  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 0.9224 ms; runner-up T128_128_2P 0.95 ms; spread 5.9 %
-  {1, 128, 13, 18, 7, 88},
-  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.868 ms; runner-up T128_128_2P 1.936 ms; spread 0.5 %
+  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 0.819 ms; runner-up T128_128_3P 0.8289 ms; spread 0.5 %
+  {1, 128, 13, 18, 4, 88},
+  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.733 ms; runner-up T128_128_2 1.76 ms; spread 3.2 %
   {1, 128, 13, 19, -1, 89},
-  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 4.344 ms; runner-up T128_128_2 4.602 ms; spread 0.4 %
+  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.321 ms; runner-up T128_128_2 3.529 ms; spread 0.1 %
   {1, 128, 13, 20, -1, 90},
-  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 9.048 ms; runner-up T128_128_3 9.381 ms; spread 10.3 %
+  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 6.66 ms; runner-up T128_128_2P 7.363 ms; spread 4.9 %
   {1, 128, 13, 21, -1, 91},
-  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: default 18.89 ms; runner-up T128_128_3 18.76 ms; spread 7.9 %
-  {1, 128, 13, 22, -1, 92},
+  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 14.74 ms; runner-up T128_128_3P 14.95 ms; spread 16.8 %
+  {1, 128, 13, 22, 7, 92},
   // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0119 ms; runner-up T64_128_3P 0.012 ms; spread 24.1 %
   {2, 64, 8, 12, 8, 93},
   // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0145 ms; runner-up T64_128_2P 0.0148 ms; spread 18.1 %
@@ -3707,7 +3706,7 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 11.96 ms; runner-up T64_176_2P 12.73 ms; spread 16.9 %
   {2, 64, 13, 22, -1, 105},
   // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0153 ms; runner-up T128_64_2P 0.0159 ms; spread 9.0 %
-  {2, 128, 8, 12, 12, 106},
+  {2, 128, 8, 12, 11, 106},
   // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0184 ms; runner-up T128_128_3 0.0185 ms; spread 14.3 %
   {2, 128, 9, 13, 5, 107},
   // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0248 ms; runner-up T128_176_2P 0.0249 ms; spread 6.5 %
@@ -3732,9 +3731,9 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 117},
   // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 19.65 ms; runner-up T128_128_2P 19.89 ms; spread 10.4 %
   {2, 128, 13, 22, 5, 118},
-  // line 560: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7348 ms; runner-up T128_128_2P 0.7429 ms; spread 0.6 %
+  // line 560: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7313 ms; runner-up T128_128_2P 0.736 ms; spread 1.2 %
   {1, 128, 10, 20, 5, 560},
-  // line 561: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.101 ms; runner-up default 1.12 ms; spread 2.1 %
+  // line 561: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.085 ms; runner-up T128_128_3P 1.104 ms; spread 1.3 %
   {1, 128, 11, 20, 4, 561},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -3796,8 +3795,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 6: fg_note_config(entry, "T128_64_3", file, line); return plan_launch_sm90<T, T128_64_3>(a, D, st, dev, entry, done);
         case 7: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
-        case 11: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
-        case 12: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
+        case 11: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

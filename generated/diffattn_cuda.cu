@@ -3520,7 +3520,7 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 }
 
 // The tuned configurations: winners of the wisdom rows below (generator/middle/tune.c):  D BM BN STAGES PINGPONG
-using T128_128_3P = fh_cfg<128, 128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
+using T128_128_2P = fh_cfg<128, 128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
 // for this plan.  A launch takes the row of its dtype (1 bf16, 2 fp16) and
@@ -3530,9 +3530,9 @@ using T128_128_3P = fh_cfg<128, 128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 568: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_3P 1.715 ms; runner-up T128_176_2P 1.726 ms; spread 0.3 %
+  // line 568: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.706 ms; runner-up T128_176_2P 1.716 ms; spread 0.5 %
   {1, 128, 13, 18, 0, 568},
-  // line 569: bf16 D 128, 2^15 keys, 2^20 rows of work: default 28.08 ms; runner-up T128_128_3P 28.12 ms; spread 2.9 %
+  // line 569: bf16 D 128, 2^15 keys, 2^20 rows of work: default 28.13 ms; runner-up T128_176_2 28.31 ms; spread 4.0 %
   {1, 128, 15, 20, -1, 569},
 };
 static const fg_tune_table plan_wisdom[] = {
@@ -3574,7 +3574,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
       int line = 0;
       const int tv = plan_tuned(a.N, (long long)a.B * a.Hq * a.M, std::is_same<T, __nv_bfloat16>::value ? 1 : 2, 128, dev, &file, &line);
       switch (tv) {
-        case 0: fg_note_config(entry, "T128_128_3P", file, line); return plan_launch_sm90<T, T128_128_3P>(a, D, st, dev, entry, done);
+        case 0: fg_note_config(entry, "T128_128_2P", file, line); return plan_launch_sm90<T, T128_128_2P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -3592,31 +3592,31 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, 2, 26},
   // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.36 ms; runner-up T64_176_2P 19.44 ms; spread 0.1 %
   {1, 64, 13, 22, 3, 27},
-  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0127 ms; runner-up T128_64_3P 0.0127 ms; spread 17.1 %
-  {1, 128, 8, 12, 5, 28},
-  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0157 ms; runner-up T128_128_2P 0.0162 ms; spread 20.3 %
+  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0126 ms; runner-up T128_64_3P 0.0127 ms; spread 16.3 %
+  {1, 128, 8, 12, 6, 28},
+  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0161 ms; runner-up T128_64_3 0.0165 ms; spread 9.5 %
   {1, 128, 9, 13, 6, 29},
-  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.022 ms; runner-up T128_128_2P 0.0221 ms; spread 13.7 %
+  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0219 ms; runner-up T128_128_2P 0.022 ms; spread 9.6 %
   {1, 128, 10, 14, 6, 30},
-  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0612 ms; runner-up T128_128_3 0.0622 ms; spread 4.5 %
+  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0587 ms; runner-up T128_128_2P 0.0597 ms; spread 3.4 %
   {1, 128, 11, 15, 6, 31},
-  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.2128 ms; runner-up T128_128_3P 0.211 ms; spread 0.9 %
-  {1, 128, 12, 16, -1, 32},
-  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7811 ms; runner-up T128_128_3P 0.7905 ms; spread 2.1 %
+  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.2029 ms; runner-up T128_128_3P 0.2031 ms; spread 1.5 %
+  {1, 128, 12, 16, 5, 32},
+  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7674 ms; runner-up T128_128_3 0.7611 ms; spread 1.2 %
   {1, 128, 13, 17, -1, 33},
-  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.161 ms; runner-up T128_128_2 3.261 ms; spread 2.2 %
+  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 2.994 ms; runner-up T128_128_2 3.217 ms; spread 0.7 %
   {1, 128, 14, 18, -1, 34},
-  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: default 13.76 ms; runner-up T128_128_2 13.83 ms; spread 11.8 %
+  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: default 13.03 ms; runner-up T128_176_2P 13.17 ms; spread 10.6 %
   {1, 128, 15, 19, -1, 35},
-  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.66 ms; runner-up default 1.688 ms; spread 0.7 %
+  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.545 ms; runner-up T128_128_3P 1.627 ms; spread 0.6 %
   {1, 128, 13, 18, 11, 36},
-  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.075 ms; runner-up T128_128_2 3.431 ms; spread 0.7 %
+  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.002 ms; runner-up T128_64_2 3.232 ms; spread 0.8 %
   {1, 128, 13, 19, -1, 37},
-  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.03 ms; runner-up T128_176_2P 6.949 ms; spread 0.1 %
+  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.119 ms; runner-up T128_128_2 6.701 ms; spread 3.4 %
   {1, 128, 13, 20, -1, 38},
-  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: default 13.27 ms; runner-up T128_176_2P 13.66 ms; spread 14.7 %
+  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: default 13.55 ms; runner-up T128_176_2P 13.44 ms; spread 12.9 %
   {1, 128, 13, 21, -1, 39},
-  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 27.78 ms; runner-up T128_176_2 27.74 ms; spread 1.2 %
+  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 26.79 ms; runner-up T128_176_2P 26.64 ms; spread 4.6 %
   {1, 128, 13, 22, -1, 40},
   // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0113 ms; runner-up T64_128_3P 0.0114 ms; spread 15.6 %
   {2, 64, 8, 12, 10, 41},
@@ -3670,10 +3670,14 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 65},
   // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 29.24 ms; runner-up T128_128_3P 29.3 ms; spread 9.7 %
   {2, 128, 13, 22, -1, 66},
+  // line 584: bf16 D 128, 2^10 keys, 2^20 rows of work: default 0.9593 ms; runner-up T128_128_2 0.9742 ms; spread 1.2 %
+  {1, 128, 10, 20, -1, 584},
+  // line 585: bf16 D 128, 2^11 keys, 2^20 rows of work: default 1.654 ms; runner-up T128_128_2 1.756 ms; spread 0.3 %
+  {1, 128, 11, 20, -1, 585},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.

@@ -3653,31 +3653,31 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, -1, 130},
   // line 131: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.67 ms; runner-up T64_176_3P 44.69 ms; spread 13.6 %
   {1, 64, 13, 22, -1, 131},
-  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0549 ms; runner-up T128_128_2P 0.0555 ms; spread 23.8 %
+  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0527 ms; runner-up T128_64_3P 0.054 ms; spread 16.2 %
   {1, 128, 8, 12, 5, 132},
-  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0663 ms; runner-up T128_128_3P 0.0665 ms; spread 14.5 %
+  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0644 ms; runner-up T128_128_3P 0.0649 ms; spread 18.1 %
   {1, 128, 9, 13, 4, 133},
-  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0917 ms; runner-up T128_128_2P 0.0928 ms; spread 64.6 %
-  {1, 128, 10, 14, 5, 134},
-  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1638 ms; runner-up T128_128_2P 0.1639 ms; spread 7.6 %
-  {1, 128, 11, 15, 5, 135},
-  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.4886 ms; runner-up T128_128_3P 0.4891 ms; spread 4.0 %
+  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0966 ms; runner-up T128_128_3P 0.0993 ms; spread 11.5 %
+  {1, 128, 10, 14, 4, 134},
+  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1678 ms; runner-up T128_128_3P 0.1684 ms; spread 5.9 %
+  {1, 128, 11, 15, 4, 135},
+  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.4797 ms; runner-up T128_128_3P 0.4863 ms; spread 4.1 %
   {1, 128, 12, 16, 4, 136},
-  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 1.697 ms; runner-up T128_176_2P 1.697 ms; spread 2.3 %
-  {1, 128, 13, 17, 5, 137},
-  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.45 ms; runner-up T128_128_2 6.738 ms; spread 4.6 %
+  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.628 ms; runner-up T128_128_3P 1.645 ms; spread 1.4 %
+  {1, 128, 13, 17, 4, 137},
+  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.379 ms; runner-up T128_128_2 6.491 ms; spread 1.6 %
   {1, 128, 14, 18, -1, 138},
-  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 25.42 ms; runner-up T128_176_2P 27.95 ms; spread 16.6 %
+  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 24.46 ms; runner-up T128_128_2 26.33 ms; spread 9.5 %
   {1, 128, 15, 19, -1, 139},
-  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.514 ms; runner-up T128_128_2P 3.526 ms; spread 0.9 %
-  {1, 128, 13, 18, 7, 140},
-  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.421 ms; runner-up T128_128_2 7.394 ms; spread 5.4 %
-  {1, 128, 13, 19, -1, 141},
-  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 14.85 ms; runner-up T128_128_2 15.83 ms; spread 2.8 %
+  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.286 ms; runner-up T128_128_2 3.315 ms; spread 3.8 %
+  {1, 128, 13, 18, 4, 140},
+  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 6.758 ms; runner-up T128_128_2P 6.821 ms; spread 1.2 %
+  {1, 128, 13, 19, 7, 141},
+  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.47 ms; runner-up T128_128_2 13.85 ms; spread 3.8 %
   {1, 128, 13, 20, -1, 142},
-  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.65 ms; runner-up T128_128_3 33.26 ms; spread 15.4 %
+  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 27.25 ms; runner-up T128_128_2 28.47 ms; spread 13.6 %
   {1, 128, 13, 21, -1, 143},
-  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 67.4 ms; runner-up T128_128_3 68.07 ms; spread 0.7 %
+  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 58.66 ms; runner-up T128_128_2 58.84 ms; spread 2.3 %
   {1, 128, 13, 22, 5, 144},
   // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0481 ms; runner-up T64_64_3P 0.0487 ms; spread 99.2 %
   {2, 64, 8, 12, 0, 145},
@@ -3731,10 +3731,14 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 169},
   // line 170: fp16 D 128, 2^13 keys, 2^22 rows of work: default 70.33 ms; runner-up T128_128_3P 70.11 ms; spread 16.8 %
   {2, 128, 13, 22, -1, 170},
+  // line 578: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 2.906 ms; runner-up T128_128_2P 2.924 ms; spread 2.5 %
+  {1, 128, 10, 20, 5, 578},
+  // line 579: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 4.356 ms; runner-up T128_128_2 4.505 ms; spread 2.4 %
+  {1, 128, 11, 20, 4, 579},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.

@@ -3506,7 +3506,7 @@ using T128_176_2P = fh_cfg<128, 128, 176, 2, true>;  // wgmma 64x176 tiles, 2 K/
 using T128_128_3 = fh_cfg<128, 128, 128, 3, false>;  // wgmma 64x128 tiles, 3 K/V stages
 using T64_128_2 = fh_cfg<64, 128, 128, 2, false>;  // wgmma 64x128 tiles, 2 K/V stages
 using T64_64_2 = fh_cfg<64, 128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
-using T128_64_2 = fh_cfg<128, 128, 64, 2, false>;  // wgmma 64x64 tiles, 2 K/V stages
+using T128_64_3P = fh_cfg<128, 128, 64, 3, true>;  // wgmma 64x64 tiles, 3 K/V stages, ping-pong
 using T64_128_3P = fh_cfg<64, 128, 128, 3, true>;  // wgmma 64x128 tiles, 3 K/V stages, ping-pong
 
 // Tuned dispatch (docs/tuning.md): per device, the rows of its wisdom file
@@ -3651,31 +3651,31 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, -1, 234},
   // line 235: bf16 D 64, 2^13 keys, 2^22 rows of work: default 55.39 ms; runner-up T64_128_3 56.76 ms; spread 7.4 %
   {1, 64, 13, 22, -1, 235},
-  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0567 ms; runner-up T128_128_2P 0.0573 ms; spread 19.6 %
+  // line 236: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0627 ms; runner-up T128_64_2P 0.0632 ms; spread 16.6 %
   {1, 128, 8, 12, 13, 236},
-  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.072 ms; runner-up T128_128_2P 0.0728 ms; spread 23.8 %
-  {1, 128, 9, 13, 4, 237},
-  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.106 ms; runner-up T128_128_2P 0.1061 ms; spread 13.7 %
-  {1, 128, 10, 14, 4, 238},
-  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1989 ms; runner-up T128_128_2P 0.1993 ms; spread 6.8 %
-  {1, 128, 11, 15, 4, 239},
-  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.6001 ms; runner-up T128_128_3P 0.6053 ms; spread 2.7 %
+  // line 237: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0771 ms; runner-up T128_64_2P 0.0779 ms; spread 10.3 %
+  {1, 128, 9, 13, 3, 237},
+  // line 238: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1084 ms; runner-up T128_128_3P 0.1084 ms; spread 58.5 %
+  {1, 128, 10, 14, 3, 238},
+  // line 239: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1899 ms; runner-up T128_128_3P 0.192 ms; spread 10.3 %
+  {1, 128, 11, 15, 3, 239},
+  // line 240: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5635 ms; runner-up T128_128_3P 0.5656 ms; spread 3.8 %
   {1, 128, 12, 16, 3, 240},
-  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2 2.08 ms; runner-up T128_176_2P 2.087 ms; spread 1.2 %
-  {1, 128, 13, 17, 5, 241},
-  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_176_2 8.135 ms; runner-up T128_128_2 8.149 ms; spread 0.9 %
-  {1, 128, 14, 18, 5, 242},
-  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: T128_176_2 32.6 ms; runner-up default 33.19 ms; spread 2.3 %
-  {1, 128, 15, 19, 5, 243},
-  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 4.237 ms; runner-up T128_128_2 4.271 ms; spread 0.7 %
-  {1, 128, 13, 18, 3, 244},
-  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 8.638 ms; runner-up T128_176_2 8.815 ms; spread 3.5 %
+  // line 241: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 1.895 ms; runner-up T128_128_2P 1.93 ms; spread 3.1 %
+  {1, 128, 13, 17, 6, 241},
+  // line 242: bf16 D 128, 2^14 keys, 2^18 rows of work: default 7.509 ms; runner-up T128_128_2 7.482 ms; spread 1.4 %
+  {1, 128, 14, 18, -1, 242},
+  // line 243: bf16 D 128, 2^15 keys, 2^19 rows of work: default 29.19 ms; runner-up T128_128_2 30.25 ms; spread 11.8 %
+  {1, 128, 15, 19, -1, 243},
+  // line 244: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.787 ms; runner-up T128_128_2P 3.9 ms; spread 4.4 %
+  {1, 128, 13, 18, 6, 244},
+  // line 245: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.896 ms; runner-up T128_64_2 7.923 ms; spread 5.6 %
   {1, 128, 13, 19, -1, 245},
-  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 17.19 ms; runner-up T128_176_2 19.01 ms; spread 5.4 %
+  // line 246: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.56 ms; runner-up T128_128_2 16.16 ms; spread 3.4 %
   {1, 128, 13, 20, -1, 246},
-  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 36.39 ms; runner-up T128_128_2P 38.77 ms; spread 14.8 %
+  // line 247: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.51 ms; runner-up T128_128_2 32.49 ms; spread 8.6 %
   {1, 128, 13, 21, -1, 247},
-  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 78.24 ms; runner-up T128_128_3 78.15 ms; spread 9.6 %
+  // line 248: bf16 D 128, 2^13 keys, 2^22 rows of work: default 66.94 ms; runner-up T128_128_3P 67.51 ms; spread 9.3 %
   {1, 128, 13, 22, -1, 248},
   // line 249: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0558 ms; runner-up T64_128_3 0.0566 ms; spread 21.8 %
   {2, 64, 8, 12, 7, 249},
@@ -3729,10 +3729,14 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 273},
   // line 274: fp16 D 128, 2^13 keys, 2^22 rows of work: default 82.12 ms; runner-up T128_128_2P 82.01 ms; spread 16.8 %
   {2, 128, 13, 22, -1, 274},
+  // line 580: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_2P 3.288 ms; runner-up T128_64_3P 3.301 ms; spread 2.0 %
+  {1, 128, 10, 20, 3, 580},
+  // line 581: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 5.052 ms; runner-up T128_128_2 5.093 ms; spread 1.2 %
+  {1, 128, 11, 20, 3, 581},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
@@ -3792,7 +3796,7 @@ static fg_status plan_dispatch_sm90_t(const fa_args& a, int D, cudaStream_t st, 
         case 6: fg_note_config(entry, "T128_128_2", file, line); return plan_launch_sm90<T, T128_128_2>(a, D, st, dev, entry, done);
         case 9: fg_note_config(entry, "T128_176_2P", file, line); return plan_launch_sm90<T, T128_176_2P>(a, D, st, dev, entry, done);
         case 10: fg_note_config(entry, "T128_128_3", file, line); return plan_launch_sm90<T, T128_128_3>(a, D, st, dev, entry, done);
-        case 13: fg_note_config(entry, "T128_64_2", file, line); return plan_launch_sm90<T, T128_64_2>(a, D, st, dev, entry, done);
+        case 13: fg_note_config(entry, "T128_64_3P", file, line); return plan_launch_sm90<T, T128_64_3P>(a, D, st, dev, entry, done);
         default: break;  // the default rules
       }
     }

@@ -3665,31 +3665,31 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, -1, 286},
   // line 287: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.07 ms; runner-up T64_128_2 43.26 ms; spread 6.6 %
   {1, 64, 13, 22, -1, 287},
-  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0596 ms; runner-up T128_128_3P 0.0611 ms; spread 54.6 %
+  // line 288: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0622 ms; runner-up T128_64_3P 0.0622 ms; spread 24.3 %
   {1, 128, 8, 12, 2, 288},
-  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0765 ms; runner-up T128_128_2P 0.0775 ms; spread 61.6 %
-  {1, 128, 9, 13, 3, 289},
-  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.108 ms; runner-up T128_128_2P 0.1105 ms; spread 7.7 %
+  // line 289: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0719 ms; runner-up T128_64_3P 0.073 ms; spread 17.9 %
+  {1, 128, 9, 13, 2, 289},
+  // line 290: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1027 ms; runner-up T128_128_2P 0.1029 ms; spread 9.7 %
   {1, 128, 10, 14, 3, 290},
-  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1967 ms; runner-up T128_128_2P 0.1977 ms; spread 12.5 %
-  {1, 128, 11, 15, 3, 291},
-  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5925 ms; runner-up T128_128_2P 0.5957 ms; spread 4.7 %
-  {1, 128, 12, 16, 3, 292},
-  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 1.635 ms; runner-up T128_128_2P 1.639 ms; spread 2.0 %
-  {1, 128, 13, 17, 3, 293},
-  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: T128_128_3P 3.752 ms; runner-up T128_128_2 3.755 ms; spread 0.7 %
-  {1, 128, 14, 18, 3, 294},
-  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 8.05 ms; runner-up T128_128_2P 8.143 ms; spread 1.1 %
+  // line 291: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.19 ms; runner-up T128_128_3P 0.1921 ms; spread 14.1 %
+  {1, 128, 11, 15, 2, 291},
+  // line 292: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.5714 ms; runner-up T128_128_3P 0.5665 ms; spread 3.5 %
+  {1, 128, 12, 16, -1, 292},
+  // line 293: bf16 D 128, 2^13 keys, 2^17 rows of work: default 1.542 ms; runner-up T128_128_2 1.542 ms; spread 1.5 %
+  {1, 128, 13, 17, -1, 293},
+  // line 294: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.504 ms; runner-up T128_128_2 3.48 ms; spread 1.2 %
+  {1, 128, 14, 18, -1, 294},
+  // line 295: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.444 ms; runner-up T128_64_2 7.688 ms; spread 2.1 %
   {1, 128, 15, 19, -1, 295},
-  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.256 ms; runner-up T128_128_2 3.293 ms; spread 0.6 %
-  {1, 128, 13, 18, 2, 296},
-  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 6.784 ms; runner-up default 6.875 ms; spread 3.5 %
-  {1, 128, 13, 19, 4, 297},
-  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.48 ms; runner-up T128_128_2 14.35 ms; spread 2.5 %
+  // line 296: bf16 D 128, 2^13 keys, 2^18 rows of work: default 3.079 ms; runner-up T128_128_2 3.073 ms; spread 0.9 %
+  {1, 128, 13, 18, -1, 296},
+  // line 297: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.256 ms; runner-up T128_128_2 6.485 ms; spread 1.8 %
+  {1, 128, 13, 19, -1, 297},
+  // line 298: bf16 D 128, 2^13 keys, 2^20 rows of work: default 12.47 ms; runner-up T128_128_3 13.6 ms; spread 1.5 %
   {1, 128, 13, 20, -1, 298},
-  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 28.16 ms; runner-up T128_128_2 29.61 ms; spread 16.5 %
+  // line 299: bf16 D 128, 2^13 keys, 2^21 rows of work: default 25.31 ms; runner-up T128_128_3 27.51 ms; spread 6.6 %
   {1, 128, 13, 21, -1, 299},
-  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 58.57 ms; runner-up T128_128_3 59.88 ms; spread 16.1 %
+  // line 300: bf16 D 128, 2^13 keys, 2^22 rows of work: default 53.48 ms; runner-up T128_128_3P 56.04 ms; spread 15.9 %
   {1, 128, 13, 22, -1, 300},
   // line 301: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0528 ms; runner-up T64_128_2P 0.0536 ms; spread 18.0 %
   {2, 64, 8, 12, 0, 301},
@@ -3743,10 +3743,14 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 325},
   // line 326: fp16 D 128, 2^13 keys, 2^22 rows of work: default 59.79 ms; runner-up T128_128_3P 61.99 ms; spread 18.0 %
   {2, 128, 13, 22, -1, 326},
+  // line 576: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 3.198 ms; runner-up T128_128_2P 3.237 ms; spread 1.4 %
+  {1, 128, 10, 20, 3, 576},
+  // line 577: bf16 D 128, 2^11 keys, 2^20 rows of work: default 5.058 ms; runner-up T128_128_3 5.165 ms; spread 1.8 %
+  {1, 128, 11, 20, -1, 577},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 52},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
