@@ -7,7 +7,7 @@
 
 bin_PROGRAMS += fusegen-tune
 fusegen_tune_SOURCES = tune/fusegen-tune.c tune/sweep.c tune/tune.h
-EXTRA_DIST += tune/tune_gpu.c tune/carry-wisdom.sh
+EXTRA_DIST += tune/tune_gpu.c tune/carry-wisdom.sh tune/merge-wisdom.sh
 fusegen_tune_CFLAGS = $(FG_WARN_CFLAGS) $(AM_CFLAGS)
 fusegen_tune_CPPFLAGS = -I$(srcdir)/generator -I$(srcdir)/runtime -I$(srcdir)/tune \
 	$(AM_CPPFLAGS) \
@@ -27,6 +27,7 @@ wisdomdir = $(pkgdatadir)/wisdom
 dist_wisdom_DATA = wisdom/nvidia-h100-80gb-hbm3.wisdom wisdom/nvidia-h200.wisdom
 EXTRA_DIST += wisdom/README.md
 
-# The tuner's dry run and the wisdom reader's tests need no GPU.
-TESTS += tune/dry-run.sh
-EXTRA_DIST += tune/dry-run.sh
+# The tuner's dry run, the wisdom reader's tests and the merge of a partial
+# retune need no GPU.
+TESTS += tune/dry-run.sh tune/merge-wisdom-test.sh
+EXTRA_DIST += tune/dry-run.sh tune/merge-wisdom-test.sh
