@@ -3650,114 +3650,114 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 171: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.014 ms; runner-up T64_128_3 0.014 ms; spread 15.8 %
-  {1, 64, 8, 12, 8, 171},
-  // line 172: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.017 ms; runner-up T64_128_2P 0.0172 ms; spread 8.1 %
-  {1, 64, 9, 13, 10, 172},
-  // line 173: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0225 ms; runner-up T64_176_2P 0.0235 ms; spread 9.7 %
-  {1, 64, 10, 14, 3, 173},
-  // line 174: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.0382 ms; runner-up T64_128_2 0.0387 ms; spread 6.9 %
-  {1, 64, 11, 15, 2, 174},
-  // line 175: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1083 ms; runner-up T64_128_3 0.1075 ms; spread 3.6 %
-  {1, 64, 12, 16, -1, 175},
-  // line 176: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3612 ms; runner-up T64_176_3P 0.3644 ms; spread 1.3 %
-  {1, 64, 13, 17, 1, 176},
-  // line 177: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.313 ms; runner-up T64_176_2P 1.331 ms; spread 0.6 %
-  {1, 64, 14, 18, 1, 177},
-  // line 178: bf16 D 64, 2^15 keys, 2^19 rows of work: default 5.254 ms; runner-up T64_176_3 5.225 ms; spread 1.8 %
-  {1, 64, 15, 19, -1, 178},
-  // line 179: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.7108 ms; runner-up T64_176_3P 0.7191 ms; spread 0.6 %
-  {1, 64, 13, 18, 1, 179},
-  // line 180: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.447 ms; runner-up T64_176_3 1.46 ms; spread 0.6 %
-  {1, 64, 13, 19, -1, 180},
-  // line 181: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.904 ms; runner-up T64_128_2 3.085 ms; spread 1.9 %
-  {1, 64, 13, 20, -1, 181},
-  // line 182: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.754 ms; runner-up T64_128_3 6.437 ms; spread 0.2 %
-  {1, 64, 13, 21, -1, 182},
-  // line 183: bf16 D 64, 2^13 keys, 2^22 rows of work: default 12.1 ms; runner-up T64_176_3 12.9 ms; spread 13.5 %
-  {1, 64, 13, 22, -1, 183},
-  // line 184: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0156 ms; runner-up T128_64_2P 0.0157 ms; spread 67.1 %
-  {1, 128, 8, 12, 4, 184},
-  // line 185: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0189 ms; runner-up T128_128_3P 0.0192 ms; spread 8.3 %
-  {1, 128, 9, 13, 4, 185},
-  // line 186: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0268 ms; runner-up T128_128_2P 0.0268 ms; spread 7.9 %
-  {1, 128, 10, 14, 5, 186},
-  // line 187: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0461 ms; runner-up T128_128_3P 0.0466 ms; spread 6.7 %
-  {1, 128, 11, 15, 4, 187},
-  // line 188: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1364 ms; runner-up T128_128_3P 0.139 ms; spread 3.7 %
-  {1, 128, 12, 16, 4, 188},
-  // line 189: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4566 ms; runner-up T128_128_3P 0.4583 ms; spread 0.9 %
-  {1, 128, 13, 17, 4, 189},
-  // line 190: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.708 ms; runner-up T128_128_2 1.78 ms; spread 0.7 %
-  {1, 128, 14, 18, -1, 190},
-  // line 191: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.648 ms; runner-up T128_176_2P 7.331 ms; spread 8.2 %
-  {1, 128, 15, 19, -1, 191},
-  // line 192: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9468 ms; runner-up T128_128_2 0.9462 ms; spread 1.1 %
-  {1, 128, 13, 18, -1, 192},
-  // line 193: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.841 ms; runner-up T128_128_2 1.935 ms; spread 0.7 %
-  {1, 128, 13, 19, -1, 193},
-  // line 194: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_128_2 3.949 ms; spread 0.5 %
-  {1, 128, 13, 20, -1, 194},
-  // line 195: bf16 D 128, 2^13 keys, 2^21 rows of work: default 7.668 ms; runner-up T128_128_3P 8.036 ms; spread 8.3 %
-  {1, 128, 13, 21, -1, 195},
-  // line 196: bf16 D 128, 2^13 keys, 2^22 rows of work: default 15.51 ms; runner-up T128_176_2P 16.16 ms; spread 7.0 %
-  {1, 128, 13, 22, -1, 196},
-  // line 197: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0137 ms; runner-up T64_128_3P 0.0137 ms; spread 14.0 %
-  {2, 64, 8, 12, 11, 197},
-  // line 198: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_3 0.0165 ms; spread 14.7 %
-  {2, 64, 9, 13, 0, 198},
-  // line 199: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0224 ms; runner-up T64_176_3P 0.0231 ms; spread 5.3 %
-  {2, 64, 10, 14, 2, 199},
-  // line 200: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0385 ms; runner-up T64_128_2 0.0386 ms; spread 5.8 %
-  {2, 64, 11, 15, -1, 200},
-  // line 201: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1088 ms; runner-up T64_128_3P 0.1093 ms; spread 2.1 %
-  {2, 64, 12, 16, -1, 201},
-  // line 202: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3616 ms; runner-up T64_176_3P 0.3644 ms; spread 1.1 %
-  {2, 64, 13, 17, 1, 202},
-  // line 203: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.336 ms; runner-up T64_176_2 1.342 ms; spread 0.7 %
-  {2, 64, 14, 18, 1, 203},
-  // line 204: fp16 D 64, 2^15 keys, 2^19 rows of work: default 5.269 ms; runner-up T64_176_3 5.36 ms; spread 2.3 %
-  {2, 64, 15, 19, -1, 204},
-  // line 205: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.7188 ms; runner-up T64_176_3P 0.7241 ms; spread 0.4 %
-  {2, 64, 13, 18, 1, 205},
-  // line 206: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.451 ms; runner-up T64_176_3 1.48 ms; spread 0.6 %
-  {2, 64, 13, 19, -1, 206},
-  // line 207: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.937 ms; runner-up T64_128_2 3.26 ms; spread 0.2 %
-  {2, 64, 13, 20, -1, 207},
-  // line 208: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.864 ms; runner-up T64_176_3 6.528 ms; spread 0.4 %
-  {2, 64, 13, 21, -1, 208},
-  // line 209: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.51 ms; runner-up T64_176_3 13.55 ms; spread 0.9 %
-  {2, 64, 13, 22, 12, 209},
-  // line 210: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0136 ms; runner-up T128_128_3 0.0142 ms; spread 6.8 %
-  {2, 128, 8, 12, 4, 210},
-  // line 211: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0175 ms; runner-up T128_128_2P 0.0176 ms; spread 16.7 %
-  {2, 128, 9, 13, 5, 211},
-  // line 212: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0246 ms; runner-up T128_128_2 0.0253 ms; spread 6.4 %
-  {2, 128, 10, 14, 5, 212},
-  // line 213: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0458 ms; runner-up T128_128_2 0.046 ms; spread 5.0 %
-  {2, 128, 11, 15, 4, 213},
-  // line 214: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1352 ms; runner-up T128_128_3P 0.1359 ms; spread 2.3 %
-  {2, 128, 12, 16, 4, 214},
-  // line 215: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4694 ms; runner-up T128_128_3 0.4698 ms; spread 1.1 %
-  {2, 128, 13, 17, 4, 215},
-  // line 216: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.781 ms; runner-up T128_128_2P 1.921 ms; spread 0.2 %
-  {2, 128, 14, 18, -1, 216},
-  // line 217: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.083 ms; runner-up T128_176_2P 7.987 ms; spread 15.4 %
-  {2, 128, 15, 19, -1, 217},
-  // line 218: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.044 ms; runner-up T128_128_2 1.064 ms; spread 2.4 %
-  {2, 128, 13, 18, 4, 218},
-  // line 219: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.05 ms; runner-up T128_128_2 2.209 ms; spread 0.4 %
-  {2, 128, 13, 19, -1, 219},
-  // line 220: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.475 ms; runner-up T128_128_2 4.886 ms; spread 4.7 %
-  {2, 128, 13, 20, -1, 220},
-  // line 221: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.04 ms; runner-up T128_128_2P 10.03 ms; spread 15.1 %
-  {2, 128, 13, 21, -1, 221},
-  // line 222: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.31 ms; runner-up default 20.55 ms; spread 0.6 %
-  {2, 128, 13, 22, 13, 222},
-  // line 582: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7908 ms; runner-up T128_128_2P 0.793 ms; spread 1.4 %
-  {1, 128, 10, 20, 5, 582},
-  // line 583: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.194 ms; runner-up T128_128_2 1.202 ms; spread 1.9 %
-  {1, 128, 11, 20, 4, 583},
+  // line 174: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2 0.014 ms; runner-up T64_128_3 0.014 ms; spread 15.8 %
+  {1, 64, 8, 12, 8, 174},
+  // line 175: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_176_2P 0.017 ms; runner-up T64_128_2P 0.0172 ms; spread 8.1 %
+  {1, 64, 9, 13, 10, 175},
+  // line 176: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_2 0.0225 ms; runner-up T64_176_2P 0.0235 ms; spread 9.7 %
+  {1, 64, 10, 14, 3, 176},
+  // line 177: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.0382 ms; runner-up T64_128_2 0.0387 ms; spread 6.9 %
+  {1, 64, 11, 15, 2, 177},
+  // line 178: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1083 ms; runner-up T64_128_3 0.1075 ms; spread 3.6 %
+  {1, 64, 12, 16, -1, 178},
+  // line 179: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3612 ms; runner-up T64_176_3P 0.3644 ms; spread 1.3 %
+  {1, 64, 13, 17, 1, 179},
+  // line 180: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.313 ms; runner-up T64_176_2P 1.331 ms; spread 0.6 %
+  {1, 64, 14, 18, 1, 180},
+  // line 181: bf16 D 64, 2^15 keys, 2^19 rows of work: default 5.254 ms; runner-up T64_176_3 5.225 ms; spread 1.8 %
+  {1, 64, 15, 19, -1, 181},
+  // line 182: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.7108 ms; runner-up T64_176_3P 0.7191 ms; spread 0.6 %
+  {1, 64, 13, 18, 1, 182},
+  // line 183: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.447 ms; runner-up T64_176_3 1.46 ms; spread 0.6 %
+  {1, 64, 13, 19, -1, 183},
+  // line 184: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.904 ms; runner-up T64_128_2 3.085 ms; spread 1.9 %
+  {1, 64, 13, 20, -1, 184},
+  // line 185: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.754 ms; runner-up T64_128_3 6.437 ms; spread 0.2 %
+  {1, 64, 13, 21, -1, 185},
+  // line 186: bf16 D 64, 2^13 keys, 2^22 rows of work: default 12.1 ms; runner-up T64_176_3 12.9 ms; spread 13.5 %
+  {1, 64, 13, 22, -1, 186},
+  // line 188: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0156 ms; runner-up T128_64_2P 0.0157 ms; spread 67.1 %
+  {1, 128, 8, 12, 4, 188},
+  // line 189: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0189 ms; runner-up T128_128_3P 0.0192 ms; spread 8.3 %
+  {1, 128, 9, 13, 4, 189},
+  // line 190: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0268 ms; runner-up T128_128_2P 0.0268 ms; spread 7.9 %
+  {1, 128, 10, 14, 5, 190},
+  // line 191: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0461 ms; runner-up T128_128_3P 0.0466 ms; spread 6.7 %
+  {1, 128, 11, 15, 4, 191},
+  // line 192: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1364 ms; runner-up T128_128_3P 0.139 ms; spread 3.7 %
+  {1, 128, 12, 16, 4, 192},
+  // line 193: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4566 ms; runner-up T128_128_3P 0.4583 ms; spread 0.9 %
+  {1, 128, 13, 17, 4, 193},
+  // line 194: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.708 ms; runner-up T128_128_2 1.78 ms; spread 0.7 %
+  {1, 128, 14, 18, -1, 194},
+  // line 195: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.648 ms; runner-up T128_176_2P 7.331 ms; spread 8.2 %
+  {1, 128, 15, 19, -1, 195},
+  // line 196: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9468 ms; runner-up T128_128_2 0.9462 ms; spread 1.1 %
+  {1, 128, 13, 18, -1, 196},
+  // line 197: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.841 ms; runner-up T128_128_2 1.935 ms; spread 0.7 %
+  {1, 128, 13, 19, -1, 197},
+  // line 198: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_128_2 3.949 ms; spread 0.5 %
+  {1, 128, 13, 20, -1, 198},
+  // line 199: bf16 D 128, 2^13 keys, 2^21 rows of work: default 7.668 ms; runner-up T128_128_3P 8.036 ms; spread 8.3 %
+  {1, 128, 13, 21, -1, 199},
+  // line 200: bf16 D 128, 2^13 keys, 2^22 rows of work: default 15.51 ms; runner-up T128_176_2P 16.16 ms; spread 7.0 %
+  {1, 128, 13, 22, -1, 200},
+  // line 201: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0137 ms; runner-up T64_128_3P 0.0137 ms; spread 14.0 %
+  {2, 64, 8, 12, 11, 201},
+  // line 202: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_3 0.0165 ms; spread 14.7 %
+  {2, 64, 9, 13, 0, 202},
+  // line 203: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0224 ms; runner-up T64_176_3P 0.0231 ms; spread 5.3 %
+  {2, 64, 10, 14, 2, 203},
+  // line 204: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0385 ms; runner-up T64_128_2 0.0386 ms; spread 5.8 %
+  {2, 64, 11, 15, -1, 204},
+  // line 205: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1088 ms; runner-up T64_128_3P 0.1093 ms; spread 2.1 %
+  {2, 64, 12, 16, -1, 205},
+  // line 206: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3616 ms; runner-up T64_176_3P 0.3644 ms; spread 1.1 %
+  {2, 64, 13, 17, 1, 206},
+  // line 207: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.336 ms; runner-up T64_176_2 1.342 ms; spread 0.7 %
+  {2, 64, 14, 18, 1, 207},
+  // line 208: fp16 D 64, 2^15 keys, 2^19 rows of work: default 5.269 ms; runner-up T64_176_3 5.36 ms; spread 2.3 %
+  {2, 64, 15, 19, -1, 208},
+  // line 209: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.7188 ms; runner-up T64_176_3P 0.7241 ms; spread 0.4 %
+  {2, 64, 13, 18, 1, 209},
+  // line 210: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.451 ms; runner-up T64_176_3 1.48 ms; spread 0.6 %
+  {2, 64, 13, 19, -1, 210},
+  // line 211: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.937 ms; runner-up T64_128_2 3.26 ms; spread 0.2 %
+  {2, 64, 13, 20, -1, 211},
+  // line 212: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.864 ms; runner-up T64_176_3 6.528 ms; spread 0.4 %
+  {2, 64, 13, 21, -1, 212},
+  // line 213: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.51 ms; runner-up T64_176_3 13.55 ms; spread 0.9 %
+  {2, 64, 13, 22, 12, 213},
+  // line 214: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0136 ms; runner-up T128_128_3 0.0142 ms; spread 6.8 %
+  {2, 128, 8, 12, 4, 214},
+  // line 215: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0175 ms; runner-up T128_128_2P 0.0176 ms; spread 16.7 %
+  {2, 128, 9, 13, 5, 215},
+  // line 216: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0246 ms; runner-up T128_128_2 0.0253 ms; spread 6.4 %
+  {2, 128, 10, 14, 5, 216},
+  // line 217: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0458 ms; runner-up T128_128_2 0.046 ms; spread 5.0 %
+  {2, 128, 11, 15, 4, 217},
+  // line 218: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1352 ms; runner-up T128_128_3P 0.1359 ms; spread 2.3 %
+  {2, 128, 12, 16, 4, 218},
+  // line 219: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4694 ms; runner-up T128_128_3 0.4698 ms; spread 1.1 %
+  {2, 128, 13, 17, 4, 219},
+  // line 220: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.781 ms; runner-up T128_128_2P 1.921 ms; spread 0.2 %
+  {2, 128, 14, 18, -1, 220},
+  // line 221: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.083 ms; runner-up T128_176_2P 7.987 ms; spread 15.4 %
+  {2, 128, 15, 19, -1, 221},
+  // line 222: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.044 ms; runner-up T128_128_2 1.064 ms; spread 2.4 %
+  {2, 128, 13, 18, 4, 222},
+  // line 223: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.05 ms; runner-up T128_128_2 2.209 ms; spread 0.4 %
+  {2, 128, 13, 19, -1, 223},
+  // line 224: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.475 ms; runner-up T128_128_2 4.886 ms; spread 4.7 %
+  {2, 128, 13, 20, -1, 224},
+  // line 225: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.04 ms; runner-up T128_128_2P 10.03 ms; spread 15.1 %
+  {2, 128, 13, 21, -1, 225},
+  // line 226: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.31 ms; runner-up default 20.55 ms; spread 0.6 %
+  {2, 128, 13, 22, 13, 226},
+  // line 590: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7908 ms; runner-up T128_128_2P 0.793 ms; spread 1.4 %
+  {1, 128, 10, 20, 5, 590},
+  // line 591: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.194 ms; runner-up T128_128_2 1.202 ms; spread 1.9 %
+  {1, 128, 11, 20, 4, 591},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

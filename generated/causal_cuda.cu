@@ -3627,114 +3627,114 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 67: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0124 ms; runner-up T64_128_2 0.0128 ms; spread 18.3 %
-  {1, 64, 8, 12, 10, 67},
-  // line 68: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0146 ms; runner-up T64_176_3P 0.0148 ms; spread 19.3 %
-  {1, 64, 9, 13, 8, 68},
-  // line 69: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0202 ms; runner-up T64_128_2P 0.0207 ms; spread 11.7 %
-  {1, 64, 10, 14, 1, 69},
-  // line 70: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0336 ms; runner-up T64_128_3P 0.0343 ms; spread 4.7 %
-  {1, 64, 11, 15, -1, 70},
-  // line 71: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1003 ms; runner-up T64_128_3P 0.0994 ms; spread 4.6 %
-  {1, 64, 12, 16, -1, 71},
-  // line 72: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3284 ms; runner-up T64_176_2P 0.3319 ms; spread 1.2 %
-  {1, 64, 13, 17, 2, 72},
-  // line 73: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.202 ms; runner-up T64_128_3 1.217 ms; spread 0.6 %
-  {1, 64, 14, 18, 2, 73},
-  // line 74: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.718 ms; runner-up T64_176_3P 4.85 ms; spread 2.6 %
-  {1, 64, 15, 19, -1, 74},
-  // line 75: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6443 ms; runner-up T64_176_2P 0.6519 ms; spread 0.5 %
-  {1, 64, 13, 18, 2, 75},
-  // line 76: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.303 ms; runner-up T64_128_2 1.34 ms; spread 0.2 %
-  {1, 64, 13, 19, -1, 76},
-  // line 77: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.66 ms; runner-up T64_128_2 2.935 ms; spread 11.5 %
-  {1, 64, 13, 20, -1, 77},
-  // line 78: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.306 ms; runner-up T64_176_2P 6.013 ms; spread 14.6 %
-  {1, 64, 13, 21, -1, 78},
-  // line 79: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 12.21 ms; runner-up T64_176_3 12.34 ms; spread 4.4 %
-  {1, 64, 13, 22, 2, 79},
-  // line 80: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0132 ms; runner-up T128_128_2P 0.0137 ms; spread 22.2 %
-  {1, 128, 8, 12, 5, 80},
-  // line 81: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0164 ms; runner-up T128_64_3P 0.017 ms; spread 23.0 %
-  {1, 128, 9, 13, 5, 81},
-  // line 82: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0229 ms; runner-up T128_128_2P 0.0229 ms; spread 9.5 %
-  {1, 128, 10, 14, 5, 82},
-  // line 83: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0405 ms; runner-up T128_128_3P 0.0416 ms; spread 7.9 %
-  {1, 128, 11, 15, 4, 83},
-  // line 84: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1211 ms; runner-up T128_128_3P 0.1225 ms; spread 2.2 %
-  {1, 128, 12, 16, 4, 84},
-  // line 85: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.407 ms; runner-up T128_128_3P 0.4102 ms; spread 1.5 %
-  {1, 128, 13, 17, 4, 85},
-  // line 86: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.555 ms; runner-up T128_128_2P 1.575 ms; spread 1.0 %
-  {1, 128, 14, 18, -1, 86},
-  // line 87: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.319 ms; runner-up T128_128_2P 6.708 ms; spread 5.0 %
-  {1, 128, 15, 19, -1, 87},
-  // line 88: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 0.819 ms; runner-up T128_128_3P 0.8289 ms; spread 0.5 %
-  {1, 128, 13, 18, 4, 88},
-  // line 89: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.733 ms; runner-up T128_128_2 1.76 ms; spread 3.2 %
-  {1, 128, 13, 19, -1, 89},
-  // line 90: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.321 ms; runner-up T128_128_2 3.529 ms; spread 0.1 %
-  {1, 128, 13, 20, -1, 90},
-  // line 91: bf16 D 128, 2^13 keys, 2^21 rows of work: default 6.66 ms; runner-up T128_128_2P 7.363 ms; spread 4.9 %
-  {1, 128, 13, 21, -1, 91},
-  // line 92: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 14.74 ms; runner-up T128_128_3P 14.95 ms; spread 16.8 %
-  {1, 128, 13, 22, 7, 92},
-  // line 93: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0119 ms; runner-up T64_128_3P 0.012 ms; spread 24.1 %
-  {2, 64, 8, 12, 8, 93},
-  // line 94: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0145 ms; runner-up T64_128_2P 0.0148 ms; spread 18.1 %
-  {2, 64, 9, 13, 0, 94},
-  // line 95: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0198 ms; runner-up T64_128_3P 0.02 ms; spread 4.5 %
-  {2, 64, 10, 14, 1, 95},
-  // line 96: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0343 ms; runner-up T64_128_3 0.0344 ms; spread 4.7 %
-  {2, 64, 11, 15, -1, 96},
-  // line 97: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.098 ms; runner-up T64_128_3 0.0987 ms; spread 3.0 %
-  {2, 64, 12, 16, -1, 97},
-  // line 98: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3221 ms; runner-up T64_176_2P 0.3276 ms; spread 1.0 %
-  {2, 64, 13, 17, 2, 98},
-  // line 99: fp16 D 64, 2^14 keys, 2^18 rows of work: default 1.208 ms; runner-up T64_128_3 1.215 ms; spread 0.6 %
-  {2, 64, 14, 18, -1, 99},
-  // line 100: fp16 D 64, 2^15 keys, 2^19 rows of work: default 4.715 ms; runner-up T64_128_3 4.917 ms; spread 9.0 %
-  {2, 64, 15, 19, -1, 100},
-  // line 101: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6583 ms; runner-up T64_176_2P 0.6634 ms; spread 1.3 %
-  {2, 64, 13, 18, 2, 101},
-  // line 102: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.336 ms; runner-up T64_128_3 1.404 ms; spread 1.2 %
-  {2, 64, 13, 19, -1, 102},
-  // line 103: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.762 ms; runner-up T64_176_3P 3.053 ms; spread 0.7 %
-  {2, 64, 13, 20, -1, 103},
-  // line 104: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.542 ms; runner-up T64_176_2P 6.173 ms; spread 17.1 %
-  {2, 64, 13, 21, -1, 104},
-  // line 105: fp16 D 64, 2^13 keys, 2^22 rows of work: default 11.96 ms; runner-up T64_176_2P 12.73 ms; spread 16.9 %
-  {2, 64, 13, 22, -1, 105},
-  // line 106: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0153 ms; runner-up T128_64_2P 0.0159 ms; spread 9.0 %
-  {2, 128, 8, 12, 11, 106},
-  // line 107: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0184 ms; runner-up T128_128_3 0.0185 ms; spread 14.3 %
-  {2, 128, 9, 13, 5, 107},
-  // line 108: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0248 ms; runner-up T128_176_2P 0.0249 ms; spread 6.5 %
-  {2, 128, 10, 14, 4, 108},
-  // line 109: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0447 ms; runner-up T128_128_3P 0.0452 ms; spread 10.4 %
-  {2, 128, 11, 15, 4, 109},
-  // line 110: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1295 ms; runner-up T128_128_3P 0.1297 ms; spread 4.0 %
-  {2, 128, 12, 16, 4, 110},
-  // line 111: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4438 ms; runner-up T128_128_3P 0.4469 ms; spread 1.3 %
-  {2, 128, 13, 17, 4, 111},
-  // line 112: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.678 ms; runner-up T128_128_2 1.787 ms; spread 1.2 %
-  {2, 128, 14, 18, -1, 112},
-  // line 113: fp16 D 128, 2^15 keys, 2^19 rows of work: default 6.548 ms; runner-up T128_176_2P 7.403 ms; spread 14.4 %
-  {2, 128, 15, 19, -1, 113},
-  // line 114: fp16 D 128, 2^13 keys, 2^18 rows of work: default 0.9456 ms; runner-up T128_128_2 0.962 ms; spread 0.8 %
-  {2, 128, 13, 18, -1, 114},
-  // line 115: fp16 D 128, 2^13 keys, 2^19 rows of work: default 1.948 ms; runner-up T128_128_2 2.093 ms; spread 0.6 %
-  {2, 128, 13, 19, -1, 115},
-  // line 116: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.402 ms; runner-up T128_128_3 4.739 ms; spread 0.3 %
-  {2, 128, 13, 20, -1, 116},
-  // line 117: fp16 D 128, 2^13 keys, 2^21 rows of work: default 9.396 ms; runner-up T128_128_3 9.647 ms; spread 11.2 %
-  {2, 128, 13, 21, -1, 117},
-  // line 118: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 19.65 ms; runner-up T128_128_2P 19.89 ms; spread 10.4 %
-  {2, 128, 13, 22, 5, 118},
-  // line 560: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7313 ms; runner-up T128_128_2P 0.736 ms; spread 1.2 %
-  {1, 128, 10, 20, 5, 560},
-  // line 561: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.085 ms; runner-up T128_128_3P 1.104 ms; spread 1.3 %
-  {1, 128, 11, 20, 4, 561},
+  // line 68: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3P 0.0124 ms; runner-up T64_128_2 0.0128 ms; spread 18.3 %
+  {1, 64, 8, 12, 10, 68},
+  // line 69: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0146 ms; runner-up T64_176_3P 0.0148 ms; spread 19.3 %
+  {1, 64, 9, 13, 8, 69},
+  // line 70: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0202 ms; runner-up T64_128_2P 0.0207 ms; spread 11.7 %
+  {1, 64, 10, 14, 1, 70},
+  // line 71: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.0336 ms; runner-up T64_128_3P 0.0343 ms; spread 4.7 %
+  {1, 64, 11, 15, -1, 71},
+  // line 72: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.1003 ms; runner-up T64_128_3P 0.0994 ms; spread 4.6 %
+  {1, 64, 12, 16, -1, 72},
+  // line 73: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3284 ms; runner-up T64_176_2P 0.3319 ms; spread 1.2 %
+  {1, 64, 13, 17, 2, 73},
+  // line 74: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 1.202 ms; runner-up T64_128_3 1.217 ms; spread 0.6 %
+  {1, 64, 14, 18, 2, 74},
+  // line 75: bf16 D 64, 2^15 keys, 2^19 rows of work: default 4.718 ms; runner-up T64_176_3P 4.85 ms; spread 2.6 %
+  {1, 64, 15, 19, -1, 75},
+  // line 76: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6443 ms; runner-up T64_176_2P 0.6519 ms; spread 0.5 %
+  {1, 64, 13, 18, 2, 76},
+  // line 77: bf16 D 64, 2^13 keys, 2^19 rows of work: default 1.303 ms; runner-up T64_128_2 1.34 ms; spread 0.2 %
+  {1, 64, 13, 19, -1, 77},
+  // line 78: bf16 D 64, 2^13 keys, 2^20 rows of work: default 2.66 ms; runner-up T64_128_2 2.935 ms; spread 11.5 %
+  {1, 64, 13, 20, -1, 78},
+  // line 79: bf16 D 64, 2^13 keys, 2^21 rows of work: default 5.306 ms; runner-up T64_176_2P 6.013 ms; spread 14.6 %
+  {1, 64, 13, 21, -1, 79},
+  // line 80: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 12.21 ms; runner-up T64_176_3 12.34 ms; spread 4.4 %
+  {1, 64, 13, 22, 2, 80},
+  // line 82: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0132 ms; runner-up T128_128_2P 0.0137 ms; spread 22.2 %
+  {1, 128, 8, 12, 5, 82},
+  // line 83: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0164 ms; runner-up T128_64_3P 0.017 ms; spread 23.0 %
+  {1, 128, 9, 13, 5, 83},
+  // line 84: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0229 ms; runner-up T128_128_2P 0.0229 ms; spread 9.5 %
+  {1, 128, 10, 14, 5, 84},
+  // line 85: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0405 ms; runner-up T128_128_3P 0.0416 ms; spread 7.9 %
+  {1, 128, 11, 15, 4, 85},
+  // line 86: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1211 ms; runner-up T128_128_3P 0.1225 ms; spread 2.2 %
+  {1, 128, 12, 16, 4, 86},
+  // line 87: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.407 ms; runner-up T128_128_3P 0.4102 ms; spread 1.5 %
+  {1, 128, 13, 17, 4, 87},
+  // line 88: bf16 D 128, 2^14 keys, 2^18 rows of work: default 1.555 ms; runner-up T128_128_2P 1.575 ms; spread 1.0 %
+  {1, 128, 14, 18, -1, 88},
+  // line 89: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.319 ms; runner-up T128_128_2P 6.708 ms; spread 5.0 %
+  {1, 128, 15, 19, -1, 89},
+  // line 90: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 0.819 ms; runner-up T128_128_3P 0.8289 ms; spread 0.5 %
+  {1, 128, 13, 18, 4, 90},
+  // line 91: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.733 ms; runner-up T128_128_2 1.76 ms; spread 3.2 %
+  {1, 128, 13, 19, -1, 91},
+  // line 92: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.321 ms; runner-up T128_128_2 3.529 ms; spread 0.1 %
+  {1, 128, 13, 20, -1, 92},
+  // line 93: bf16 D 128, 2^13 keys, 2^21 rows of work: default 6.66 ms; runner-up T128_128_2P 7.363 ms; spread 4.9 %
+  {1, 128, 13, 21, -1, 93},
+  // line 94: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_2 14.74 ms; runner-up T128_128_3P 14.95 ms; spread 16.8 %
+  {1, 128, 13, 22, 7, 94},
+  // line 95: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0119 ms; runner-up T64_128_3P 0.012 ms; spread 24.1 %
+  {2, 64, 8, 12, 8, 95},
+  // line 96: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0145 ms; runner-up T64_128_2P 0.0148 ms; spread 18.1 %
+  {2, 64, 9, 13, 0, 96},
+  // line 97: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0198 ms; runner-up T64_128_3P 0.02 ms; spread 4.5 %
+  {2, 64, 10, 14, 1, 97},
+  // line 98: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0343 ms; runner-up T64_128_3 0.0344 ms; spread 4.7 %
+  {2, 64, 11, 15, -1, 98},
+  // line 99: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.098 ms; runner-up T64_128_3 0.0987 ms; spread 3.0 %
+  {2, 64, 12, 16, -1, 99},
+  // line 100: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 0.3221 ms; runner-up T64_176_2P 0.3276 ms; spread 1.0 %
+  {2, 64, 13, 17, 2, 100},
+  // line 101: fp16 D 64, 2^14 keys, 2^18 rows of work: default 1.208 ms; runner-up T64_128_3 1.215 ms; spread 0.6 %
+  {2, 64, 14, 18, -1, 101},
+  // line 102: fp16 D 64, 2^15 keys, 2^19 rows of work: default 4.715 ms; runner-up T64_128_3 4.917 ms; spread 9.0 %
+  {2, 64, 15, 19, -1, 102},
+  // line 103: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 0.6583 ms; runner-up T64_176_2P 0.6634 ms; spread 1.3 %
+  {2, 64, 13, 18, 2, 103},
+  // line 104: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.336 ms; runner-up T64_128_3 1.404 ms; spread 1.2 %
+  {2, 64, 13, 19, -1, 104},
+  // line 105: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.762 ms; runner-up T64_176_3P 3.053 ms; spread 0.7 %
+  {2, 64, 13, 20, -1, 105},
+  // line 106: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.542 ms; runner-up T64_176_2P 6.173 ms; spread 17.1 %
+  {2, 64, 13, 21, -1, 106},
+  // line 107: fp16 D 64, 2^13 keys, 2^22 rows of work: default 11.96 ms; runner-up T64_176_2P 12.73 ms; spread 16.9 %
+  {2, 64, 13, 22, -1, 107},
+  // line 108: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_64_2 0.0153 ms; runner-up T128_64_2P 0.0159 ms; spread 9.0 %
+  {2, 128, 8, 12, 11, 108},
+  // line 109: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0184 ms; runner-up T128_128_3 0.0185 ms; spread 14.3 %
+  {2, 128, 9, 13, 5, 109},
+  // line 110: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0248 ms; runner-up T128_176_2P 0.0249 ms; spread 6.5 %
+  {2, 128, 10, 14, 4, 110},
+  // line 111: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0447 ms; runner-up T128_128_3P 0.0452 ms; spread 10.4 %
+  {2, 128, 11, 15, 4, 111},
+  // line 112: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1295 ms; runner-up T128_128_3P 0.1297 ms; spread 4.0 %
+  {2, 128, 12, 16, 4, 112},
+  // line 113: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4438 ms; runner-up T128_128_3P 0.4469 ms; spread 1.3 %
+  {2, 128, 13, 17, 4, 113},
+  // line 114: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.678 ms; runner-up T128_128_2 1.787 ms; spread 1.2 %
+  {2, 128, 14, 18, -1, 114},
+  // line 115: fp16 D 128, 2^15 keys, 2^19 rows of work: default 6.548 ms; runner-up T128_176_2P 7.403 ms; spread 14.4 %
+  {2, 128, 15, 19, -1, 115},
+  // line 116: fp16 D 128, 2^13 keys, 2^18 rows of work: default 0.9456 ms; runner-up T128_128_2 0.962 ms; spread 0.8 %
+  {2, 128, 13, 18, -1, 116},
+  // line 117: fp16 D 128, 2^13 keys, 2^19 rows of work: default 1.948 ms; runner-up T128_128_2 2.093 ms; spread 0.6 %
+  {2, 128, 13, 19, -1, 117},
+  // line 118: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.402 ms; runner-up T128_128_3 4.739 ms; spread 0.3 %
+  {2, 128, 13, 20, -1, 118},
+  // line 119: fp16 D 128, 2^13 keys, 2^21 rows of work: default 9.396 ms; runner-up T128_128_3 9.647 ms; spread 11.2 %
+  {2, 128, 13, 21, -1, 119},
+  // line 120: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 19.65 ms; runner-up T128_128_2P 19.89 ms; spread 10.4 %
+  {2, 128, 13, 22, 5, 120},
+  // line 567: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7313 ms; runner-up T128_128_2P 0.736 ms; spread 1.2 %
+  {1, 128, 10, 20, 5, 567},
+  // line 568: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.085 ms; runner-up T128_128_3P 1.104 ms; spread 1.3 %
+  {1, 128, 11, 20, 4, 568},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

@@ -3592,88 +3592,88 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 64, 13, 21, 2, 26},
   // line 27: bf16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 19.36 ms; runner-up T64_176_2P 19.44 ms; spread 0.1 %
   {1, 64, 13, 22, 3, 27},
-  // line 28: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0126 ms; runner-up T128_64_3P 0.0127 ms; spread 16.3 %
-  {1, 128, 8, 12, 6, 28},
-  // line 29: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0161 ms; runner-up T128_64_3 0.0165 ms; spread 9.5 %
-  {1, 128, 9, 13, 6, 29},
-  // line 30: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0219 ms; runner-up T128_128_2P 0.022 ms; spread 9.6 %
-  {1, 128, 10, 14, 6, 30},
-  // line 31: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0587 ms; runner-up T128_128_2P 0.0597 ms; spread 3.4 %
-  {1, 128, 11, 15, 6, 31},
-  // line 32: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.2029 ms; runner-up T128_128_3P 0.2031 ms; spread 1.5 %
-  {1, 128, 12, 16, 5, 32},
-  // line 33: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7674 ms; runner-up T128_128_3 0.7611 ms; spread 1.2 %
-  {1, 128, 13, 17, -1, 33},
-  // line 34: bf16 D 128, 2^14 keys, 2^18 rows of work: default 2.994 ms; runner-up T128_128_2 3.217 ms; spread 0.7 %
-  {1, 128, 14, 18, -1, 34},
-  // line 35: bf16 D 128, 2^15 keys, 2^19 rows of work: default 13.03 ms; runner-up T128_176_2P 13.17 ms; spread 10.6 %
-  {1, 128, 15, 19, -1, 35},
-  // line 36: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.545 ms; runner-up T128_128_3P 1.627 ms; spread 0.6 %
-  {1, 128, 13, 18, 11, 36},
-  // line 37: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.002 ms; runner-up T128_64_2 3.232 ms; spread 0.8 %
-  {1, 128, 13, 19, -1, 37},
-  // line 38: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.119 ms; runner-up T128_128_2 6.701 ms; spread 3.4 %
-  {1, 128, 13, 20, -1, 38},
-  // line 39: bf16 D 128, 2^13 keys, 2^21 rows of work: default 13.55 ms; runner-up T128_176_2P 13.44 ms; spread 12.9 %
-  {1, 128, 13, 21, -1, 39},
-  // line 40: bf16 D 128, 2^13 keys, 2^22 rows of work: default 26.79 ms; runner-up T128_176_2P 26.64 ms; spread 4.6 %
-  {1, 128, 13, 22, -1, 40},
-  // line 41: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0113 ms; runner-up T64_128_3P 0.0114 ms; spread 15.6 %
-  {2, 64, 8, 12, 10, 41},
-  // line 42: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0134 ms; runner-up T64_64_3 0.0136 ms; spread 12.9 %
-  {2, 64, 9, 13, 0, 42},
-  // line 43: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0187 ms; runner-up default 0.0191 ms; spread 8.5 %
-  {2, 64, 10, 14, 10, 43},
-  // line 44: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.05 ms; runner-up T64_128_3 0.0501 ms; spread 4.6 %
-  {2, 64, 11, 15, 0, 44},
-  // line 45: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.163 ms; runner-up T64_128_3P 0.1658 ms; spread 1.4 %
-  {2, 64, 12, 16, 2, 45},
-  // line 46: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.5995 ms; runner-up T64_176_2P 0.6066 ms; spread 0.9 %
-  {2, 64, 13, 17, 2, 46},
-  // line 47: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.3 ms; runner-up default 2.365 ms; spread 0.4 %
-  {2, 64, 14, 18, 2, 47},
-  // line 48: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_3P 9.36 ms; runner-up T64_176_3 9.694 ms; spread 12.8 %
-  {2, 64, 15, 19, 0, 48},
-  // line 49: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.185 ms; runner-up T64_128_3P 1.212 ms; spread 0.3 %
-  {2, 64, 13, 18, 2, 49},
-  // line 50: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.369 ms; runner-up default 2.425 ms; spread 0.9 %
-  {2, 64, 13, 19, 2, 50},
-  // line 51: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.631 ms; runner-up default 4.756 ms; spread 6.2 %
-  {2, 64, 13, 20, 2, 51},
-  // line 52: fp16 D 64, 2^13 keys, 2^21 rows of work: default 9.517 ms; runner-up T64_128_2 9.897 ms; spread 4.1 %
-  {2, 64, 13, 21, -1, 52},
-  // line 53: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 20.04 ms; runner-up T64_128_3P 20.14 ms; spread 0.1 %
-  {2, 64, 13, 22, 3, 53},
-  // line 54: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0125 ms; runner-up T128_128_3P 0.0129 ms; spread 19.7 %
-  {2, 128, 8, 12, 5, 54},
-  // line 55: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0156 ms; runner-up T128_128_2P 0.0159 ms; spread 19.1 %
-  {2, 128, 9, 13, 6, 55},
-  // line 56: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.0237 ms; runner-up T128_128_3P 0.0236 ms; spread 15.4 %
-  {2, 128, 10, 14, -1, 56},
-  // line 57: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0623 ms; runner-up T128_128_2P 0.0639 ms; spread 4.0 %
-  {2, 128, 11, 15, 6, 57},
-  // line 58: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2168 ms; runner-up T128_176_2P 0.2219 ms; spread 2.2 %
-  {2, 128, 12, 16, 6, 58},
-  // line 59: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.8147 ms; runner-up T128_128_3P 0.8235 ms; spread 0.1 %
-  {2, 128, 13, 17, -1, 59},
-  // line 60: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.231 ms; runner-up T128_128_2 3.328 ms; spread 0.8 %
-  {2, 128, 14, 18, -1, 60},
-  // line 61: fp16 D 128, 2^15 keys, 2^19 rows of work: default 13.65 ms; runner-up T128_176_2 14.24 ms; spread 9.5 %
-  {2, 128, 15, 19, -1, 61},
-  // line 62: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.684 ms; runner-up T128_128_2 1.72 ms; spread 3.4 %
-  {2, 128, 13, 18, -1, 62},
-  // line 63: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.199 ms; runner-up T128_128_2 3.467 ms; spread 0.5 %
-  {2, 128, 13, 19, -1, 63},
-  // line 64: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.623 ms; runner-up T128_176_2P 7.171 ms; spread 5.2 %
-  {2, 128, 13, 20, -1, 64},
-  // line 65: fp16 D 128, 2^13 keys, 2^21 rows of work: default 12.57 ms; runner-up T128_176_2P 14.54 ms; spread 17.2 %
-  {2, 128, 13, 21, -1, 65},
-  // line 66: fp16 D 128, 2^13 keys, 2^22 rows of work: default 29.24 ms; runner-up T128_128_3P 29.3 ms; spread 9.7 %
-  {2, 128, 13, 22, -1, 66},
-  // line 584: bf16 D 128, 2^10 keys, 2^20 rows of work: default 0.9593 ms; runner-up T128_128_2 0.9742 ms; spread 1.2 %
-  {1, 128, 10, 20, -1, 584},
-  // line 585: bf16 D 128, 2^11 keys, 2^20 rows of work: default 1.654 ms; runner-up T128_128_2 1.756 ms; spread 0.3 %
-  {1, 128, 11, 20, -1, 585},
+  // line 29: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0126 ms; runner-up T128_64_3P 0.0127 ms; spread 16.3 %
+  {1, 128, 8, 12, 6, 29},
+  // line 30: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0161 ms; runner-up T128_64_3 0.0165 ms; spread 9.5 %
+  {1, 128, 9, 13, 6, 30},
+  // line 31: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0219 ms; runner-up T128_128_2P 0.022 ms; spread 9.6 %
+  {1, 128, 10, 14, 6, 31},
+  // line 32: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0587 ms; runner-up T128_128_2P 0.0597 ms; spread 3.4 %
+  {1, 128, 11, 15, 6, 32},
+  // line 33: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.2029 ms; runner-up T128_128_3P 0.2031 ms; spread 1.5 %
+  {1, 128, 12, 16, 5, 33},
+  // line 34: bf16 D 128, 2^13 keys, 2^17 rows of work: default 0.7674 ms; runner-up T128_128_3 0.7611 ms; spread 1.2 %
+  {1, 128, 13, 17, -1, 34},
+  // line 35: bf16 D 128, 2^14 keys, 2^18 rows of work: default 2.994 ms; runner-up T128_128_2 3.217 ms; spread 0.7 %
+  {1, 128, 14, 18, -1, 35},
+  // line 36: bf16 D 128, 2^15 keys, 2^19 rows of work: default 13.03 ms; runner-up T128_176_2P 13.17 ms; spread 10.6 %
+  {1, 128, 15, 19, -1, 36},
+  // line 37: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 1.545 ms; runner-up T128_128_3P 1.627 ms; spread 0.6 %
+  {1, 128, 13, 18, 11, 37},
+  // line 38: bf16 D 128, 2^13 keys, 2^19 rows of work: default 3.002 ms; runner-up T128_64_2 3.232 ms; spread 0.8 %
+  {1, 128, 13, 19, -1, 38},
+  // line 39: bf16 D 128, 2^13 keys, 2^20 rows of work: default 6.119 ms; runner-up T128_128_2 6.701 ms; spread 3.4 %
+  {1, 128, 13, 20, -1, 39},
+  // line 40: bf16 D 128, 2^13 keys, 2^21 rows of work: default 13.55 ms; runner-up T128_176_2P 13.44 ms; spread 12.9 %
+  {1, 128, 13, 21, -1, 40},
+  // line 41: bf16 D 128, 2^13 keys, 2^22 rows of work: default 26.79 ms; runner-up T128_176_2P 26.64 ms; spread 4.6 %
+  {1, 128, 13, 22, -1, 41},
+  // line 42: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3 0.0113 ms; runner-up T64_128_3P 0.0114 ms; spread 15.6 %
+  {2, 64, 8, 12, 10, 42},
+  // line 43: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0134 ms; runner-up T64_64_3 0.0136 ms; spread 12.9 %
+  {2, 64, 9, 13, 0, 43},
+  // line 44: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0187 ms; runner-up default 0.0191 ms; spread 8.5 %
+  {2, 64, 10, 14, 10, 44},
+  // line 45: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.05 ms; runner-up T64_128_3 0.0501 ms; spread 4.6 %
+  {2, 64, 11, 15, 0, 45},
+  // line 46: fp16 D 64, 2^12 keys, 2^16 rows of work: T64_128_2 0.163 ms; runner-up T64_128_3P 0.1658 ms; spread 1.4 %
+  {2, 64, 12, 16, 2, 46},
+  // line 47: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_128_2 0.5995 ms; runner-up T64_176_2P 0.6066 ms; spread 0.9 %
+  {2, 64, 13, 17, 2, 47},
+  // line 48: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_2 2.3 ms; runner-up default 2.365 ms; spread 0.4 %
+  {2, 64, 14, 18, 2, 48},
+  // line 49: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_128_3P 9.36 ms; runner-up T64_176_3 9.694 ms; spread 12.8 %
+  {2, 64, 15, 19, 0, 49},
+  // line 50: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_128_2 1.185 ms; runner-up T64_128_3P 1.212 ms; spread 0.3 %
+  {2, 64, 13, 18, 2, 50},
+  // line 51: fp16 D 64, 2^13 keys, 2^19 rows of work: T64_128_2 2.369 ms; runner-up default 2.425 ms; spread 0.9 %
+  {2, 64, 13, 19, 2, 51},
+  // line 52: fp16 D 64, 2^13 keys, 2^20 rows of work: T64_128_2 4.631 ms; runner-up default 4.756 ms; spread 6.2 %
+  {2, 64, 13, 20, 2, 52},
+  // line 53: fp16 D 64, 2^13 keys, 2^21 rows of work: default 9.517 ms; runner-up T64_128_2 9.897 ms; spread 4.1 %
+  {2, 64, 13, 21, -1, 53},
+  // line 54: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 20.04 ms; runner-up T64_128_3P 20.14 ms; spread 0.1 %
+  {2, 64, 13, 22, 3, 54},
+  // line 55: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0125 ms; runner-up T128_128_3P 0.0129 ms; spread 19.7 %
+  {2, 128, 8, 12, 5, 55},
+  // line 56: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0156 ms; runner-up T128_128_2P 0.0159 ms; spread 19.1 %
+  {2, 128, 9, 13, 6, 56},
+  // line 57: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.0237 ms; runner-up T128_128_3P 0.0236 ms; spread 15.4 %
+  {2, 128, 10, 14, -1, 57},
+  // line 58: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.0623 ms; runner-up T128_128_2P 0.0639 ms; spread 4.0 %
+  {2, 128, 11, 15, 6, 58},
+  // line 59: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.2168 ms; runner-up T128_176_2P 0.2219 ms; spread 2.2 %
+  {2, 128, 12, 16, 6, 59},
+  // line 60: fp16 D 128, 2^13 keys, 2^17 rows of work: default 0.8147 ms; runner-up T128_128_3P 0.8235 ms; spread 0.1 %
+  {2, 128, 13, 17, -1, 60},
+  // line 61: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.231 ms; runner-up T128_128_2 3.328 ms; spread 0.8 %
+  {2, 128, 14, 18, -1, 61},
+  // line 62: fp16 D 128, 2^15 keys, 2^19 rows of work: default 13.65 ms; runner-up T128_176_2 14.24 ms; spread 9.5 %
+  {2, 128, 15, 19, -1, 62},
+  // line 63: fp16 D 128, 2^13 keys, 2^18 rows of work: default 1.684 ms; runner-up T128_128_2 1.72 ms; spread 3.4 %
+  {2, 128, 13, 18, -1, 63},
+  // line 64: fp16 D 128, 2^13 keys, 2^19 rows of work: default 3.199 ms; runner-up T128_128_2 3.467 ms; spread 0.5 %
+  {2, 128, 13, 19, -1, 64},
+  // line 65: fp16 D 128, 2^13 keys, 2^20 rows of work: default 6.623 ms; runner-up T128_176_2P 7.171 ms; spread 5.2 %
+  {2, 128, 13, 20, -1, 65},
+  // line 66: fp16 D 128, 2^13 keys, 2^21 rows of work: default 12.57 ms; runner-up T128_176_2P 14.54 ms; spread 17.2 %
+  {2, 128, 13, 21, -1, 66},
+  // line 67: fp16 D 128, 2^13 keys, 2^22 rows of work: default 29.24 ms; runner-up T128_128_3P 29.3 ms; spread 9.7 %
+  {2, 128, 13, 22, -1, 67},
+  // line 592: bf16 D 128, 2^10 keys, 2^20 rows of work: default 0.9593 ms; runner-up T128_128_2 0.9742 ms; spread 1.2 %
+  {1, 128, 10, 20, -1, 592},
+  // line 593: bf16 D 128, 2^11 keys, 2^20 rows of work: default 1.654 ms; runner-up T128_128_2 1.756 ms; spread 0.3 %
+  {1, 128, 11, 20, -1, 593},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

@@ -3627,114 +3627,114 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 119: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2P 0.0555 ms; runner-up T64_64_3P 0.0555 ms; spread 25.5 %
-  {1, 64, 8, 12, 10, 119},
-  // line 120: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0602 ms; runner-up T64_128_3 0.0611 ms; spread 37.6 %
-  {1, 64, 9, 13, 1, 120},
-  // line 121: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0799 ms; runner-up T64_128_3 0.0802 ms; spread 15.1 %
-  {1, 64, 10, 14, 1, 121},
-  // line 122: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1374 ms; runner-up T64_128_3P 0.1361 ms; spread 13.9 %
-  {1, 64, 11, 15, -1, 122},
-  // line 123: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.3901 ms; runner-up T64_128_3 0.39 ms; spread 4.5 %
-  {1, 64, 12, 16, -1, 123},
-  // line 124: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.302 ms; runner-up T64_176_2P 1.317 ms; spread 2.0 %
-  {1, 64, 13, 17, 2, 124},
-  // line 125: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.742 ms; runner-up T64_176_2P 4.811 ms; spread 1.7 %
-  {1, 64, 14, 18, 2, 125},
-  // line 126: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 18.78 ms; runner-up default 19.03 ms; spread 2.7 %
-  {1, 64, 15, 19, 2, 126},
-  // line 127: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.547 ms; runner-up T64_176_2P 2.588 ms; spread 2.1 %
-  {1, 64, 13, 18, 2, 127},
-  // line 128: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.246 ms; runner-up T64_176_3P 5.221 ms; spread 1.0 %
-  {1, 64, 13, 19, -1, 128},
-  // line 129: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.68 ms; runner-up T64_176_3P 10.83 ms; spread 4.3 %
-  {1, 64, 13, 20, -1, 129},
-  // line 130: bf16 D 64, 2^13 keys, 2^21 rows of work: default 20.91 ms; runner-up T64_176_3P 22.08 ms; spread 4.1 %
-  {1, 64, 13, 21, -1, 130},
-  // line 131: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.67 ms; runner-up T64_176_3P 44.69 ms; spread 13.6 %
-  {1, 64, 13, 22, -1, 131},
-  // line 132: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0527 ms; runner-up T128_64_3P 0.054 ms; spread 16.2 %
-  {1, 128, 8, 12, 5, 132},
-  // line 133: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0644 ms; runner-up T128_128_3P 0.0649 ms; spread 18.1 %
-  {1, 128, 9, 13, 4, 133},
-  // line 134: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0966 ms; runner-up T128_128_3P 0.0993 ms; spread 11.5 %
-  {1, 128, 10, 14, 4, 134},
-  // line 135: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1678 ms; runner-up T128_128_3P 0.1684 ms; spread 5.9 %
-  {1, 128, 11, 15, 4, 135},
-  // line 136: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.4797 ms; runner-up T128_128_3P 0.4863 ms; spread 4.1 %
-  {1, 128, 12, 16, 4, 136},
-  // line 137: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.628 ms; runner-up T128_128_3P 1.645 ms; spread 1.4 %
-  {1, 128, 13, 17, 4, 137},
-  // line 138: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.379 ms; runner-up T128_128_2 6.491 ms; spread 1.6 %
-  {1, 128, 14, 18, -1, 138},
-  // line 139: bf16 D 128, 2^15 keys, 2^19 rows of work: default 24.46 ms; runner-up T128_128_2 26.33 ms; spread 9.5 %
-  {1, 128, 15, 19, -1, 139},
-  // line 140: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.286 ms; runner-up T128_128_2 3.315 ms; spread 3.8 %
-  {1, 128, 13, 18, 4, 140},
-  // line 141: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 6.758 ms; runner-up T128_128_2P 6.821 ms; spread 1.2 %
-  {1, 128, 13, 19, 7, 141},
-  // line 142: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.47 ms; runner-up T128_128_2 13.85 ms; spread 3.8 %
-  {1, 128, 13, 20, -1, 142},
-  // line 143: bf16 D 128, 2^13 keys, 2^21 rows of work: default 27.25 ms; runner-up T128_128_2 28.47 ms; spread 13.6 %
-  {1, 128, 13, 21, -1, 143},
-  // line 144: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 58.66 ms; runner-up T128_128_2 58.84 ms; spread 2.3 %
-  {1, 128, 13, 22, 5, 144},
-  // line 145: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0481 ms; runner-up T64_64_3P 0.0487 ms; spread 99.2 %
-  {2, 64, 8, 12, 0, 145},
-  // line 146: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0585 ms; runner-up T64_128_3P 0.059 ms; spread 46.8 %
-  {2, 64, 9, 13, 0, 146},
-  // line 147: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.0797 ms; runner-up T64_128_3P 0.0797 ms; spread 13.7 %
-  {2, 64, 10, 14, 2, 147},
-  // line 148: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.1352 ms; runner-up T64_128_3 0.136 ms; spread 7.8 %
-  {2, 64, 11, 15, 1, 148},
-  // line 149: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.3877 ms; runner-up T64_128_3 0.3886 ms; spread 4.5 %
-  {2, 64, 12, 16, -1, 149},
-  // line 150: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.295 ms; runner-up T64_176_2P 1.314 ms; spread 1.0 %
-  {2, 64, 13, 17, 2, 150},
-  // line 151: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_3 4.866 ms; runner-up T64_176_3P 4.881 ms; spread 1.9 %
-  {2, 64, 14, 18, 3, 151},
-  // line 152: fp16 D 64, 2^15 keys, 2^19 rows of work: default 19.3 ms; runner-up T64_176_3P 19.53 ms; spread 5.2 %
-  {2, 64, 15, 19, -1, 152},
-  // line 153: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.568 ms; runner-up T64_176_2P 2.599 ms; spread 1.3 %
-  {2, 64, 13, 18, 2, 153},
-  // line 154: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.29 ms; runner-up T64_128_3 5.301 ms; spread 3.1 %
-  {2, 64, 13, 19, -1, 154},
-  // line 155: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.81 ms; runner-up T64_176_3P 11.13 ms; spread 5.7 %
-  {2, 64, 13, 20, -1, 155},
-  // line 156: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.13 ms; runner-up T64_176_3P 22.69 ms; spread 4.2 %
-  {2, 64, 13, 21, -1, 156},
-  // line 157: fp16 D 64, 2^13 keys, 2^22 rows of work: default 45.5 ms; runner-up T64_176_3P 46.31 ms; spread 13.7 %
-  {2, 64, 13, 22, -1, 157},
-  // line 158: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.054 ms; runner-up T128_128_2P 0.0549 ms; spread 24.0 %
-  {2, 128, 8, 12, 5, 158},
-  // line 159: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0695 ms; runner-up T128_176_2P 0.0706 ms; spread 22.9 %
-  {2, 128, 9, 13, 4, 159},
-  // line 160: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.0965 ms; runner-up T128_128_2P 0.096 ms; spread 101.8 %
-  {2, 128, 10, 14, -1, 160},
-  // line 161: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.177 ms; runner-up T128_128_3P 0.1788 ms; spread 14.0 %
-  {2, 128, 11, 15, 4, 161},
-  // line 162: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.499 ms; runner-up T128_128_3P 0.4992 ms; spread 4.1 %
-  {2, 128, 12, 16, 4, 162},
-  // line 163: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.747 ms; runner-up T128_128_3P 1.75 ms; spread 1.3 %
-  {2, 128, 13, 17, 6, 163},
-  // line 164: fp16 D 128, 2^14 keys, 2^18 rows of work: default 6.73 ms; runner-up T128_128_2 6.982 ms; spread 1.8 %
-  {2, 128, 14, 18, -1, 164},
-  // line 165: fp16 D 128, 2^15 keys, 2^19 rows of work: default 26.53 ms; runner-up T128_176_2P 28.99 ms; spread 23.3 %
-  {2, 128, 15, 19, -1, 165},
-  // line 166: fp16 D 128, 2^13 keys, 2^18 rows of work: default 3.638 ms; runner-up T128_128_2 3.679 ms; spread 2.5 %
-  {2, 128, 13, 18, -1, 166},
-  // line 167: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.348 ms; runner-up T128_128_2P 7.647 ms; spread 1.7 %
-  {2, 128, 13, 19, -1, 167},
-  // line 168: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.33 ms; runner-up T128_128_2 16.22 ms; spread 2.2 %
-  {2, 128, 13, 20, -1, 168},
-  // line 169: fp16 D 128, 2^13 keys, 2^21 rows of work: default 33.07 ms; runner-up T128_128_3 34.85 ms; spread 14.4 %
-  {2, 128, 13, 21, -1, 169},
-  // line 170: fp16 D 128, 2^13 keys, 2^22 rows of work: default 70.33 ms; runner-up T128_128_3P 70.11 ms; spread 16.8 %
-  {2, 128, 13, 22, -1, 170},
-  // line 578: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 2.906 ms; runner-up T128_128_2P 2.924 ms; spread 2.5 %
-  {1, 128, 10, 20, 5, 578},
-  // line 579: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 4.356 ms; runner-up T128_128_2 4.505 ms; spread 2.4 %
-  {1, 128, 11, 20, 4, 579},
+  // line 121: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_64_2P 0.0555 ms; runner-up T64_64_3P 0.0555 ms; spread 25.5 %
+  {1, 64, 8, 12, 10, 121},
+  // line 122: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0602 ms; runner-up T64_128_3 0.0611 ms; spread 37.6 %
+  {1, 64, 9, 13, 1, 122},
+  // line 123: bf16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3P 0.0799 ms; runner-up T64_128_3 0.0802 ms; spread 15.1 %
+  {1, 64, 10, 14, 1, 123},
+  // line 124: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1374 ms; runner-up T64_128_3P 0.1361 ms; spread 13.9 %
+  {1, 64, 11, 15, -1, 124},
+  // line 125: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.3901 ms; runner-up T64_128_3 0.39 ms; spread 4.5 %
+  {1, 64, 12, 16, -1, 125},
+  // line 126: bf16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.302 ms; runner-up T64_176_2P 1.317 ms; spread 2.0 %
+  {1, 64, 13, 17, 2, 126},
+  // line 127: bf16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3P 4.742 ms; runner-up T64_176_2P 4.811 ms; spread 1.7 %
+  {1, 64, 14, 18, 2, 127},
+  // line 128: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_3P 18.78 ms; runner-up default 19.03 ms; spread 2.7 %
+  {1, 64, 15, 19, 2, 128},
+  // line 129: bf16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.547 ms; runner-up T64_176_2P 2.588 ms; spread 2.1 %
+  {1, 64, 13, 18, 2, 129},
+  // line 130: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.246 ms; runner-up T64_176_3P 5.221 ms; spread 1.0 %
+  {1, 64, 13, 19, -1, 130},
+  // line 131: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.68 ms; runner-up T64_176_3P 10.83 ms; spread 4.3 %
+  {1, 64, 13, 20, -1, 131},
+  // line 132: bf16 D 64, 2^13 keys, 2^21 rows of work: default 20.91 ms; runner-up T64_176_3P 22.08 ms; spread 4.1 %
+  {1, 64, 13, 21, -1, 132},
+  // line 133: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.67 ms; runner-up T64_176_3P 44.69 ms; spread 13.6 %
+  {1, 64, 13, 22, -1, 133},
+  // line 135: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0527 ms; runner-up T128_64_3P 0.054 ms; spread 16.2 %
+  {1, 128, 8, 12, 5, 135},
+  // line 136: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0644 ms; runner-up T128_128_3P 0.0649 ms; spread 18.1 %
+  {1, 128, 9, 13, 4, 136},
+  // line 137: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.0966 ms; runner-up T128_128_3P 0.0993 ms; spread 11.5 %
+  {1, 128, 10, 14, 4, 137},
+  // line 138: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1678 ms; runner-up T128_128_3P 0.1684 ms; spread 5.9 %
+  {1, 128, 11, 15, 4, 138},
+  // line 139: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.4797 ms; runner-up T128_128_3P 0.4863 ms; spread 4.1 %
+  {1, 128, 12, 16, 4, 139},
+  // line 140: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 1.628 ms; runner-up T128_128_3P 1.645 ms; spread 1.4 %
+  {1, 128, 13, 17, 4, 140},
+  // line 141: bf16 D 128, 2^14 keys, 2^18 rows of work: default 6.379 ms; runner-up T128_128_2 6.491 ms; spread 1.6 %
+  {1, 128, 14, 18, -1, 141},
+  // line 142: bf16 D 128, 2^15 keys, 2^19 rows of work: default 24.46 ms; runner-up T128_128_2 26.33 ms; spread 9.5 %
+  {1, 128, 15, 19, -1, 142},
+  // line 143: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.286 ms; runner-up T128_128_2 3.315 ms; spread 3.8 %
+  {1, 128, 13, 18, 4, 143},
+  // line 144: bf16 D 128, 2^13 keys, 2^19 rows of work: T128_128_2 6.758 ms; runner-up T128_128_2P 6.821 ms; spread 1.2 %
+  {1, 128, 13, 19, 7, 144},
+  // line 145: bf16 D 128, 2^13 keys, 2^20 rows of work: default 13.47 ms; runner-up T128_128_2 13.85 ms; spread 3.8 %
+  {1, 128, 13, 20, -1, 145},
+  // line 146: bf16 D 128, 2^13 keys, 2^21 rows of work: default 27.25 ms; runner-up T128_128_2 28.47 ms; spread 13.6 %
+  {1, 128, 13, 21, -1, 146},
+  // line 147: bf16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 58.66 ms; runner-up T128_128_2 58.84 ms; spread 2.3 %
+  {1, 128, 13, 22, 5, 147},
+  // line 148: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0481 ms; runner-up T64_64_3P 0.0487 ms; spread 99.2 %
+  {2, 64, 8, 12, 0, 148},
+  // line 149: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2P 0.0585 ms; runner-up T64_128_3P 0.059 ms; spread 46.8 %
+  {2, 64, 9, 13, 0, 149},
+  // line 150: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_176_3P 0.0797 ms; runner-up T64_128_3P 0.0797 ms; spread 13.7 %
+  {2, 64, 10, 14, 2, 150},
+  // line 151: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3P 0.1352 ms; runner-up T64_128_3 0.136 ms; spread 7.8 %
+  {2, 64, 11, 15, 1, 151},
+  // line 152: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.3877 ms; runner-up T64_128_3 0.3886 ms; spread 4.5 %
+  {2, 64, 12, 16, -1, 152},
+  // line 153: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3P 1.295 ms; runner-up T64_176_2P 1.314 ms; spread 1.0 %
+  {2, 64, 13, 17, 2, 153},
+  // line 154: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_128_3 4.866 ms; runner-up T64_176_3P 4.881 ms; spread 1.9 %
+  {2, 64, 14, 18, 3, 154},
+  // line 155: fp16 D 64, 2^15 keys, 2^19 rows of work: default 19.3 ms; runner-up T64_176_3P 19.53 ms; spread 5.2 %
+  {2, 64, 15, 19, -1, 155},
+  // line 156: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3P 2.568 ms; runner-up T64_176_2P 2.599 ms; spread 1.3 %
+  {2, 64, 13, 18, 2, 156},
+  // line 157: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.29 ms; runner-up T64_128_3 5.301 ms; spread 3.1 %
+  {2, 64, 13, 19, -1, 157},
+  // line 158: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.81 ms; runner-up T64_176_3P 11.13 ms; spread 5.7 %
+  {2, 64, 13, 20, -1, 158},
+  // line 159: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.13 ms; runner-up T64_176_3P 22.69 ms; spread 4.2 %
+  {2, 64, 13, 21, -1, 159},
+  // line 160: fp16 D 64, 2^13 keys, 2^22 rows of work: default 45.5 ms; runner-up T64_176_3P 46.31 ms; spread 13.7 %
+  {2, 64, 13, 22, -1, 160},
+  // line 161: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.054 ms; runner-up T128_128_2P 0.0549 ms; spread 24.0 %
+  {2, 128, 8, 12, 5, 161},
+  // line 162: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0695 ms; runner-up T128_176_2P 0.0706 ms; spread 22.9 %
+  {2, 128, 9, 13, 4, 162},
+  // line 163: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.0965 ms; runner-up T128_128_2P 0.096 ms; spread 101.8 %
+  {2, 128, 10, 14, -1, 163},
+  // line 164: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.177 ms; runner-up T128_128_3P 0.1788 ms; spread 14.0 %
+  {2, 128, 11, 15, 4, 164},
+  // line 165: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.499 ms; runner-up T128_128_3P 0.4992 ms; spread 4.1 %
+  {2, 128, 12, 16, 4, 165},
+  // line 166: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_176_2P 1.747 ms; runner-up T128_128_3P 1.75 ms; spread 1.3 %
+  {2, 128, 13, 17, 6, 166},
+  // line 167: fp16 D 128, 2^14 keys, 2^18 rows of work: default 6.73 ms; runner-up T128_128_2 6.982 ms; spread 1.8 %
+  {2, 128, 14, 18, -1, 167},
+  // line 168: fp16 D 128, 2^15 keys, 2^19 rows of work: default 26.53 ms; runner-up T128_176_2P 28.99 ms; spread 23.3 %
+  {2, 128, 15, 19, -1, 168},
+  // line 169: fp16 D 128, 2^13 keys, 2^18 rows of work: default 3.638 ms; runner-up T128_128_2 3.679 ms; spread 2.5 %
+  {2, 128, 13, 18, -1, 169},
+  // line 170: fp16 D 128, 2^13 keys, 2^19 rows of work: default 7.348 ms; runner-up T128_128_2P 7.647 ms; spread 1.7 %
+  {2, 128, 13, 19, -1, 170},
+  // line 171: fp16 D 128, 2^13 keys, 2^20 rows of work: default 15.33 ms; runner-up T128_128_2 16.22 ms; spread 2.2 %
+  {2, 128, 13, 20, -1, 171},
+  // line 172: fp16 D 128, 2^13 keys, 2^21 rows of work: default 33.07 ms; runner-up T128_128_3 34.85 ms; spread 14.4 %
+  {2, 128, 13, 21, -1, 172},
+  // line 173: fp16 D 128, 2^13 keys, 2^22 rows of work: default 70.33 ms; runner-up T128_128_3P 70.11 ms; spread 16.8 %
+  {2, 128, 13, 22, -1, 173},
+  // line 586: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 2.906 ms; runner-up T128_128_2P 2.924 ms; spread 2.5 %
+  {1, 128, 10, 20, 5, 586},
+  // line 587: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 4.356 ms; runner-up T128_128_2 4.505 ms; spread 2.4 %
+  {1, 128, 11, 20, 4, 587},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
