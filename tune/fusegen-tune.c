@@ -4,7 +4,7 @@
  * usage: fusegen-tune [--plans LIST] [--sweep FILE] [--only FILTER]
  *                     [--budget SECONDS] [--wisdom FILE] [--reps N]
  *                     [--srcdir DIR] [--fusegen PROG] [--nvcc PROG]
- *                     [--cache DIR] [--dry-run]
+ *                     [--cache DIR] [--dry-run] [--verbose]
  *
  * Per plan (default: every bundled attention plan), the candidates are the
  * plan's tune block (generator/middle/tune.c): fusegen --tuning writes a
@@ -60,6 +60,7 @@ typedef struct options {
     double budget;
     int reps;
     bool dry_run;
+    bool verbose; /* every candidate's time a bucket, on stderr */
     char **argv;
     char *plans_buf; /* --plans, split in place */
 } options;
@@ -91,7 +92,9 @@ static void usage(FILE *f)
           "  --nvcc=PROG      the CUDA compiler (default: configure's)\n"
           "  --cache=DIR      where tuning libraries are built (default:\n"
           "                   $XDG_CACHE_HOME/fusegen-tune, else ~/.cache/fusegen-tune)\n"
-          "  --dry-run        no GPU: print the plans, candidates and buckets\n",
+          "  --dry-run        no GPU: print the plans, candidates and buckets\n"
+          "  --verbose        print every candidate's time in each bucket, not only\n"
+          "                   the winner's (stderr)\n",
           f);
 }
 
@@ -121,6 +124,8 @@ static int parse_options(int argc, char **argv, options *o)
             exit(0);
         } else if (!strcmp(argv[i], "--dry-run")) {
             o->dry_run = true;
+        } else if (!strcmp(argv[i], "--verbose")) {
+            o->verbose = true;
         } else if ((v = opt_value(argc, argv, &i, "--plans"))) {
             free(o->plans_buf);
             o->nplans = 0;

@@ -936,6 +936,11 @@ static int tune_on_gpu(const options *o, const tune_sweep *sw, plan_model *pms, 
                         if (ok[c + 1] && c != win && (run < -1 || sum[c + 1] < sum[run + 1]))
                             run = c;
                     const char *wname = win < 0 ? "default" : pm->cands[win];
+                    for (int c = -1; o->verbose && c < pm->ncands; c++)
+                        if (ok[c + 1])
+                            fprintf(stderr, "fusegen-tune: %s: %s %.4f ms%s\n", label,
+                                    c < 0 ? "default" : pm->cands[c], sum[c + 1],
+                                    c == win ? " (the winner)" : "");
                     fprintf(wf, "row %s %s %s %d %d %d %s %.4f %s %.4f %.3f\n", pm->name,
                             pm->hash, dtype_str(dt), d, bk->keys, bk->work, wname, sum[win + 1],
                             run < -1 ? "-" : run < 0 ? "default" : pm->cands[run],

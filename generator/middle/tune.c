@@ -2,7 +2,8 @@
  *
  * tune_space turns the plan's `tune {}` block into candidate variants of the
  * sm_90a rolling skeleton (templates/cuda/sm90/): the cross product of its
- * key tiles, stages and ping-pong switch for every compiled head dim,
+ * row tiles (128, and 64 where named), key tiles, stages and ping-pong
+ * switch for every compiled head dim,
  * keeping those the skeleton can hold (shared memory, registers).  The
  * split form's knob is the split count, an argument of every launch: it
  * needs no compiled candidate.
@@ -25,6 +26,8 @@
  * (config_smem, variants.c). */
 #define SM90_REG_BUDGET 200
 #define SM90_SMEM (227L * 1024)
+/* two CTAs a SM (64 query rows): 228 KB a SM less 1 KB reserved a CTA, halved */
+#define SM90_SMEM_HALF (113L * 1024)
 
 static const fg_tune_knob *knob(const fg_plan *p, const char *name, int axis)
 {
@@ -92,32 +95,41 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
                 sts[nst++] = c->stages;
         }
         const int npp = kp ? kp->nvalues : 1;
+        /* 128 query rows (two consumer groups), and where the row tile's
+         * knob names 64, 64 (one consumer group, two CTAs a SM: one CTA's
+         * first tiles and epilogue beside the other's tiles; no ping-pong,
+         * which takes two groups; half of a SM's shared memory each) */
+        const int nbm = km && has_value(km, 64) ? 2 : 1;
+        for (int mi = 0; mi < nbm; mi++)
         for (int bi = 0; bi < nbn; bi++)
             for (int si = 0; si < nst; si++)
                 for (int pi = 0; pi < npp; pi++) {
-                    const int bn = bns[bi], st = sts[si];
+                    const int bm = mi ? 64 : 128, bn = bns[bi], st = sts[si];
                     const bool pp = kp ? kp->values[pi] != 0 : false;
-                    if (bn % 16 || bn < 64 || bn > 256 || st < 2 || st > 4)
+                    if (bn % 16 || bn < 64 || bn > 256 || st < 2 || st > 4 || (bm == 64 && pp))
                         continue;
-                    fg_cuda_config shape = {.arch = "sm90", .d = d, .bm = 128, .bn = bn,
+                    fg_cuda_config shape = {.arch = "sm90", .d = d, .bm = bm, .bn = bn,
                                             .stages = st};
                     /* no ring of key values counted: the kernel takes one only where it fits */
-                    if (3 * bn / 4 + d / 2 > SM90_REG_BUDGET || config_smem(&shape, config_nspans(k), 0) > SM90_SMEM)
+                    if (3 * bn / 4 + d / 2 > SM90_REG_BUDGET ||
+                        config_smem(&shape, config_nspans(k), 0) > (bm == 64 ? SM90_SMEM_HALF : SM90_SMEM))
                         continue;
                     fg_cuda_config *c = ARENA_NEW(a, fg_cuda_config);
                     *c = (fg_cuda_config){
                         .family = CUDA_FAMILY_ROLLING,
                         .arch = "sm90",
-                        .name = arena_printf(a, "T%d_%d_%d%s", d, bn, st, pp ? "P" : ""),
+                        .name = arena_printf(a, "T%d_%d_%d%s%s", d, bn, st, pp ? "P" : "", bm == 64 ? "M64" : ""),
                         .d = d,
-                        .bm = 128,
+                        .bm = bm,
                         .bn = bn,
-                        .warps = 12,
+                        .warps = bm == 64 ? 8 : 12,
                         .stages = st,
                         .pingpong = pp,
                         .dtypes = CUDA_CFG_BF16 | CUDA_CFG_FP16,
-                        .note = arena_printf(a, "wgmma 64x%d tiles, %d K/V stages%s", bn, st,
-                                             pp ? ", ping-pong" : ""),
+                        .note = bm == 64 ? arena_printf(a, "64 query rows (one consumer group, two CTAs a SM), "
+                                                           "wgmma 64x%d tiles, %d K/V stages", bn, st)
+                                         : arena_printf(a, "wgmma 64x%d tiles, %d K/V stages%s", bn, st,
+                                                        pp ? ", ping-pong" : ""),
                         .origin = "a candidate of the plan's tune block",
                     };
                     vec_push(a, &v, c);

@@ -58,9 +58,11 @@ __device__ __forceinline__ float plan_score_scale(const plan_params& p) {
 // kernel may hold the max at a fixed offset instead of a running one.
 __attribute__((unused)) constexpr float plan_score_bound = fg_cuda_fold_bound;
 // plan_max_free: every value per row is the same for any offset of the max
-// (one chain): the kernels may hold the max at a value other than the true
-// one (the sm_90a kernel lets it lag while the weights stay below 2^8,
-// where the score has no bound).
+// (one chain, or several and no value per row): the kernels may hold the max
+// at a value other than the true one (the sm_90a kernel lets it lag while
+// the weights stay below 2^8, where the score has no bound; with one chain
+// and a value per row that reads the max itself, it keeps the true max
+// beside the held one for those values).
 __attribute__((unused)) constexpr bool plan_max_free = fg_cuda_max_free_if([[[true]]], [[[false]]]);
 
 __device__ __forceinline__ void plan_head_setup(plan_params& p, int b, int h) {

@@ -393,7 +393,15 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     // and in call 3 of 2026-11-29 their FIXM copy moved by -4 % to +5 % when
     // the other copy changed), nor with a tile-affine score (relbias: its D 64
     // kernels spilled 6 bytes with it)
-    constexpr bool LAZY = plan_max_free && plan_softmax && !(FOLD && plan_score_bound > 0.f) && !plan_score_tile_affine;
+    // TRUEM: a value per row reads the max or the sum alone (maxlogit's Mx):
+    // LAZY all the same, with the row's true max kept beside the held one
+    // (one FMNMX a row a tile); the values per row take the true max and the
+    // sum rescaled to it (the epilogue).  One chain only: a pass of several
+    // stores its own values per row.
+    constexpr bool LAZY = (plan_max_free || plan_nchains == 1) && plan_softmax &&
+                          !(FOLD && plan_score_bound > 0.f) && !plan_score_tile_affine;
+    constexpr bool TRUEM = LAZY && !plan_max_free;
+    float mtrue[2] = {-INFINITY, -INFINITY};  // TRUEM only
     const float fixc = fmaxf(bsc - 40.f, 0.f);
     if (fixm) mrow[0] = mrow[1] = fixc;
 
@@ -590,7 +598,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
             tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
             float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
-            // LAZY (plan_max_free): the max held lags the row's while it is
+            if constexpr (TRUEM) mtrue[hr] = fmaxf(mtrue[hr], mx);
+            // LAZY (plan_max_free, or TRUEM): the max held lags the row's while it is
             // within 8 of it (weights below 2^8), so that most tiles take
             // no correction and O no rescale (rescale_pack)
             if constexpr (LAZY) mx = mx <= mrow[hr] + 8.f ? mrow[hr] : mx;
@@ -954,14 +963,25 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       const int i = r0 + wq * 16 + g + hr * 8;
       // LIN: the row's max was taken on the thread's first row's term (the
       // softmax) and becomes its own here (its offset is exact: integers)
-      if constexpr (plan_score_keylin && !FOLD)
-        mrow[hr] += plan_keylin_slope(p) * (float)(plan_keylin_int(i, 0, p) - plan_keylin_int(i - hr * 8, 0, p));
+      if constexpr (plan_score_keylin && !FOLD) {
+        const float off = plan_keylin_slope(p) * (float)(plan_keylin_int(i, 0, p) - plan_keylin_int(i - hr * 8, 0, p));
+        mrow[hr] += off;
+        if constexpr (TRUEM) mtrue[hr] += off;
+      }
+      // TRUEM: the values per row from the true max and the sum about it
+      // (the held max is at most 8 below it: a factor in [2^-8, 1]); equal
+      // in a row that saw no key (both -inf, l 0)
+      float mv = mrow[hr], lv = l;
+      if constexpr (TRUEM) {
+        mv = mtrue[hr];
+        if (mv != mrow[hr]) lv = l * plan_correction(mrow[hr], mv);
+      }
       if constexpr (plan_nchains > 1)
         fa_chain_out<T, DB>([&](int db, int e) -> float& { return o[db * 4 + 2 * hr + e]; },
                             reinterpret_cast<const T*>(a.o) + eb * a.o_sb + eh * a.o_sh + (int64_t)i * a.o_sm,
                             plan_chain_adds(p) && i < M, tq, a.D, p);
       if (plan_rowvals_any(rowvals) && tq == 0 && i < M)
-        plan_rowvals_store(rowvals, mrow[hr], l, [&] { return ((int64_t)eb * a.Hq + eh) * M + i; });
+        plan_rowvals_store(rowvals, mv, lv, [&] { return ((int64_t)eb * a.Hq + eh) * M + i; });
     }
     // Every product that read this group's Q rows has completed (waited);
     // the other group never reads them.  The addresses from opaque bases, so

@@ -76,15 +76,8 @@ struct fh_mma<$1, $3> {
 // at row g, columns 8j+2t, 8j+2t+1, and d[4j+2], d[4j+3] at row g+8.
 template <typename T, int N>
 struct fh_mma;
-fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 64)m4_dnl
-fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 96)m4_dnl
-fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 128)m4_dnl
-fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 176)m4_dnl
-fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 192)m4_dnl
-fg_wg_def([[[__nv_bfloat16]]], [[[bf16]]], 256)m4_dnl
-fg_wg_def([[[__half]]], [[[f16]]], 64)m4_dnl
-fg_wg_def([[[__half]]], [[[f16]]], 96)m4_dnl
-fg_wg_def([[[__half]]], [[[f16]]], 128)m4_dnl
-fg_wg_def([[[__half]]], [[[f16]]], 176)m4_dnl
-fg_wg_def([[[__half]]], [[[f16]]], 192)m4_dnl
-fg_wg_def([[[__half]]], [[[f16]]], 256)m4_dnl
+m4_dnl every N the kernels take: a head dim (64 to 256, a multiple of 16) or a
+m4_dnl key tile (the tuner's candidates: a multiple of 16 from 64 to 256)
+m4_define([[[fg_wg_defs]]], [[[m4_ifelse(m4_eval([[[$3 <= 256]]]), [[[1]]], [[[fg_wg_def([[[$1]]], [[[$2]]], [[[$3]]])[[[]]]fg_wg_defs([[[$1]]], [[[$2]]], m4_eval([[[$3 + 16]]]))]]])]]])m4_dnl
+fg_wg_defs([[[__nv_bfloat16]]], [[[bf16]]], 64)m4_dnl
+fg_wg_defs([[[__half]]], [[[f16]]], 64)m4_dnl
