@@ -5113,6 +5113,23 @@ static const fg_tune_row plan_wisdom_1[] = {
   // line 597: bf16 D 128, 2^11 keys, 2^20 rows of work: default 1.654 ms; runner-up T128_128_2 1.756 ms; spread 0.3 %
   {1, 128, 11, 20, -1, 597},
 };
+// The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
+// (fg_forced_config: a test takes each of them by name).
+static const struct { const char* name; int d; } plan_variants[] = {
+  {"T64_128_3P", 64},
+  {"T64_128_2P", 64},
+  {"T64_128_2", 64},
+  {"T64_176_3P", 64},
+  {"T128_64_3P", 128},
+  {"T128_128_2P", 128},
+  {"T128_128_3P", 128},
+  {"T128_176_2P", 128},
+  {"T64_64_3", 64},
+  {"T128_64_3", 128},
+  {"T64_128_3", 64},
+  {"T128_128_2", 128},
+  {nullptr, 0},
+};
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
   {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
@@ -5120,6 +5137,14 @@ static const fg_tune_table plan_wisdom[] = {
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  // $FUSEGEN_CONFIG: the variant of that name where it serves this head dim
+  if (const char* f = fg_forced_config())
+    for (int i = 0; plan_variants[i].name; ++i)
+      if (plan_variants[i].d == d && !strcmp(f, plan_variants[i].name)) {
+        *file = "$FUSEGEN_CONFIG";
+        *line = 0;
+        return i;
+      }
   static fg_cuda_per_device cache;
   const int t = fg_cuda_tune_table(plan_wisdom, 2, dev, &cache);
   if (t < 0) return -1;

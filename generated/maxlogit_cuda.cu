@@ -4952,12 +4952,26 @@ static const fg_tune_row plan_wisdom_0[] = {
   // line 578: bf16 D 128, 2^15 keys, 2^20 rows of work: default 13.17 ms; runner-up T128_176_2P 13.9 ms; spread 9.2 %
   {1, 128, 15, 20, -1, 578},
 };
+// The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
+// (fg_forced_config: a test takes each of them by name).
+static const struct { const char* name; int d; } plan_variants[] = {
+  {"T128_128_2P", 128},
+  {nullptr, 0},
+};
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_0, 2},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.
 static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, const char** file, int* line) {
+  // $FUSEGEN_CONFIG: the variant of that name where it serves this head dim
+  if (const char* f = fg_forced_config())
+    for (int i = 0; plan_variants[i].name; ++i)
+      if (plan_variants[i].d == d && !strcmp(f, plan_variants[i].name)) {
+        *file = "$FUSEGEN_CONFIG";
+        *line = 0;
+        return i;
+      }
   static fg_cuda_per_device cache;
   const int t = fg_cuda_tune_table(plan_wisdom, 1, dev, &cache);
   if (t < 0) return -1;

@@ -319,6 +319,12 @@ int fg_tune_lookup(const fg_tune_row *rows, int n, int dtype, int d, int keys, i
     return best;
 }
 
+const char *fg_forced_config(void)
+{
+    const char *f = getenv("FUSEGEN_CONFIG");
+    return f && *f ? f : NULL;
+}
+
 int fg_tune_table_for(const fg_tune_table *tables, int n, const char *device, int sms)
 {
     const char *forced = getenv("FUSEGEN_WISDOM_DEVICE");

@@ -82,6 +82,11 @@ int fg_tune_lookup(const fg_tune_row *rows, int n, int dtype, int d, int keys, i
  * another device, to compare wisdom across devices): its table whatever
  * the SM count, -1 when none has that name. */
 int fg_tune_table_for(const fg_tune_table *tables, int n, const char *device, int sms);
+/* $FUSEGEN_CONFIG, the name of a compiled tuned configuration that every
+ * launch of a head dim it serves takes in place of the table's (tests:
+ * gpu_check --config walks them), or NULL when unset or empty.  Read at
+ * each launch that has tuned configurations. */
+const char *fg_forced_config(void);
 
 #ifdef __cplusplus
 }

@@ -36,10 +36,11 @@ AM_TESTS_ENVIRONMENT += \
 	export FG_HAVE_CUDA NVCC CUDA_ARCHS FG_CUDA_KERNEL_FILES CXX CC;
 
 # cuda-hooks.sh runs the generated mask hooks on the host, cuda-dispatch.sh
-# the generated configuration dispatch, rows-hooks.sh the row kernels' hooks
+# the generated configuration dispatch, cuda-forced.sh the tuned lookup with
+# $FUSEGEN_CONFIG, rows-hooks.sh the row kernels' hooks
 # and entry against the CPU entries (no GPU, no nvcc).
 TESTS += tests/cuda-refuse.sh tests/cuda-library.sh tests/cuda-hooks.sh tests/cuda-dispatch.sh \
-	tests/rows-hooks.sh
+	tests/cuda-forced.sh tests/rows-hooks.sh
 EXTRA_DIST += \
 	tests/cuda-refuse.sh \
 	tests/cuda-library.sh \
@@ -52,6 +53,8 @@ EXTRA_DIST += \
 	tests/sim_device.h \
 	tests/cuda-dispatch.sh \
 	tests/cuda_dispatch_sim.cc \
+	tests/cuda-forced.sh \
+	tests/cuda_forced_sim.cc \
 	tests/rows-hooks.sh \
 	tests/rows_hooks_sim.cc \
 	tests/cuda-bad/qscore.fp tests/cuda-bad/qscore.err tests/cuda-bad/qscore.warn \

@@ -62,10 +62,16 @@
  * per element so); a reference -inf (no visible key)
  * must be matched exactly; no NaN in any output element.
  *
- * usage: gpu_check [--small] [--seed N] [--plans NAME,...]
+ * usage: gpu_check [--small] [--seed N] [--plans NAME,...] [--config NAME]
  *   --small  a few sizes per plan, bf16 only, and the bad arguments: for
  *            compute-sanitizer (tests/gpu-sanitize.sh).
  *   --plans  only these plans.
+ *   --config every launch of a head dim that the tuned configuration NAME
+ *            serves takes it ($FUSEGEN_CONFIG, fg_forced_config): a launch
+ *            picks a tuned configuration only where its shape falls in a
+ *            wisdom row's bucket, which the check's shapes seldom do
+ *            (tests/gpu-configs.sh walks them all); fails where no case
+ *            took NAME.
  * Prints one line per case and `N passed, N failed, N skipped`; exit 0 if
  * nothing failed, 77 without a usable GPU, 1 otherwise.  Cases go in
  * batches: the GPU runs a batch one case after another, then the CPU
@@ -174,6 +180,9 @@ typedef struct gc_case {
 
 static uint64_t seed;
 static int npass, nfail, nskip;
+/* --config: the configuration forced, and the launches that took it */
+static const char *forced;
+static int nforced;
 /* The device takes the sm_90a family (compute capability 9.0, not
  * FUSEGEN_CUDA_FAMILY=sm80): every multiple of 8 up to 256 must run. */
 static int hopper;
@@ -641,6 +650,13 @@ static void run_gpu(gc_case *c)
             goto out;
     } else {
         st = c->fn(din, dout, c->params, c->has, NULL, c->ragged ? lv : NULL, c->splits, NULL);
+    }
+    if (forced && st == FG_OK) {
+        /* "fg_PLAN: NAME, tuned ($FUSEGEN_CONFIG:0)" where it took NAME */
+        const char *cfg = fg_last_config(), *at = strstr(cfg, ": ");
+        size_t n = strlen(forced);
+        if (at && !strncmp(at + 2, forced, n) && !strncmp(at + 2 + n, ", tuned ($FUSEGEN_CONFIG", 24))
+            nforced++;
     }
     if (st == FG_ERR_UNSUPPORTED && !must_run(c)) {
         c->state = C_SKIP;
@@ -1367,11 +1383,18 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--plans") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc && *argv[i + 1])
+            forced = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--small] [--seed N] [--plans NAME,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small] [--seed N] [--plans NAME,...] [--config NAME]\n",
+                    argv[0]);
             return 2;
         }
     }
+    if (forced)
+        setenv("FUSEGEN_CONFIG", forced, 1);
+    else
+        unsetenv("FUSEGEN_CONFIG"); /* the tuned dispatch as a user's launch takes it */
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         printf("no usable GPU (%s): GPU checks skipped\n",
@@ -1428,6 +1451,15 @@ int main(int argc, char **argv)
     if (nplans == 0) {
         printf("FAIL: the " GC_API " entry list holds no plan\n");
         nfail++;
+    }
+    if (forced) {
+        printf("%d launches took configuration %s\n", nforced, forced);
+        if (nforced == 0) {
+            printf("FAIL: no launch took %s (not a tuned configuration of these plans, or no "
+                   "case of its head dim)\n",
+                   forced);
+            nfail++;
+        }
     }
     printf("%d passed, %d failed, %d skipped\n", npass, nfail, nskip);
     if (nfail)

@@ -153,6 +153,15 @@ void cuda_tuned_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split)
         }
         strbuf_puts(&code, "};\n");
     }
+    if (!split) {
+        strbuf_puts(&code,
+                    "// The variants of the rows by name and head dim, for $FUSEGEN_CONFIG\n"
+                    "// (fg_forced_config: a test takes each of them by name).\n"
+                    "static const struct { const char* name; int d; } plan_variants[] = {\n");
+        for (int i = 0; i < tv.n; i++)
+            strbuf_printf(&code, "  {\"%s\", %d},\n", tv.v[i]->name, tv.v[i]->d);
+        strbuf_puts(&code, "  {nullptr, 0},\n};\n");
+    }
     strbuf_puts(&code, "static const fg_tune_table plan_wisdom[] = {\n");
     for (int w = 0; w < t->nwisdom; w++)
         strbuf_printf(&code, "  {\"%s\", %d, \"%s\", plan_wisdom_%d, %d},\n", t->wisdom[w]->device,
@@ -163,6 +172,7 @@ void cuda_tuned_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split)
                   "// *line: the wisdom row it came from.\n"
                   "static int plan_tuned(long long keys, long long work, int dtype, int d, int dev, "
                   "const char** file, int* line) {\n"
+                  "%s"
                   "  static fg_cuda_per_device cache;\n"
                   "  const int t = fg_cuda_tune_table(plan_wisdom, %d, dev, &cache);\n"
                   "  if (t < 0) return -1;\n"
@@ -173,7 +183,17 @@ void cuda_tuned_defs(fg_arena *a, fg_defs *defs, const fg_kernel *k, bool split)
                   "  *line = plan_wisdom[t].rows[r].line;\n"
                   "  return plan_wisdom[t].rows[r].variant;\n"
                   "}\n",
-                  split ? "split count" : "variant", t->nwisdom);
+                  split ? "split count" : "variant",
+                  split ? ""
+                        : "  // $FUSEGEN_CONFIG: the variant of that name where it serves this head dim\n"
+                          "  if (const char* f = fg_forced_config())\n"
+                          "    for (int i = 0; plan_variants[i].name; ++i)\n"
+                          "      if (plan_variants[i].d == d && !strcmp(f, plan_variants[i].name)) {\n"
+                          "        *file = \"$FUSEGEN_CONFIG\";\n"
+                          "        *line = 0;\n"
+                          "        return i;\n"
+                          "      }\n",
+                  t->nwisdom);
     fg_def_code(defs, "cuda_tuned_configs", strbuf_str(&use));
     fg_def_code(defs, "cuda_tuned_code", strbuf_str(&code));
 }
