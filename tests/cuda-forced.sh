@@ -9,7 +9,9 @@
 srcdir=${srcdir:-.}
 top_builddir=${top_builddir:-.}
 cxx=${CXX:-c++}
-rt=$top_builddir/runtime/libfgrt.a  # fg_forced_config, as the library has it
+# fg_forced_config as the library has it (built with the sanitizers where
+# configure enabled them: FG_SANITIZE_CFLAGS, as tests/rows-hooks.sh)
+rt=$top_builddir/runtime/libfgrt.a
 if test ! -f "$rt"; then
     echo "cuda-forced.sh: no $rt (run from the build tree after make)"
     exit 99
@@ -30,8 +32,8 @@ for cu in "$srcdir"/generated/*_cuda.cu; do
     awk '/^\/\/ Tuned dispatch \(docs\/tuning.md\)/ { on = 1 }
          on { print } on && /^static int plan_tuned\(/ { f = 1 } f && /^}/ { exit }' "$cu" > "$tmp/tuned.h"
     if ! grep -q '^static int plan_tuned(' "$tmp/tuned.h" ||
-       ! $cxx -std=c++17 -O1 -I"$tmp" -I"$srcdir/runtime" -o "$tmp/sim" "$srcdir/tests/cuda_forced_sim.cc" \
-            "$rt" -lm 2> "$tmp/err"; then
+       ! $cxx -std=c++17 -O1 ${FG_SANITIZE_CFLAGS:-} -I"$tmp" -I"$srcdir/runtime" -o "$tmp/sim" \
+            "$srcdir/tests/cuda_forced_sim.cc" "$rt" -lm 2> "$tmp/err"; then
         echo "FAIL: $name: the tuned lookup does not compile on the host"
         cat "$tmp/err"
         fail=1

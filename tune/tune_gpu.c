@@ -936,6 +936,8 @@ static int tune_on_gpu(const options *o, const tune_sweep *sw, plan_model *pms, 
                         if (ok[c + 1] && c != win && (run < -1 || sum[c + 1] < sum[run + 1]))
                             run = c;
                     const char *wname = win < 0 ? "default" : pm->cands[win];
+                    if (o->verbose && tty)
+                        fputc('\n', stderr); /* past the progress line */
                     for (int c = -1; o->verbose && c < pm->ncands; c++)
                         if (ok[c + 1])
                             fprintf(stderr, "fusegen-tune: %s: %s %.4f ms%s\n", label,

@@ -21,9 +21,9 @@
 #include <string.h>
 
 /* The sm_90a skeleton's limits (templates/cuda/sm90/rolling.cuh): a
- * consumer thread of 240 registers holds the S tile (bn/2 floats), P as
- * half pairs (bn/4) and the O tile (d/2); 227 KB of shared memory
- * (config_smem, variants.c). */
+ * consumer thread of 240 registers (232 at 64 rows) holds the S tile (bn/2
+ * floats), P as half pairs (bn/4) and the O tile (d/2); 227 KB of shared
+ * memory (config_smem, variants.c). */
 #define SM90_REG_BUDGET 200
 #define SM90_SMEM (227L * 1024)
 /* two CTAs a SM (64 query rows): 228 KB a SM less 1 KB reserved a CTA, halved */
@@ -107,6 +107,12 @@ int tune_space(fg_arena *a, const fg_kernel *k, const int *dims, int ndims, fg_c
                     const int bm = mi ? 64 : 128, bn = bns[bi], st = sts[si];
                     const bool pp = kp ? kp->values[pi] != 0 : false;
                     if (bn % 16 || bn < 64 || bn > 256 || st < 2 || st > 4 || (bm == 64 && pp))
+                        continue;
+                    /* a weight without a softmax chain may read values at the
+                     * key, which the kernel rings in shared memory wherever
+                     * 227 KB leave room (fh_cfg::KVG): past the half a 64-row
+                     * CTA has, so none of those at 64 rows */
+                    if (bm == 64 && !k->attn.softmax)
                         continue;
                     fg_cuda_config shape = {.arch = "sm90", .d = d, .bm = bm, .bn = bn,
                                             .stages = st};

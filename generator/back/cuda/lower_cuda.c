@@ -886,8 +886,8 @@ static void hooks_defs(cu *c, fg_defs *defs)
     fg_def_str(defs, "cuda_fold_scale", at->fold ? arena_printf(c->a, "p.c%d_", at->fold_const) : "1.f");
     fg_def_code(defs, "cuda_score_inner", at->fold ? cu_text(c, at->fold_inner, false) : "qk");
     /* Several chains: each pass adds its term c * O_sum / L, the same for
-     * any offset of its max; a value per row would be each pass's own (the
-     * CUDA backend refuses them with several chains), so only a plan
+     * any offset of its max; a value per row would be each pass's own
+     * (kernel_chains.c refuses them with several chains), so only a plan
      * without them qualifies. */
     const bool max_free = (at->nchains == 1 || at->nrows == 0) && rows_shift_free(c);
     fg_def_bool(defs, "cuda_max_free", max_free);
