@@ -653,9 +653,10 @@ static void run_gpu(gc_case *c)
     }
     if (forced && st == FG_OK) {
         /* "fg_PLAN: NAME, tuned ($FUSEGEN_CONFIG:0)" where it took NAME */
+        static const char mark[] = ", tuned ($FUSEGEN_CONFIG:";
         const char *cfg = fg_last_config(), *at = strstr(cfg, ": ");
         size_t n = strlen(forced);
-        if (at && !strncmp(at + 2, forced, n) && !strncmp(at + 2 + n, ", tuned ($FUSEGEN_CONFIG", 24))
+        if (at && !strncmp(at + 2, forced, n) && !strncmp(at + 2 + n, mark, sizeof mark - 1))
             nforced++;
     }
     if (st == FG_ERR_UNSUPPORTED && !must_run(c)) {
