@@ -894,9 +894,14 @@ typedef struct fg_kattn {
      * Over a tile, a thread's keys then take fmaf(slope, step k, base) from
      * one base per tile, the same values for all of its rows (each row's own
      * offset is constant along the row, and the softmax does not see it:
-     * the sm_90a kernel adds it to the row's max once, at the end). */
+     * the sm_90a kernel adds it to the row's max once, at the end).
+     * keylin_qk_expr: the plan expression of qk's factor, without log2(e)
+     * (NULL for qk alone); the kernels take the row max before multiplying
+     * by it, so the host checks that it is > 0. */
     bool keylin;
     fg_expr *keylin_qk;
+    const fg_expr *keylin_qk_expr;
+    bool keylin_qk_div; /* qk / keylin_qk_expr */
     fg_expr *keylin_slope;
     const fg_expr *keylin_int;
     int keylin_step;

@@ -598,6 +598,10 @@ static void alibi_slope_becomes_a_head_constant(void **state)
     /* the default 2^(-8 (h+1) / H) on the device when the caller gives none */
     assert_has(d, "return p.slope ? p.slope@{h@} : (float)(exp2f(-8.0f * (h + 1) / p.Hq));");
     assert_has(d, "{ args->slope, &p.slope, \"slope\" },");
+    /* the sm_90a kernel takes the row max on qk plus the term over the
+     * factor of qk (LINA): the host refuses a factor that is not > 0 */
+    assert_has(d, "if (!(p.c0_ > 0.0f) || isinf(p.c0_))");
+    assert_has(d, "the score's factor of qk, scale = %g");
 }
 
 static void softcap_constants_fold_on_the_host(void **state)

@@ -164,6 +164,19 @@ static void params_out_of_range_are_refused(void **state)
     sc.cap = -50.0f;
     sc.has_cap = 1;
     expect(fg_softcap(&sc, NULL), FG_ERR_PARAM, "fg_softcap: the score's constant factor cap = -50:");
+    /* qk * scale + slope * (n - m): the sm_90a kernel starts S at the
+     * term over the factor of qk and takes the row max before it applies
+     * the factor (LINA), so scale must be > 0 */
+    fg_alibi_args al;
+    memset(&al, 0, sizeof al);
+    al.Q = dense4(1, FG_BF16, 1, 4, 33, 128);
+    al.K = dense4(2, FG_BF16, 1, 4, 70, 128);
+    al.V = dense4(3, FG_BF16, 1, 4, 70, 128);
+    al.O = dense4(4, FG_BF16, 1, 4, 33, 128);
+    al.LSE = dense3(5, FG_F32, 1, 4, 33);
+    al.scale = -0.25f;
+    al.has_scale = 1;
+    expect(fg_alibi(&al, NULL), FG_ERR_PARAM, "fg_alibi: the score's factor of qk, scale = -0.25:");
     a = causal_args(128);
     a.splits = -1;
     expect(fg_causal(&a, NULL), FG_ERR_PARAM, "fg_causal: splits is -1");

@@ -460,6 +460,8 @@ static bool bind_keylin(kb *c, fg_kattn *at)
         }
         at->keylin = true;
         at->keylin_qk = kq;
+        at->keylin_qk_expr = qc != e->args[side] ? qc : NULL;
+        at->keylin_qk_div = is_div;
         at->keylin_slope = ks;
         at->keylin_int = term;
         at->keylin_step = (int)step;

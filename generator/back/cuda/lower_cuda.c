@@ -943,6 +943,18 @@ static void host_checks(cu *c, cb *b, const char *entry)
                   "finite and > 0\", (double)(%s));\n",
                   at->fold_const, at->fold_const, entry, plan_expr(c, at->fold_expr),
                   cu_text(c, at->fold_expr, true));
+    /* keylin: the sm_90a kernels take the row max on qk plus the term over
+     * the qk factor (rolling.cuh's LINA), then multiply by the factor */
+    if (at->keylin && at->keylin_qk_expr && at->softmax && !at->fold && !at->tile_fold) {
+        const char *k = cu_text(c, at->keylin_qk, true);
+        const fg_expr *f = at->keylin_qk_expr;
+        cb_printf(b,
+                  "  if (!(%s > 0.0f) || isinf(%s))\n"
+                  "    return fg_set_error(FG_ERR_PARAM, \"%s: the score's %s of qk, %s = %%g: the "
+                  "kernel takes the row max before it applies the factor, so that must be "
+                  "finite and > 0\", (double)(%s));\n",
+                  k, k, entry, at->keylin_qk_div ? "divisor" : "factor", plan_expr(c, f), cu_text(c, f, true));
+    }
 }
 
 /* Independent chains (kernel_chains.c): each chain's coefficient, its

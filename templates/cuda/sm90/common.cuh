@@ -24,6 +24,14 @@
 #define FH_Q_REGS 1
 #endif
 
+// Whether a score linear in the key (plan_score_keylin: ALiBi) takes its
+// term from the tensor cores: S's accumulators start at the term over the
+// qk factor (LINA in rolling.cuh); a build may set it to 0 with
+// -DFH_LIN_ACC=0 (the term added to each element in the softmax).
+#ifndef FH_LIN_ACC
+#define FH_LIN_ACC 1
+#endif
+
 // 1 in the sm_90a image of this source, 0 in every other: the runtime reads
 // it from the image it loads for a device (fg_cuda_sm90a) before it launches
 // this family there, so a build for 90 without 90a never runs its empty

@@ -402,6 +402,33 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
                           !(FOLD && plan_score_bound > 0.f) && !plan_score_tile_affine;
     constexpr bool TRUEM = LAZY && !plan_max_free;
     float mtrue[2] = {-INFINITY, -INFINITY};  // TRUEM only
+    // LINA: a score linear in the key (plan_score_keylin, ALiBi: qk times a
+    // factor plus a slope times a term linear in the key) takes its term
+    // from the tensor cores.  Before each S = Q K^T, lin_init sets the
+    // thread's accumulators to the term of its first row at its keys over
+    // the qk factor (the same for its other row, whose own offset, constant
+    // along the row, is added to its max in the epilogue), and the product
+    // adds qk to them: the softmax then takes the row max on the sum and
+    // folds the factor into the exp2 argument's FFMA, as FOLD does (the
+    // host refuses a factor that is not > 0).  Half of the term's
+    // arithmetic an element: the thread's two rows share the values.
+    constexpr bool LINA = FH_LIN_ACC && plan_score_keylin && !FOLD && !plan_score_tile_affine && plan_softmax;
+    const float lq = LINA ? plan_keylin_slope(p) / plan_keylin_qk(p) : 0.f;
+    auto lin_init = [&](int t) {
+      if constexpr (LINA) {
+        const float l0 = lq * (float)plan_keylin_int(r0 + wq * 16 + g, t * BN + 2 * tq, p);
+#pragma unroll
+        for (int nb = 0; nb < NS / 4; ++nb)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const float v = fmaf(lq, (float)(plan_keylin_step * (nb * 8 + c)), l0);
+            sacc[nb * 4 + c] = v;
+            sacc[nb * 4 + 2 + c] = v;
+          }
+      } else {
+        (void)t;
+      }
+    };
     const float fixc = fmaxf(bsc - 40.f, 0.f);
     if (fixm) mrow[0] = mrow[1] = fixc;
 
@@ -496,7 +523,12 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         static_assert(!(plan_score_keylin && (plan_score_folds || plan_score_tile_affine)) &&
                           !(plan_score_diag && (plan_score_folds || plan_score_keylin)),
                       "the kernel model binds one form of the score");
-        constexpr bool LIN = plan_score_keylin && !FOLD && !AFF;
+        // LINA: the term is in sacc already (lin_init before the product),
+        // so the element is qk + term / qk factor: the row max on it, the
+        // factor into the exp2 argument's FFMA, as FOLD
+        constexpr bool LIN = plan_score_keylin && !FOLD && !AFF && !LINA;
+        constexpr bool RAW = FOLD || LINA;  // the max on raw values, times rsc
+        const float rsc = FOLD ? sc : LINA ? plan_keylin_qk(p) : 1.f;
         const float lsl = LIN ? plan_keylin_slope(p) : 0.f;
         const float lin0 = LIN ? lsl * (float)plan_keylin_int(ibase, jbase, p) : 0.f;
         // DIAG: the term of the score past qk reads the row and the key only
@@ -561,7 +593,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           for (int e = 0; e < 4; ++e) {
             const int i = ibase + (e >> 1) * 8;
             const int j = jbase + nb * 8 + (e & 1);
-            float x = AFF    ? sacc[nb * 4 + e]
+            float x = AFF || LINA ? sacc[nb * 4 + e]
                       : DIAG ? fmaf(sacc[nb * 4 + e], dqk, dg[nb - (e >> 1) + 1][e & 1])
                       : FOLD ? plan_score_inner(sacc[nb * 4 + e], i, j, h, p)
                       : LIN  ? fmaf(sacc[nb * 4 + e], plan_keylin_qk(p),
@@ -597,7 +629,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             for (int nb = 1; nb < NB; ++nb) tm = fmaxf(tm, fmaxf(sacc[nb * 4 + 2 * hr], sacc[nb * 4 + 2 * hr + 1]));
             tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 1));
             tm = fmaxf(tm, __shfl_xor_sync(0xffffffffu, tm, 2));
-            float mx = fmaxf(mrow[hr], FOLD ? tm * sc : AFF ? fmaf(tm, asc, aoff) : tm);
+            float mx = fmaxf(mrow[hr], RAW ? tm * rsc : AFF ? fmaf(tm, asc, aoff) : tm);
             if constexpr (TRUEM) mtrue[hr] = fmaxf(mtrue[hr], mx);
             // LAZY (plan_max_free, or TRUEM): the max held lags the row's while it is
             // within 8 of it (weights below 2^8), so that most tiles take
@@ -611,8 +643,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
 #pragma unroll
           for (int nb = 0; nb < NB; ++nb) {
             float* x = &sacc[nb * 4 + 2 * hr];
-            const float p0 = fa_ex2(FOLD ? fmaf(x[0], sc, -msafe) : AFF ? fmaf(x[0], asc, aoff - msafe) : x[0] - msafe);
-            const float p1 = fa_ex2(FOLD ? fmaf(x[1], sc, -msafe) : AFF ? fmaf(x[1], asc, aoff - msafe) : x[1] - msafe);
+            const float p0 = fa_ex2(RAW ? fmaf(x[0], rsc, -msafe) : AFF ? fmaf(x[0], asc, aoff - msafe) : x[0] - msafe);
+            const float p1 = fa_ex2(RAW ? fmaf(x[1], rsc, -msafe) : AFF ? fmaf(x[1], asc, aoff - msafe) : x[1] - msafe);
             x[0] = p0;
             x[1] = p1;
             sum += p0 + p1;
@@ -666,12 +698,18 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       auto issue_s = [&](int s) {  // S = Q K^T of the K tile in slot s
         const uint64_t dk = fh_desc(sK + s * C::KV_BYTES, 16, 1024);
         if constexpr (QR) {
-          MS::rsk0(sacc, qa[0], dk);
+          if constexpr (LINA)  // the accumulators hold the term (lin_init)
+            MS::rsk(sacc, qa[0], dk, 1);
+          else
+            MS::rsk0(sacc, qa[0], dk);
 #pragma unroll
           for (int kk = 1; kk < D / 16; ++kk)
             MS::rsk(sacc, qa[kk], fh_desc_add(dk, (kk >> 2) * (BN * 128) + (kk & 3) * 32), 1);
         } else {
-          MS::ss0(sacc, dq, dk);
+          if constexpr (LINA)
+            MS::ss(sacc, dq, dk, 1);
+          else
+            MS::ss0(sacc, dq, dk);
 #pragma unroll
           for (int kk = 1; kk < D / 16; ++kk)
             MS::ss(sacc, fh_desc_add(dq, (kk >> 2) * (BM * 128) + (kk & 3) * 32),
@@ -868,6 +906,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           cls0 = tile_class(t_lo);
           span_load(t_lo + 1);
         }
+        lin_init(t_lo);
         fh_bar_wait(k_full(0), 0);
         take_turn();
         fh_wg_fence();
@@ -895,6 +934,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           }
           const tile_aff aff_t = aff_next;
           if constexpr (plan_score_tile_affine) aff_next = affine_of(t + 1);
+          lin_init(t);
           fh_bar_wait(k_full(s), ph);
           fh_bar_wait(v_full(s_prev), ph_prev);
           fh_pin<NO>(o);
