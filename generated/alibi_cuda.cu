@@ -5178,72 +5178,76 @@ static const fg_tune_row plan_wisdom_1[] = {
   {1, 128, 14, 18, -1, 195},
   // line 196: bf16 D 128, 2^15 keys, 2^19 rows of work: default 6.648 ms; runner-up T128_176_2P 7.331 ms; spread 8.2 %
   {1, 128, 15, 19, -1, 196},
-  // line 197: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.9468 ms; runner-up T128_128_2 0.9462 ms; spread 1.1 %
-  {1, 128, 13, 18, -1, 197},
-  // line 198: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.841 ms; runner-up T128_128_2 1.935 ms; spread 0.7 %
-  {1, 128, 13, 19, -1, 198},
-  // line 199: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_128_2 3.949 ms; spread 0.5 %
-  {1, 128, 13, 20, -1, 199},
-  // line 200: bf16 D 128, 2^13 keys, 2^21 rows of work: default 7.668 ms; runner-up T128_128_3P 8.036 ms; spread 8.3 %
-  {1, 128, 13, 21, -1, 200},
-  // line 201: bf16 D 128, 2^13 keys, 2^22 rows of work: default 15.51 ms; runner-up T128_176_2P 16.16 ms; spread 7.0 %
-  {1, 128, 13, 22, -1, 201},
-  // line 202: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0137 ms; runner-up T64_128_3P 0.0137 ms; spread 14.0 %
-  {2, 64, 8, 12, 11, 202},
-  // line 203: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_3 0.0165 ms; spread 14.7 %
-  {2, 64, 9, 13, 0, 203},
-  // line 204: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0224 ms; runner-up T64_176_3P 0.0231 ms; spread 5.3 %
-  {2, 64, 10, 14, 2, 204},
-  // line 205: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0385 ms; runner-up T64_128_2 0.0386 ms; spread 5.8 %
-  {2, 64, 11, 15, -1, 205},
-  // line 206: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1088 ms; runner-up T64_128_3P 0.1093 ms; spread 2.1 %
-  {2, 64, 12, 16, -1, 206},
-  // line 207: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3616 ms; runner-up T64_176_3P 0.3644 ms; spread 1.1 %
-  {2, 64, 13, 17, 1, 207},
-  // line 208: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.336 ms; runner-up T64_176_2 1.342 ms; spread 0.7 %
-  {2, 64, 14, 18, 1, 208},
-  // line 209: fp16 D 64, 2^15 keys, 2^19 rows of work: default 5.269 ms; runner-up T64_176_3 5.36 ms; spread 2.3 %
-  {2, 64, 15, 19, -1, 209},
-  // line 210: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.7188 ms; runner-up T64_176_3P 0.7241 ms; spread 0.4 %
-  {2, 64, 13, 18, 1, 210},
-  // line 211: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.451 ms; runner-up T64_176_3 1.48 ms; spread 0.6 %
-  {2, 64, 13, 19, -1, 211},
-  // line 212: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.937 ms; runner-up T64_128_2 3.26 ms; spread 0.2 %
-  {2, 64, 13, 20, -1, 212},
-  // line 213: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.864 ms; runner-up T64_176_3 6.528 ms; spread 0.4 %
-  {2, 64, 13, 21, -1, 213},
-  // line 214: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.51 ms; runner-up T64_176_3 13.55 ms; spread 0.9 %
-  {2, 64, 13, 22, 12, 214},
-  // line 215: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0136 ms; runner-up T128_128_3 0.0142 ms; spread 6.8 %
-  {2, 128, 8, 12, 4, 215},
-  // line 216: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0175 ms; runner-up T128_128_2P 0.0176 ms; spread 16.7 %
-  {2, 128, 9, 13, 5, 216},
-  // line 217: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0246 ms; runner-up T128_128_2 0.0253 ms; spread 6.4 %
-  {2, 128, 10, 14, 5, 217},
-  // line 218: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0458 ms; runner-up T128_128_2 0.046 ms; spread 5.0 %
-  {2, 128, 11, 15, 4, 218},
-  // line 219: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1352 ms; runner-up T128_128_3P 0.1359 ms; spread 2.3 %
-  {2, 128, 12, 16, 4, 219},
-  // line 220: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4694 ms; runner-up T128_128_3 0.4698 ms; spread 1.1 %
-  {2, 128, 13, 17, 4, 220},
-  // line 221: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.781 ms; runner-up T128_128_2P 1.921 ms; spread 0.2 %
-  {2, 128, 14, 18, -1, 221},
-  // line 222: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.083 ms; runner-up T128_176_2P 7.987 ms; spread 15.4 %
-  {2, 128, 15, 19, -1, 222},
-  // line 223: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.044 ms; runner-up T128_128_2 1.064 ms; spread 2.4 %
-  {2, 128, 13, 18, 4, 223},
-  // line 224: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.05 ms; runner-up T128_128_2 2.209 ms; spread 0.4 %
-  {2, 128, 13, 19, -1, 224},
-  // line 225: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.475 ms; runner-up T128_128_2 4.886 ms; spread 4.7 %
-  {2, 128, 13, 20, -1, 225},
-  // line 226: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.04 ms; runner-up T128_128_2P 10.03 ms; spread 15.1 %
-  {2, 128, 13, 21, -1, 226},
-  // line 227: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.31 ms; runner-up default 20.55 ms; spread 0.6 %
-  {2, 128, 13, 22, 13, 227},
-  // line 594: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7908 ms; runner-up T128_128_2P 0.793 ms; spread 1.4 %
-  {1, 128, 10, 20, 5, 594},
-  // line 595: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.194 ms; runner-up T128_128_2 1.202 ms; spread 1.9 %
-  {1, 128, 11, 20, 4, 595},
+  // line 198: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.8824 ms; runner-up T128_128_2 0.8819 ms; spread 3.6 %
+  {1, 128, 13, 18, -1, 198},
+  // line 199: bf16 D 128, 2^13 keys, 2^19 rows of work: default 1.841 ms; runner-up T128_128_2 1.935 ms; spread 0.7 %
+  {1, 128, 13, 19, -1, 199},
+  // line 200: bf16 D 128, 2^13 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_128_2 3.949 ms; spread 0.5 %
+  {1, 128, 13, 20, -1, 200},
+  // line 201: bf16 D 128, 2^13 keys, 2^21 rows of work: default 7.668 ms; runner-up T128_128_3P 8.036 ms; spread 8.3 %
+  {1, 128, 13, 21, -1, 201},
+  // line 202: bf16 D 128, 2^13 keys, 2^22 rows of work: default 15.51 ms; runner-up T128_176_2P 16.16 ms; spread 7.0 %
+  {1, 128, 13, 22, -1, 202},
+  // line 203: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_64_3 0.0137 ms; runner-up T64_128_3P 0.0137 ms; spread 14.0 %
+  {2, 64, 8, 12, 11, 203},
+  // line 204: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0165 ms; runner-up T64_128_3 0.0165 ms; spread 14.7 %
+  {2, 64, 9, 13, 0, 204},
+  // line 205: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.0224 ms; runner-up T64_176_3P 0.0231 ms; spread 5.3 %
+  {2, 64, 10, 14, 2, 205},
+  // line 206: fp16 D 64, 2^11 keys, 2^15 rows of work: default 0.0385 ms; runner-up T64_128_2 0.0386 ms; spread 5.8 %
+  {2, 64, 11, 15, -1, 206},
+  // line 207: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.1088 ms; runner-up T64_128_3P 0.1093 ms; spread 2.1 %
+  {2, 64, 12, 16, -1, 207},
+  // line 208: fp16 D 64, 2^13 keys, 2^17 rows of work: T64_176_3 0.3616 ms; runner-up T64_176_3P 0.3644 ms; spread 1.1 %
+  {2, 64, 13, 17, 1, 208},
+  // line 209: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_3 1.336 ms; runner-up T64_176_2 1.342 ms; spread 0.7 %
+  {2, 64, 14, 18, 1, 209},
+  // line 210: fp16 D 64, 2^15 keys, 2^19 rows of work: default 5.269 ms; runner-up T64_176_3 5.36 ms; spread 2.3 %
+  {2, 64, 15, 19, -1, 210},
+  // line 211: fp16 D 64, 2^13 keys, 2^18 rows of work: T64_176_3 0.7188 ms; runner-up T64_176_3P 0.7241 ms; spread 0.4 %
+  {2, 64, 13, 18, 1, 211},
+  // line 212: fp16 D 64, 2^13 keys, 2^19 rows of work: default 1.451 ms; runner-up T64_176_3 1.48 ms; spread 0.6 %
+  {2, 64, 13, 19, -1, 212},
+  // line 213: fp16 D 64, 2^13 keys, 2^20 rows of work: default 2.937 ms; runner-up T64_128_2 3.26 ms; spread 0.2 %
+  {2, 64, 13, 20, -1, 213},
+  // line 214: fp16 D 64, 2^13 keys, 2^21 rows of work: default 5.864 ms; runner-up T64_176_3 6.528 ms; spread 0.4 %
+  {2, 64, 13, 21, -1, 214},
+  // line 215: fp16 D 64, 2^13 keys, 2^22 rows of work: T64_176_3P 13.51 ms; runner-up T64_176_3 13.55 ms; spread 0.9 %
+  {2, 64, 13, 22, 12, 215},
+  // line 216: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0136 ms; runner-up T128_128_3 0.0142 ms; spread 6.8 %
+  {2, 128, 8, 12, 4, 216},
+  // line 217: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_3P 0.0175 ms; runner-up T128_128_2P 0.0176 ms; spread 16.7 %
+  {2, 128, 9, 13, 5, 217},
+  // line 218: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.0246 ms; runner-up T128_128_2 0.0253 ms; spread 6.4 %
+  {2, 128, 10, 14, 5, 218},
+  // line 219: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.0458 ms; runner-up T128_128_2 0.046 ms; spread 5.0 %
+  {2, 128, 11, 15, 4, 219},
+  // line 220: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.1352 ms; runner-up T128_128_3P 0.1359 ms; spread 2.3 %
+  {2, 128, 12, 16, 4, 220},
+  // line 221: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 0.4694 ms; runner-up T128_128_3 0.4698 ms; spread 1.1 %
+  {2, 128, 13, 17, 4, 221},
+  // line 222: fp16 D 128, 2^14 keys, 2^18 rows of work: default 1.781 ms; runner-up T128_128_2P 1.921 ms; spread 0.2 %
+  {2, 128, 14, 18, -1, 222},
+  // line 223: fp16 D 128, 2^15 keys, 2^19 rows of work: default 7.083 ms; runner-up T128_176_2P 7.987 ms; spread 15.4 %
+  {2, 128, 15, 19, -1, 223},
+  // line 224: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 1.044 ms; runner-up T128_128_2 1.064 ms; spread 2.4 %
+  {2, 128, 13, 18, 4, 224},
+  // line 225: fp16 D 128, 2^13 keys, 2^19 rows of work: default 2.05 ms; runner-up T128_128_2 2.209 ms; spread 0.4 %
+  {2, 128, 13, 19, -1, 225},
+  // line 226: fp16 D 128, 2^13 keys, 2^20 rows of work: default 4.475 ms; runner-up T128_128_2 4.886 ms; spread 4.7 %
+  {2, 128, 13, 20, -1, 226},
+  // line 227: fp16 D 128, 2^13 keys, 2^21 rows of work: default 10.04 ms; runner-up T128_128_2P 10.03 ms; spread 15.1 %
+  {2, 128, 13, 21, -1, 227},
+  // line 228: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3 20.31 ms; runner-up default 20.55 ms; spread 0.6 %
+  {2, 128, 13, 22, 13, 228},
+  // line 595: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7908 ms; runner-up T128_128_2P 0.793 ms; spread 1.4 %
+  {1, 128, 10, 20, 5, 595},
+  // line 596: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.194 ms; runner-up T128_128_2 1.202 ms; spread 1.9 %
+  {1, 128, 11, 20, 4, 596},
+  // line 608: bf16 D 128, 2^11 keys, 2^16 rows of work: T128_128_2P 0.0839 ms; runner-up T128_128_2 0.0846 ms; spread 5.0 %
+  {1, 128, 11, 16, 4, 608},
+  // line 609: bf16 D 128, 2^15 keys, 2^20 rows of work: default 14.06 ms; runner-up T128_176_2 14.21 ms; spread 11.1 %
+  {1, 128, 15, 20, -1, 609},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).
@@ -5266,7 +5270,7 @@ static const struct { const char* name; int d; } plan_variants[] = {
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},
-  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 54},
+  {"NVIDIA H200", 132, "wisdom/nvidia-h200.wisdom", plan_wisdom_1, 56},
 };
 // The tuned variant of a launch, or -1 (the default rules); *file and
 // *line: the wisdom row it came from.

@@ -1815,110 +1815,110 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 439: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0117 ms; runner-up default 0.0119 ms; spread 13.6 %
-  {1, 64, 8, 4, 1, 439},
-  // line 440: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up splits=8 0.0154 ms; spread 20.7 %
-  {1, 64, 9, 4, 1, 440},
-  // line 441: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up default 0.0173 ms; spread 15.6 %
-  {1, 64, 10, 4, 8, 441},
-  // line 442: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0179 ms; runner-up splits=16 0.0185 ms; spread 10.8 %
-  {1, 64, 11, 4, 8, 442},
-  // line 443: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0207 ms; runner-up splits=8 0.0209 ms; spread 8.8 %
-  {1, 64, 12, 4, 16, 443},
-  // line 444: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0249 ms; runner-up splits=16 0.026 ms; spread 10.9 %
-  {1, 64, 13, 4, 8, 444},
-  // line 445: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0332 ms; runner-up splits=16 0.0337 ms; spread 5.1 %
-  {1, 64, 14, 4, 8, 445},
-  // line 446: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.05 ms; runner-up splits=16 0.05 ms; spread 10.2 %
-  {1, 64, 15, 4, 8, 446},
-  // line 447: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0328 ms; runner-up splits=4 0.033 ms; spread 4.0 %
-  {1, 64, 13, 5, -1, 447},
-  // line 448: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0492 ms; runner-up default 0.0508 ms; spread 7.6 %
-  {1, 64, 13, 6, 4, 448},
-  // line 449: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0791 ms; runner-up splits=2 0.0818 ms; spread 3.0 %
-  {1, 64, 13, 7, 1, 449},
-  // line 450: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1421 ms; runner-up splits=1 0.1413 ms; spread 2.4 %
-  {1, 64, 13, 8, -1, 450},
-  // line 451: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=4 0.2751 ms; runner-up splits=8 0.2761 ms; spread 1.8 %
-  {1, 64, 13, 9, 4, 451},
-  // line 452: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0132 ms; runner-up splits=1 0.0143 ms; spread 24.1 %
-  {1, 128, 8, 4, -1, 452},
-  // line 453: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0167 ms; runner-up splits=4 0.0174 ms; spread 10.7 %
-  {1, 128, 9, 4, 1, 453},
-  // line 454: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0189 ms; runner-up splits=4 0.0188 ms; spread 15.7 %
-  {1, 128, 10, 4, -1, 454},
-  // line 455: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0208 ms; runner-up splits=8 0.0206 ms; spread 18.3 %
-  {1, 128, 11, 4, -1, 455},
-  // line 456: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0236 ms; runner-up default 0.024 ms; spread 14.1 %
-  {1, 128, 12, 4, 8, 456},
-  // line 457: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0332 ms; runner-up splits=8 0.0331 ms; spread 5.7 %
-  {1, 128, 13, 4, -1, 457},
-  // line 458: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0486 ms; runner-up splits=8 0.0492 ms; spread 8.4 %
-  {1, 128, 14, 4, -1, 458},
-  // line 459: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0815 ms; runner-up splits=8 0.0808 ms; spread 16.4 %
-  {1, 128, 15, 4, -1, 459},
-  // line 460: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0477 ms; runner-up splits=4 0.0476 ms; spread 7.6 %
-  {1, 128, 13, 5, -1, 460},
-  // line 461: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0797 ms; runner-up splits=2 0.0798 ms; spread 9.4 %
-  {1, 128, 13, 6, -1, 461},
-  // line 462: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1372 ms; runner-up splits=1 0.1366 ms; spread 2.9 %
-  {1, 128, 13, 7, -1, 462},
-  // line 463: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2666 ms; runner-up splits=1 0.2678 ms; spread 2.0 %
-  {1, 128, 13, 8, -1, 463},
-  // line 464: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5128 ms; runner-up splits=1 0.5129 ms; spread 1.0 %
-  {1, 128, 13, 9, -1, 464},
-  // line 465: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0123 ms; runner-up splits=1 0.0125 ms; spread 23.9 %
-  {2, 64, 8, 4, -1, 465},
-  // line 466: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0126 ms; runner-up splits=8 0.0149 ms; spread 13.2 %
-  {2, 64, 9, 4, 1, 466},
-  // line 467: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0146 ms; runner-up splits=16 0.0148 ms; spread 18.2 %
-  {2, 64, 10, 4, 8, 467},
-  // line 468: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0161 ms; runner-up splits=16 0.0163 ms; spread 84.7 %
-  {2, 64, 11, 4, 8, 468},
-  // line 469: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0182 ms; runner-up splits=16 0.0185 ms; spread 14.2 %
-  {2, 64, 12, 4, 8, 469},
-  // line 470: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0234 ms; runner-up splits=16 0.0245 ms; spread 14.1 %
-  {2, 64, 13, 4, 8, 470},
-  // line 471: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0306 ms; runner-up splits=16 0.0314 ms; spread 17.2 %
-  {2, 64, 14, 4, 8, 471},
-  // line 472: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=16 0.0472 ms; runner-up splits=8 0.0488 ms; spread 7.5 %
-  {2, 64, 15, 4, 16, 472},
-  // line 473: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0313 ms; runner-up splits=8 0.0311 ms; spread 8.8 %
-  {2, 64, 13, 5, -1, 473},
-  // line 474: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.0486 ms; runner-up splits=4 0.0487 ms; spread 5.9 %
-  {2, 64, 13, 6, -1, 474},
-  // line 475: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0778 ms; runner-up splits=2 0.0806 ms; spread 2.3 %
-  {2, 64, 13, 7, 1, 475},
-  // line 476: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1399 ms; runner-up splits=1 0.1399 ms; spread 3.7 %
-  {2, 64, 13, 8, -1, 476},
-  // line 477: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2763 ms; runner-up splits=4 0.2803 ms; spread 4.1 %
-  {2, 64, 13, 9, 8, 477},
-  // line 478: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0137 ms; runner-up default 0.014 ms; spread 23.1 %
-  {2, 128, 8, 4, 1, 478},
-  // line 479: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0153 ms; runner-up splits=1 0.0157 ms; spread 11.7 %
-  {2, 128, 9, 4, 4, 479},
-  // line 480: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.018 ms; runner-up splits=4 0.0185 ms; spread 14.8 %
-  {2, 128, 10, 4, 8, 480},
-  // line 481: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0188 ms; runner-up splits=8 0.0202 ms; spread 12.6 %
-  {2, 128, 11, 4, -1, 481},
-  // line 482: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0245 ms; runner-up splits=16 0.0256 ms; spread 11.6 %
-  {2, 128, 12, 4, 8, 482},
-  // line 483: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.03 ms; runner-up splits=16 0.0318 ms; spread 10.2 %
-  {2, 128, 13, 4, 8, 483},
-  // line 484: fp16 D 128, 2^14 keys, 2^4 rows of work: default 0.0478 ms; runner-up splits=16 0.0487 ms; spread 8.0 %
-  {2, 128, 14, 4, -1, 484},
-  // line 485: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=16 0.0793 ms; runner-up default 0.0804 ms; spread 6.5 %
-  {2, 128, 15, 4, 16, 485},
-  // line 486: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=8 0.0469 ms; runner-up splits=4 0.047 ms; spread 25.9 %
-  {2, 128, 13, 5, 8, 486},
-  // line 487: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=4 0.0793 ms; runner-up default 0.0805 ms; spread 7.9 %
-  {2, 128, 13, 6, 4, 487},
-  // line 488: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1401 ms; runner-up default 0.1463 ms; spread 3.0 %
-  {2, 128, 13, 7, 1, 488},
-  // line 489: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2698 ms; runner-up splits=1 0.2696 ms; spread 1.9 %
-  {2, 128, 13, 8, -1, 489},
-  // line 490: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.523 ms; runner-up splits=1 0.5229 ms; spread 1.4 %
-  {2, 128, 13, 9, -1, 490},
+  // line 440: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0117 ms; runner-up default 0.0119 ms; spread 13.6 %
+  {1, 64, 8, 4, 1, 440},
+  // line 441: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up splits=8 0.0154 ms; spread 20.7 %
+  {1, 64, 9, 4, 1, 441},
+  // line 442: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0164 ms; runner-up default 0.0173 ms; spread 15.6 %
+  {1, 64, 10, 4, 8, 442},
+  // line 443: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0179 ms; runner-up splits=16 0.0185 ms; spread 10.8 %
+  {1, 64, 11, 4, 8, 443},
+  // line 444: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0207 ms; runner-up splits=8 0.0209 ms; spread 8.8 %
+  {1, 64, 12, 4, 16, 444},
+  // line 445: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0249 ms; runner-up splits=16 0.026 ms; spread 10.9 %
+  {1, 64, 13, 4, 8, 445},
+  // line 446: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0332 ms; runner-up splits=16 0.0337 ms; spread 5.1 %
+  {1, 64, 14, 4, 8, 446},
+  // line 447: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.05 ms; runner-up splits=16 0.05 ms; spread 10.2 %
+  {1, 64, 15, 4, 8, 447},
+  // line 448: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.0328 ms; runner-up splits=4 0.033 ms; spread 4.0 %
+  {1, 64, 13, 5, -1, 448},
+  // line 449: bf16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0492 ms; runner-up default 0.0508 ms; spread 7.6 %
+  {1, 64, 13, 6, 4, 449},
+  // line 450: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0791 ms; runner-up splits=2 0.0818 ms; spread 3.0 %
+  {1, 64, 13, 7, 1, 450},
+  // line 451: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1421 ms; runner-up splits=1 0.1413 ms; spread 2.4 %
+  {1, 64, 13, 8, -1, 451},
+  // line 452: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=4 0.2751 ms; runner-up splits=8 0.2761 ms; spread 1.8 %
+  {1, 64, 13, 9, 4, 452},
+  // line 453: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0132 ms; runner-up splits=1 0.0143 ms; spread 24.1 %
+  {1, 128, 8, 4, -1, 453},
+  // line 454: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0167 ms; runner-up splits=4 0.0174 ms; spread 10.7 %
+  {1, 128, 9, 4, 1, 454},
+  // line 455: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0189 ms; runner-up splits=4 0.0188 ms; spread 15.7 %
+  {1, 128, 10, 4, -1, 455},
+  // line 456: bf16 D 128, 2^11 keys, 2^4 rows of work: default 0.0208 ms; runner-up splits=8 0.0206 ms; spread 18.3 %
+  {1, 128, 11, 4, -1, 456},
+  // line 457: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0236 ms; runner-up default 0.024 ms; spread 14.1 %
+  {1, 128, 12, 4, 8, 457},
+  // line 458: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0332 ms; runner-up splits=8 0.0331 ms; spread 5.7 %
+  {1, 128, 13, 4, -1, 458},
+  // line 459: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0486 ms; runner-up splits=8 0.0492 ms; spread 8.4 %
+  {1, 128, 14, 4, -1, 459},
+  // line 460: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0815 ms; runner-up splits=8 0.0808 ms; spread 16.4 %
+  {1, 128, 15, 4, -1, 460},
+  // line 461: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0477 ms; runner-up splits=4 0.0476 ms; spread 7.6 %
+  {1, 128, 13, 5, -1, 461},
+  // line 462: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.0797 ms; runner-up splits=2 0.0798 ms; spread 9.4 %
+  {1, 128, 13, 6, -1, 462},
+  // line 463: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1372 ms; runner-up splits=1 0.1366 ms; spread 2.9 %
+  {1, 128, 13, 7, -1, 463},
+  // line 464: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2666 ms; runner-up splits=1 0.2678 ms; spread 2.0 %
+  {1, 128, 13, 8, -1, 464},
+  // line 465: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5128 ms; runner-up splits=1 0.5129 ms; spread 1.0 %
+  {1, 128, 13, 9, -1, 465},
+  // line 466: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0123 ms; runner-up splits=1 0.0125 ms; spread 23.9 %
+  {2, 64, 8, 4, -1, 466},
+  // line 467: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0126 ms; runner-up splits=8 0.0149 ms; spread 13.2 %
+  {2, 64, 9, 4, 1, 467},
+  // line 468: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0146 ms; runner-up splits=16 0.0148 ms; spread 18.2 %
+  {2, 64, 10, 4, 8, 468},
+  // line 469: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0161 ms; runner-up splits=16 0.0163 ms; spread 84.7 %
+  {2, 64, 11, 4, 8, 469},
+  // line 470: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0182 ms; runner-up splits=16 0.0185 ms; spread 14.2 %
+  {2, 64, 12, 4, 8, 470},
+  // line 471: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0234 ms; runner-up splits=16 0.0245 ms; spread 14.1 %
+  {2, 64, 13, 4, 8, 471},
+  // line 472: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0306 ms; runner-up splits=16 0.0314 ms; spread 17.2 %
+  {2, 64, 14, 4, 8, 472},
+  // line 473: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=16 0.0472 ms; runner-up splits=8 0.0488 ms; spread 7.5 %
+  {2, 64, 15, 4, 16, 473},
+  // line 474: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0313 ms; runner-up splits=8 0.0311 ms; spread 8.8 %
+  {2, 64, 13, 5, -1, 474},
+  // line 475: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.0486 ms; runner-up splits=4 0.0487 ms; spread 5.9 %
+  {2, 64, 13, 6, -1, 475},
+  // line 476: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0778 ms; runner-up splits=2 0.0806 ms; spread 2.3 %
+  {2, 64, 13, 7, 1, 476},
+  // line 477: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.1399 ms; runner-up splits=1 0.1399 ms; spread 3.7 %
+  {2, 64, 13, 8, -1, 477},
+  // line 478: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2763 ms; runner-up splits=4 0.2803 ms; spread 4.1 %
+  {2, 64, 13, 9, 8, 478},
+  // line 479: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0137 ms; runner-up default 0.014 ms; spread 23.1 %
+  {2, 128, 8, 4, 1, 479},
+  // line 480: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=4 0.0153 ms; runner-up splits=1 0.0157 ms; spread 11.7 %
+  {2, 128, 9, 4, 4, 480},
+  // line 481: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.018 ms; runner-up splits=4 0.0185 ms; spread 14.8 %
+  {2, 128, 10, 4, 8, 481},
+  // line 482: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.0188 ms; runner-up splits=8 0.0202 ms; spread 12.6 %
+  {2, 128, 11, 4, -1, 482},
+  // line 483: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0245 ms; runner-up splits=16 0.0256 ms; spread 11.6 %
+  {2, 128, 12, 4, 8, 483},
+  // line 484: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.03 ms; runner-up splits=16 0.0318 ms; spread 10.2 %
+  {2, 128, 13, 4, 8, 484},
+  // line 485: fp16 D 128, 2^14 keys, 2^4 rows of work: default 0.0478 ms; runner-up splits=16 0.0487 ms; spread 8.0 %
+  {2, 128, 14, 4, -1, 485},
+  // line 486: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=16 0.0793 ms; runner-up default 0.0804 ms; spread 6.5 %
+  {2, 128, 15, 4, 16, 486},
+  // line 487: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=8 0.0469 ms; runner-up splits=4 0.047 ms; spread 25.9 %
+  {2, 128, 13, 5, 8, 487},
+  // line 488: fp16 D 128, 2^13 keys, 2^6 rows of work: splits=4 0.0793 ms; runner-up default 0.0805 ms; spread 7.9 %
+  {2, 128, 13, 6, 4, 488},
+  // line 489: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1401 ms; runner-up default 0.1463 ms; spread 3.0 %
+  {2, 128, 13, 7, 1, 489},
+  // line 490: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2698 ms; runner-up splits=1 0.2696 ms; spread 1.9 %
+  {2, 128, 13, 8, -1, 490},
+  // line 491: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.523 ms; runner-up splits=1 0.5229 ms; spread 1.4 %
+  {2, 128, 13, 9, -1, 491},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

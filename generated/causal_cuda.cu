@@ -5217,14 +5217,14 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 120},
   // line 121: fp16 D 128, 2^13 keys, 2^22 rows of work: T128_128_3P 19.65 ms; runner-up T128_128_2P 19.89 ms; spread 10.4 %
   {2, 128, 13, 22, 5, 121},
-  // line 570: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7304 ms; runner-up T128_128_2P 0.7373 ms; spread 0.7 %
-  {1, 128, 10, 20, 5, 570},
-  // line 571: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.085 ms; runner-up T128_128_3P 1.104 ms; spread 1.3 %
-  {1, 128, 11, 20, 4, 571},
-  // line 603: bf16 D 128, 2^11 keys, 2^16 rows of work: T128_128_2P 0.0773 ms; runner-up T128_128_3P 0.078 ms; spread 2.4 %
-  {1, 128, 11, 16, 4, 603},
-  // line 604: bf16 D 128, 2^15 keys, 2^20 rows of work: default 13.49 ms; runner-up T128_128_2 13.64 ms; spread 11.9 %
-  {1, 128, 15, 20, -1, 604},
+  // line 571: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_3P 0.7304 ms; runner-up T128_128_2P 0.7373 ms; spread 0.7 %
+  {1, 128, 10, 20, 5, 571},
+  // line 572: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 1.085 ms; runner-up T128_128_3P 1.104 ms; spread 1.3 %
+  {1, 128, 11, 20, 4, 572},
+  // line 604: bf16 D 128, 2^11 keys, 2^16 rows of work: T128_128_2P 0.0773 ms; runner-up T128_128_3P 0.078 ms; spread 2.4 %
+  {1, 128, 11, 16, 4, 604},
+  // line 605: bf16 D 128, 2^15 keys, 2^20 rows of work: default 13.49 ms; runner-up T128_128_2 13.64 ms; spread 11.9 %
+  {1, 128, 15, 20, -1, 605},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).

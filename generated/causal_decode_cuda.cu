@@ -1794,110 +1794,110 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 335: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up default 0.0126 ms; spread 20.8 %
-  {1, 64, 8, 4, 1, 335},
-  // line 336: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0137 ms; runner-up splits=8 0.0153 ms; spread 17.1 %
-  {1, 64, 9, 4, 1, 336},
-  // line 337: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0165 ms; runner-up splits=16 0.0166 ms; spread 9.3 %
-  {1, 64, 10, 4, 8, 337},
-  // line 338: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0184 ms; runner-up splits=16 0.0187 ms; spread 10.4 %
-  {1, 64, 11, 4, 8, 338},
-  // line 339: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0205 ms; runner-up splits=16 0.0206 ms; spread 16.4 %
-  {1, 64, 12, 4, 8, 339},
-  // line 340: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0248 ms; runner-up splits=8 0.0251 ms; spread 7.8 %
-  {1, 64, 13, 4, 16, 340},
-  // line 341: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0335 ms; runner-up splits=16 0.0341 ms; spread 13.3 %
-  {1, 64, 14, 4, 8, 341},
-  // line 342: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0495 ms; runner-up splits=16 0.0502 ms; spread 3.7 %
-  {1, 64, 15, 4, 8, 342},
-  // line 343: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0326 ms; runner-up default 0.0332 ms; spread 9.9 %
-  {1, 64, 13, 5, 4, 343},
-  // line 344: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.0498 ms; runner-up splits=2 0.0499 ms; spread 21.7 %
-  {1, 64, 13, 6, -1, 344},
-  // line 345: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0778 ms; runner-up default 0.082 ms; spread 9.1 %
-  {1, 64, 13, 7, 1, 345},
-  // line 346: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1417 ms; runner-up splits=1 0.1412 ms; spread 3.7 %
-  {1, 64, 13, 8, -1, 346},
-  // line 347: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2747 ms; runner-up splits=4 0.276 ms; spread 2.1 %
-  {1, 64, 13, 9, 8, 347},
-  // line 348: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.013 ms; runner-up default 0.0136 ms; spread 8.6 %
-  {1, 128, 8, 4, 1, 348},
-  // line 349: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0157 ms; runner-up splits=8 0.0166 ms; spread 21.2 %
-  {1, 128, 9, 4, 1, 349},
-  // line 350: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0189 ms; runner-up splits=8 0.0188 ms; spread 16.4 %
-  {1, 128, 10, 4, -1, 350},
-  // line 351: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.02 ms; runner-up splits=4 0.0207 ms; spread 5.8 %
-  {1, 128, 11, 4, 8, 351},
-  // line 352: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0242 ms; runner-up splits=4 0.0257 ms; spread 16.9 %
-  {1, 128, 12, 4, 8, 352},
-  // line 353: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0323 ms; runner-up splits=8 0.0325 ms; spread 4.8 %
-  {1, 128, 13, 4, -1, 353},
-  // line 354: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0491 ms; runner-up splits=8 0.0486 ms; spread 12.2 %
-  {1, 128, 14, 4, -1, 354},
-  // line 355: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0805 ms; runner-up splits=8 0.0802 ms; spread 3.3 %
-  {1, 128, 15, 4, -1, 355},
-  // line 356: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0482 ms; runner-up splits=4 0.0484 ms; spread 3.5 %
-  {1, 128, 13, 5, -1, 356},
-  // line 357: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.08 ms; runner-up default 0.0811 ms; spread 3.2 %
-  {1, 128, 13, 6, 2, 357},
-  // line 358: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1387 ms; runner-up splits=1 0.1396 ms; spread 2.7 %
-  {1, 128, 13, 7, -1, 358},
-  // line 359: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2687 ms; runner-up splits=1 0.2683 ms; spread 2.5 %
-  {1, 128, 13, 8, -1, 359},
-  // line 360: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5181 ms; runner-up splits=1 0.5188 ms; spread 1.3 %
-  {1, 128, 13, 9, -1, 360},
-  // line 361: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0115 ms; runner-up splits=1 0.0114 ms; spread 10.6 %
-  {2, 64, 8, 4, -1, 361},
-  // line 362: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up splits=8 0.0157 ms; spread 32.3 %
-  {2, 64, 9, 4, 1, 362},
-  // line 363: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0161 ms; runner-up splits=16 0.0161 ms; spread 11.7 %
-  {2, 64, 10, 4, 8, 363},
-  // line 364: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0178 ms; runner-up splits=16 0.0183 ms; spread 7.0 %
-  {2, 64, 11, 4, -1, 364},
-  // line 365: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.018 ms; runner-up splits=16 0.0185 ms; spread 17.9 %
-  {2, 64, 12, 4, 8, 365},
-  // line 366: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0224 ms; runner-up splits=16 0.0232 ms; spread 13.0 %
-  {2, 64, 13, 4, 8, 366},
-  // line 367: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.0323 ms; runner-up splits=8 0.0333 ms; spread 12.3 %
-  {2, 64, 14, 4, -1, 367},
-  // line 368: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=16 0.0473 ms; runner-up splits=8 0.0474 ms; spread 6.1 %
-  {2, 64, 15, 4, 16, 368},
-  // line 369: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0307 ms; runner-up splits=8 0.031 ms; spread 54.0 %
-  {2, 64, 13, 5, 4, 369},
-  // line 370: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0469 ms; runner-up splits=2 0.0475 ms; spread 5.3 %
-  {2, 64, 13, 6, 4, 370},
-  // line 371: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0756 ms; runner-up splits=2 0.079 ms; spread 5.9 %
-  {2, 64, 13, 7, 1, 371},
-  // line 372: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1412 ms; runner-up default 0.1431 ms; spread 4.6 %
-  {2, 64, 13, 8, 1, 372},
-  // line 373: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2721 ms; runner-up splits=4 0.2735 ms; spread 1.0 %
-  {2, 64, 13, 9, 8, 373},
-  // line 374: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.0132 ms; spread 19.6 %
-  {2, 128, 8, 4, -1, 374},
-  // line 375: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0147 ms; runner-up splits=16 0.0151 ms; spread 9.1 %
-  {2, 128, 9, 4, 8, 375},
-  // line 376: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=4 0.0182 ms; runner-up splits=16 0.0186 ms; spread 9.5 %
-  {2, 128, 10, 4, 4, 376},
-  // line 377: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.02 ms; runner-up splits=8 0.0205 ms; spread 17.0 %
-  {2, 128, 11, 4, -1, 377},
-  // line 378: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0234 ms; runner-up splits=8 0.0232 ms; spread 11.2 %
-  {2, 128, 12, 4, -1, 378},
-  // line 379: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0327 ms; runner-up splits=16 0.034 ms; spread 8.0 %
-  {2, 128, 13, 4, 8, 379},
-  // line 380: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0465 ms; runner-up splits=16 0.0473 ms; spread 8.2 %
-  {2, 128, 14, 4, 8, 380},
-  // line 381: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0791 ms; runner-up splits=16 0.0801 ms; spread 3.2 %
-  {2, 128, 15, 4, 8, 381},
-  // line 382: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0464 ms; runner-up splits=8 0.0465 ms; spread 9.3 %
-  {2, 128, 13, 5, 4, 382},
-  // line 383: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.0787 ms; runner-up splits=4 0.0787 ms; spread 5.3 %
-  {2, 128, 13, 6, -1, 383},
-  // line 384: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1369 ms; runner-up default 0.1418 ms; spread 2.2 %
-  {2, 128, 13, 7, 1, 384},
-  // line 385: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2659 ms; runner-up splits=1 0.2666 ms; spread 1.3 %
-  {2, 128, 13, 8, -1, 385},
-  // line 386: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5199 ms; runner-up splits=1 0.5178 ms; spread 1.2 %
-  {2, 128, 13, 9, -1, 386},
+  // line 336: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0123 ms; runner-up default 0.0126 ms; spread 20.8 %
+  {1, 64, 8, 4, 1, 336},
+  // line 337: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0137 ms; runner-up splits=8 0.0153 ms; spread 17.1 %
+  {1, 64, 9, 4, 1, 337},
+  // line 338: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0165 ms; runner-up splits=16 0.0166 ms; spread 9.3 %
+  {1, 64, 10, 4, 8, 338},
+  // line 339: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=8 0.0184 ms; runner-up splits=16 0.0187 ms; spread 10.4 %
+  {1, 64, 11, 4, 8, 339},
+  // line 340: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.0205 ms; runner-up splits=16 0.0206 ms; spread 16.4 %
+  {1, 64, 12, 4, 8, 340},
+  // line 341: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0248 ms; runner-up splits=8 0.0251 ms; spread 7.8 %
+  {1, 64, 13, 4, 16, 341},
+  // line 342: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=8 0.0335 ms; runner-up splits=16 0.0341 ms; spread 13.3 %
+  {1, 64, 14, 4, 8, 342},
+  // line 343: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=8 0.0495 ms; runner-up splits=16 0.0502 ms; spread 3.7 %
+  {1, 64, 15, 4, 8, 343},
+  // line 344: bf16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0326 ms; runner-up default 0.0332 ms; spread 9.9 %
+  {1, 64, 13, 5, 4, 344},
+  // line 345: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.0498 ms; runner-up splits=2 0.0499 ms; spread 21.7 %
+  {1, 64, 13, 6, -1, 345},
+  // line 346: bf16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0778 ms; runner-up default 0.082 ms; spread 9.1 %
+  {1, 64, 13, 7, 1, 346},
+  // line 347: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.1417 ms; runner-up splits=1 0.1412 ms; spread 3.7 %
+  {1, 64, 13, 8, -1, 347},
+  // line 348: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2747 ms; runner-up splits=4 0.276 ms; spread 2.1 %
+  {1, 64, 13, 9, 8, 348},
+  // line 349: bf16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.013 ms; runner-up default 0.0136 ms; spread 8.6 %
+  {1, 128, 8, 4, 1, 349},
+  // line 350: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0157 ms; runner-up splits=8 0.0166 ms; spread 21.2 %
+  {1, 128, 9, 4, 1, 350},
+  // line 351: bf16 D 128, 2^10 keys, 2^4 rows of work: default 0.0189 ms; runner-up splits=8 0.0188 ms; spread 16.4 %
+  {1, 128, 10, 4, -1, 351},
+  // line 352: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.02 ms; runner-up splits=4 0.0207 ms; spread 5.8 %
+  {1, 128, 11, 4, 8, 352},
+  // line 353: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=8 0.0242 ms; runner-up splits=4 0.0257 ms; spread 16.9 %
+  {1, 128, 12, 4, 8, 353},
+  // line 354: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.0323 ms; runner-up splits=8 0.0325 ms; spread 4.8 %
+  {1, 128, 13, 4, -1, 354},
+  // line 355: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.0491 ms; runner-up splits=8 0.0486 ms; spread 12.2 %
+  {1, 128, 14, 4, -1, 355},
+  // line 356: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.0805 ms; runner-up splits=8 0.0802 ms; spread 3.3 %
+  {1, 128, 15, 4, -1, 356},
+  // line 357: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.0482 ms; runner-up splits=4 0.0484 ms; spread 3.5 %
+  {1, 128, 13, 5, -1, 357},
+  // line 358: bf16 D 128, 2^13 keys, 2^6 rows of work: splits=2 0.08 ms; runner-up default 0.0811 ms; spread 3.2 %
+  {1, 128, 13, 6, 2, 358},
+  // line 359: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.1387 ms; runner-up splits=1 0.1396 ms; spread 2.7 %
+  {1, 128, 13, 7, -1, 359},
+  // line 360: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.2687 ms; runner-up splits=1 0.2683 ms; spread 2.5 %
+  {1, 128, 13, 8, -1, 360},
+  // line 361: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.5181 ms; runner-up splits=1 0.5188 ms; spread 1.3 %
+  {1, 128, 13, 9, -1, 361},
+  // line 362: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0115 ms; runner-up splits=1 0.0114 ms; spread 10.6 %
+  {2, 64, 8, 4, -1, 362},
+  // line 363: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0136 ms; runner-up splits=8 0.0157 ms; spread 32.3 %
+  {2, 64, 9, 4, 1, 363},
+  // line 364: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0161 ms; runner-up splits=16 0.0161 ms; spread 11.7 %
+  {2, 64, 10, 4, 8, 364},
+  // line 365: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0178 ms; runner-up splits=16 0.0183 ms; spread 7.0 %
+  {2, 64, 11, 4, -1, 365},
+  // line 366: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=8 0.018 ms; runner-up splits=16 0.0185 ms; spread 17.9 %
+  {2, 64, 12, 4, 8, 366},
+  // line 367: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=8 0.0224 ms; runner-up splits=16 0.0232 ms; spread 13.0 %
+  {2, 64, 13, 4, 8, 367},
+  // line 368: fp16 D 64, 2^14 keys, 2^4 rows of work: default 0.0323 ms; runner-up splits=8 0.0333 ms; spread 12.3 %
+  {2, 64, 14, 4, -1, 368},
+  // line 369: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=16 0.0473 ms; runner-up splits=8 0.0474 ms; spread 6.1 %
+  {2, 64, 15, 4, 16, 369},
+  // line 370: fp16 D 64, 2^13 keys, 2^5 rows of work: splits=4 0.0307 ms; runner-up splits=8 0.031 ms; spread 54.0 %
+  {2, 64, 13, 5, 4, 370},
+  // line 371: fp16 D 64, 2^13 keys, 2^6 rows of work: splits=4 0.0469 ms; runner-up splits=2 0.0475 ms; spread 5.3 %
+  {2, 64, 13, 6, 4, 371},
+  // line 372: fp16 D 64, 2^13 keys, 2^7 rows of work: splits=1 0.0756 ms; runner-up splits=2 0.079 ms; spread 5.9 %
+  {2, 64, 13, 7, 1, 372},
+  // line 373: fp16 D 64, 2^13 keys, 2^8 rows of work: splits=1 0.1412 ms; runner-up default 0.1431 ms; spread 4.6 %
+  {2, 64, 13, 8, 1, 373},
+  // line 374: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.2721 ms; runner-up splits=4 0.2735 ms; spread 1.0 %
+  {2, 64, 13, 9, 8, 374},
+  // line 375: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0118 ms; runner-up splits=1 0.0132 ms; spread 19.6 %
+  {2, 128, 8, 4, -1, 375},
+  // line 376: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0147 ms; runner-up splits=16 0.0151 ms; spread 9.1 %
+  {2, 128, 9, 4, 8, 376},
+  // line 377: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=4 0.0182 ms; runner-up splits=16 0.0186 ms; spread 9.5 %
+  {2, 128, 10, 4, 4, 377},
+  // line 378: fp16 D 128, 2^11 keys, 2^4 rows of work: default 0.02 ms; runner-up splits=8 0.0205 ms; spread 17.0 %
+  {2, 128, 11, 4, -1, 378},
+  // line 379: fp16 D 128, 2^12 keys, 2^4 rows of work: default 0.0234 ms; runner-up splits=8 0.0232 ms; spread 11.2 %
+  {2, 128, 12, 4, -1, 379},
+  // line 380: fp16 D 128, 2^13 keys, 2^4 rows of work: splits=8 0.0327 ms; runner-up splits=16 0.034 ms; spread 8.0 %
+  {2, 128, 13, 4, 8, 380},
+  // line 381: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=8 0.0465 ms; runner-up splits=16 0.0473 ms; spread 8.2 %
+  {2, 128, 14, 4, 8, 381},
+  // line 382: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=8 0.0791 ms; runner-up splits=16 0.0801 ms; spread 3.2 %
+  {2, 128, 15, 4, 8, 382},
+  // line 383: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=4 0.0464 ms; runner-up splits=8 0.0465 ms; spread 9.3 %
+  {2, 128, 13, 5, 4, 383},
+  // line 384: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.0787 ms; runner-up splits=4 0.0787 ms; spread 5.3 %
+  {2, 128, 13, 6, -1, 384},
+  // line 385: fp16 D 128, 2^13 keys, 2^7 rows of work: splits=1 0.1369 ms; runner-up default 0.1418 ms; spread 2.2 %
+  {2, 128, 13, 7, 1, 385},
+  // line 386: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.2659 ms; runner-up splits=1 0.2666 ms; spread 1.3 %
+  {2, 128, 13, 8, -1, 386},
+  // line 387: fp16 D 128, 2^13 keys, 2^9 rows of work: default 0.5199 ms; runner-up splits=1 0.5178 ms; spread 1.2 %
+  {2, 128, 13, 9, -1, 387},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

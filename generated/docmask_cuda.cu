@@ -5207,10 +5207,10 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 581: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.3604 ms; runner-up T128_64_3 0.3984 ms; spread 2.7 %
-  {1, 128, 13, 18, -1, 581},
-  // line 582: bf16 D 128, 2^15 keys, 2^20 rows of work: default 1.301 ms; runner-up T128_64_3P 1.548 ms; spread 1.0 %
-  {1, 128, 15, 20, -1, 582},
+  // line 582: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.3604 ms; runner-up T128_64_3 0.3984 ms; spread 2.7 %
+  {1, 128, 13, 18, -1, 582},
+  // line 583: bf16 D 128, 2^15 keys, 2^20 rows of work: default 1.301 ms; runner-up T128_64_3P 1.548 ms; spread 1.0 %
+  {1, 128, 15, 20, -1, 583},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).

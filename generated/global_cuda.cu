@@ -5156,10 +5156,10 @@ static const fg_tune_row plan_wisdom_1[] = {
   {2, 128, 13, 21, -1, 66},
   // line 67: fp16 D 128, 2^13 keys, 2^22 rows of work: default 29.24 ms; runner-up T128_128_3P 29.3 ms; spread 9.7 %
   {2, 128, 13, 22, -1, 67},
-  // line 596: bf16 D 128, 2^10 keys, 2^20 rows of work: default 0.9593 ms; runner-up T128_128_2 0.9742 ms; spread 1.2 %
-  {1, 128, 10, 20, -1, 596},
-  // line 597: bf16 D 128, 2^11 keys, 2^20 rows of work: default 1.654 ms; runner-up T128_128_2 1.756 ms; spread 0.3 %
-  {1, 128, 11, 20, -1, 597},
+  // line 597: bf16 D 128, 2^10 keys, 2^20 rows of work: default 0.9593 ms; runner-up T128_128_2 0.9742 ms; spread 1.2 %
+  {1, 128, 10, 20, -1, 597},
+  // line 598: bf16 D 128, 2^11 keys, 2^20 rows of work: default 1.654 ms; runner-up T128_128_2 1.756 ms; spread 0.3 %
+  {1, 128, 11, 20, -1, 598},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).

@@ -1795,110 +1795,110 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 387: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0417 ms; runner-up default 0.0446 ms; spread 23.7 %
-  {1, 64, 8, 4, 1, 387},
-  // line 388: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0513 ms; runner-up splits=16 0.0565 ms; spread 46.3 %
-  {1, 64, 9, 4, 1, 388},
-  // line 389: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0594 ms; runner-up splits=16 0.0614 ms; spread 15.8 %
-  {1, 64, 10, 4, 8, 389},
-  // line 390: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0671 ms; runner-up default 0.0679 ms; spread 26.7 %
-  {1, 64, 11, 4, 16, 390},
-  // line 391: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0723 ms; runner-up splits=16 0.0736 ms; spread 92.0 %
-  {1, 64, 12, 4, -1, 391},
-  // line 392: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0843 ms; runner-up default 0.0871 ms; spread 21.6 %
-  {1, 64, 13, 4, 16, 392},
-  // line 393: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1019 ms; runner-up default 0.1045 ms; spread 18.8 %
-  {1, 64, 14, 4, 16, 393},
-  // line 394: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1423 ms; runner-up default 0.1452 ms; spread 12.1 %
-  {1, 64, 15, 4, 32, 394},
-  // line 395: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1002 ms; runner-up splits=8 0.104 ms; spread 15.7 %
-  {1, 64, 13, 5, -1, 395},
-  // line 396: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1369 ms; runner-up splits=16 0.1438 ms; spread 18.6 %
-  {1, 64, 13, 6, -1, 396},
-  // line 397: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1954 ms; runner-up splits=8 0.2032 ms; spread 14.2 %
-  {1, 64, 13, 7, -1, 397},
-  // line 398: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3137 ms; runner-up splits=8 0.3308 ms; spread 39.5 %
-  {1, 64, 13, 8, -1, 398},
-  // line 399: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=4 0.5729 ms; runner-up splits=8 0.5732 ms; spread 8.0 %
-  {1, 64, 13, 9, 4, 399},
-  // line 400: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0528 ms; runner-up splits=1 0.0526 ms; spread 111.0 %
-  {1, 128, 8, 4, -1, 400},
-  // line 401: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0624 ms; runner-up splits=4 0.0638 ms; spread 16.5 %
-  {1, 128, 9, 4, 1, 401},
-  // line 402: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.068 ms; runner-up splits=4 0.071 ms; spread 17.5 %
-  {1, 128, 10, 4, 8, 402},
-  // line 403: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0778 ms; runner-up default 0.0788 ms; spread 84.3 %
-  {1, 128, 11, 4, 8, 403},
-  // line 404: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0889 ms; runner-up splits=8 0.0894 ms; spread 14.7 %
-  {1, 128, 12, 4, 16, 404},
-  // line 405: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1021 ms; runner-up splits=16 0.1083 ms; spread 22.2 %
-  {1, 128, 13, 4, -1, 405},
-  // line 406: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1389 ms; runner-up splits=16 0.1412 ms; spread 14.3 %
-  {1, 128, 14, 4, -1, 406},
-  // line 407: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1965 ms; runner-up splits=16 0.2032 ms; spread 9.8 %
-  {1, 128, 15, 4, -1, 407},
-  // line 408: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1259 ms; runner-up splits=8 0.1337 ms; spread 16.6 %
-  {1, 128, 13, 5, -1, 408},
-  // line 409: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1824 ms; runner-up splits=8 0.1957 ms; spread 16.3 %
-  {1, 128, 13, 6, -1, 409},
-  // line 410: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.2958 ms; runner-up splits=4 0.3123 ms; spread 9.3 %
-  {1, 128, 13, 7, -1, 410},
-  // line 411: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5335 ms; runner-up splits=2 0.5537 ms; spread 4.6 %
-  {1, 128, 13, 8, -1, 411},
-  // line 412: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.007 ms; runner-up splits=1 1.007 ms; spread 8.7 %
-  {1, 128, 13, 9, -1, 412},
-  // line 413: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0468 ms; runner-up default 0.0473 ms; spread 25.9 %
-  {2, 64, 8, 4, 1, 413},
-  // line 414: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0551 ms; runner-up splits=16 0.0646 ms; spread 55.8 %
-  {2, 64, 9, 4, 1, 414},
-  // line 415: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0664 ms; runner-up splits=8 0.069 ms; spread 18.1 %
-  {2, 64, 10, 4, 16, 415},
-  // line 416: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0622 ms; runner-up splits=8 0.0663 ms; spread 16.2 %
-  {2, 64, 11, 4, 16, 416},
-  // line 417: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0704 ms; runner-up splits=16 0.07 ms; spread 20.7 %
-  {2, 64, 12, 4, -1, 417},
-  // line 418: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0802 ms; runner-up splits=16 0.0806 ms; spread 16.6 %
-  {2, 64, 13, 4, -1, 418},
-  // line 419: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1021 ms; runner-up splits=32 0.1055 ms; spread 11.6 %
-  {2, 64, 14, 4, 16, 419},
-  // line 420: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1439 ms; runner-up splits=16 0.1465 ms; spread 14.6 %
-  {2, 64, 15, 4, 32, 420},
-  // line 421: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1008 ms; runner-up splits=8 0.1018 ms; spread 28.0 %
-  {2, 64, 13, 5, -1, 421},
-  // line 422: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.131 ms; runner-up splits=8 0.1369 ms; spread 60.6 %
-  {2, 64, 13, 6, -1, 422},
-  // line 423: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1954 ms; runner-up splits=8 0.1991 ms; spread 7.8 %
-  {2, 64, 13, 7, -1, 423},
-  // line 424: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3095 ms; runner-up splits=8 0.324 ms; spread 10.1 %
-  {2, 64, 13, 8, -1, 424},
-  // line 425: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5658 ms; runner-up splits=4 0.5665 ms; spread 30.1 %
-  {2, 64, 13, 9, 8, 425},
-  // line 426: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0521 ms; runner-up splits=1 0.0519 ms; spread 25.2 %
-  {2, 128, 8, 4, -1, 426},
-  // line 427: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0637 ms; runner-up splits=1 0.0644 ms; spread 20.2 %
-  {2, 128, 9, 4, 8, 427},
-  // line 428: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0654 ms; runner-up splits=16 0.0665 ms; spread 20.7 %
-  {2, 128, 10, 4, 8, 428},
-  // line 429: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0754 ms; runner-up splits=8 0.0765 ms; spread 26.8 %
-  {2, 128, 11, 4, 16, 429},
-  // line 430: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0856 ms; runner-up default 0.0882 ms; spread 60.9 %
-  {2, 128, 12, 4, 16, 430},
-  // line 431: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1052 ms; runner-up splits=16 0.105 ms; spread 18.8 %
-  {2, 128, 13, 4, -1, 431},
-  // line 432: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1372 ms; runner-up splits=16 0.1402 ms; spread 8.9 %
-  {2, 128, 14, 4, 32, 432},
-  // line 433: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2003 ms; runner-up splits=16 0.2136 ms; spread 10.3 %
-  {2, 128, 15, 4, 32, 433},
-  // line 434: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1319 ms; runner-up default 0.1351 ms; spread 11.8 %
-  {2, 128, 13, 5, 16, 434},
-  // line 435: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.194 ms; runner-up splits=8 0.1939 ms; spread 28.3 %
-  {2, 128, 13, 6, -1, 435},
-  // line 436: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3074 ms; runner-up splits=8 0.3156 ms; spread 11.9 %
-  {2, 128, 13, 7, -1, 436},
-  // line 437: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5474 ms; runner-up splits=4 0.5521 ms; spread 5.5 %
-  {2, 128, 13, 8, -1, 437},
-  // line 438: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.019 ms; runner-up splits=4 1.036 ms; spread 4.5 %
-  {2, 128, 13, 9, -1, 438},
+  // line 388: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0417 ms; runner-up default 0.0446 ms; spread 23.7 %
+  {1, 64, 8, 4, 1, 388},
+  // line 389: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0513 ms; runner-up splits=16 0.0565 ms; spread 46.3 %
+  {1, 64, 9, 4, 1, 389},
+  // line 390: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0594 ms; runner-up splits=16 0.0614 ms; spread 15.8 %
+  {1, 64, 10, 4, 8, 390},
+  // line 391: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0671 ms; runner-up default 0.0679 ms; spread 26.7 %
+  {1, 64, 11, 4, 16, 391},
+  // line 392: bf16 D 64, 2^12 keys, 2^4 rows of work: default 0.0723 ms; runner-up splits=16 0.0736 ms; spread 92.0 %
+  {1, 64, 12, 4, -1, 392},
+  // line 393: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0843 ms; runner-up default 0.0871 ms; spread 21.6 %
+  {1, 64, 13, 4, 16, 393},
+  // line 394: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1019 ms; runner-up default 0.1045 ms; spread 18.8 %
+  {1, 64, 14, 4, 16, 394},
+  // line 395: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1423 ms; runner-up default 0.1452 ms; spread 12.1 %
+  {1, 64, 15, 4, 32, 395},
+  // line 396: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1002 ms; runner-up splits=8 0.104 ms; spread 15.7 %
+  {1, 64, 13, 5, -1, 396},
+  // line 397: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1369 ms; runner-up splits=16 0.1438 ms; spread 18.6 %
+  {1, 64, 13, 6, -1, 397},
+  // line 398: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1954 ms; runner-up splits=8 0.2032 ms; spread 14.2 %
+  {1, 64, 13, 7, -1, 398},
+  // line 399: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3137 ms; runner-up splits=8 0.3308 ms; spread 39.5 %
+  {1, 64, 13, 8, -1, 399},
+  // line 400: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=4 0.5729 ms; runner-up splits=8 0.5732 ms; spread 8.0 %
+  {1, 64, 13, 9, 4, 400},
+  // line 401: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0528 ms; runner-up splits=1 0.0526 ms; spread 111.0 %
+  {1, 128, 8, 4, -1, 401},
+  // line 402: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0624 ms; runner-up splits=4 0.0638 ms; spread 16.5 %
+  {1, 128, 9, 4, 1, 402},
+  // line 403: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.068 ms; runner-up splits=4 0.071 ms; spread 17.5 %
+  {1, 128, 10, 4, 8, 403},
+  // line 404: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0778 ms; runner-up default 0.0788 ms; spread 84.3 %
+  {1, 128, 11, 4, 8, 404},
+  // line 405: bf16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0889 ms; runner-up splits=8 0.0894 ms; spread 14.7 %
+  {1, 128, 12, 4, 16, 405},
+  // line 406: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1021 ms; runner-up splits=16 0.1083 ms; spread 22.2 %
+  {1, 128, 13, 4, -1, 406},
+  // line 407: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1389 ms; runner-up splits=16 0.1412 ms; spread 14.3 %
+  {1, 128, 14, 4, -1, 407},
+  // line 408: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.1965 ms; runner-up splits=16 0.2032 ms; spread 9.8 %
+  {1, 128, 15, 4, -1, 408},
+  // line 409: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1259 ms; runner-up splits=8 0.1337 ms; spread 16.6 %
+  {1, 128, 13, 5, -1, 409},
+  // line 410: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.1824 ms; runner-up splits=8 0.1957 ms; spread 16.3 %
+  {1, 128, 13, 6, -1, 410},
+  // line 411: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.2958 ms; runner-up splits=4 0.3123 ms; spread 9.3 %
+  {1, 128, 13, 7, -1, 411},
+  // line 412: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5335 ms; runner-up splits=2 0.5537 ms; spread 4.6 %
+  {1, 128, 13, 8, -1, 412},
+  // line 413: bf16 D 128, 2^13 keys, 2^9 rows of work: default 1.007 ms; runner-up splits=1 1.007 ms; spread 8.7 %
+  {1, 128, 13, 9, -1, 413},
+  // line 414: fp16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0468 ms; runner-up default 0.0473 ms; spread 25.9 %
+  {2, 64, 8, 4, 1, 414},
+  // line 415: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0551 ms; runner-up splits=16 0.0646 ms; spread 55.8 %
+  {2, 64, 9, 4, 1, 415},
+  // line 416: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0664 ms; runner-up splits=8 0.069 ms; spread 18.1 %
+  {2, 64, 10, 4, 16, 416},
+  // line 417: fp16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0622 ms; runner-up splits=8 0.0663 ms; spread 16.2 %
+  {2, 64, 11, 4, 16, 417},
+  // line 418: fp16 D 64, 2^12 keys, 2^4 rows of work: default 0.0704 ms; runner-up splits=16 0.07 ms; spread 20.7 %
+  {2, 64, 12, 4, -1, 418},
+  // line 419: fp16 D 64, 2^13 keys, 2^4 rows of work: default 0.0802 ms; runner-up splits=16 0.0806 ms; spread 16.6 %
+  {2, 64, 13, 4, -1, 419},
+  // line 420: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1021 ms; runner-up splits=32 0.1055 ms; spread 11.6 %
+  {2, 64, 14, 4, 16, 420},
+  // line 421: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1439 ms; runner-up splits=16 0.1465 ms; spread 14.6 %
+  {2, 64, 15, 4, 32, 421},
+  // line 422: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.1008 ms; runner-up splits=8 0.1018 ms; spread 28.0 %
+  {2, 64, 13, 5, -1, 422},
+  // line 423: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.131 ms; runner-up splits=8 0.1369 ms; spread 60.6 %
+  {2, 64, 13, 6, -1, 423},
+  // line 424: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1954 ms; runner-up splits=8 0.1991 ms; spread 7.8 %
+  {2, 64, 13, 7, -1, 424},
+  // line 425: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3095 ms; runner-up splits=8 0.324 ms; spread 10.1 %
+  {2, 64, 13, 8, -1, 425},
+  // line 426: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5658 ms; runner-up splits=4 0.5665 ms; spread 30.1 %
+  {2, 64, 13, 9, 8, 426},
+  // line 427: fp16 D 128, 2^8 keys, 2^4 rows of work: default 0.0521 ms; runner-up splits=1 0.0519 ms; spread 25.2 %
+  {2, 128, 8, 4, -1, 427},
+  // line 428: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.0637 ms; runner-up splits=1 0.0644 ms; spread 20.2 %
+  {2, 128, 9, 4, 8, 428},
+  // line 429: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0654 ms; runner-up splits=16 0.0665 ms; spread 20.7 %
+  {2, 128, 10, 4, 8, 429},
+  // line 430: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0754 ms; runner-up splits=8 0.0765 ms; spread 26.8 %
+  {2, 128, 11, 4, 16, 430},
+  // line 431: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0856 ms; runner-up default 0.0882 ms; spread 60.9 %
+  {2, 128, 12, 4, 16, 431},
+  // line 432: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1052 ms; runner-up splits=16 0.105 ms; spread 18.8 %
+  {2, 128, 13, 4, -1, 432},
+  // line 433: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1372 ms; runner-up splits=16 0.1402 ms; spread 8.9 %
+  {2, 128, 14, 4, 32, 433},
+  // line 434: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2003 ms; runner-up splits=16 0.2136 ms; spread 10.3 %
+  {2, 128, 15, 4, 32, 434},
+  // line 435: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1319 ms; runner-up default 0.1351 ms; spread 11.8 %
+  {2, 128, 13, 5, 16, 435},
+  // line 436: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.194 ms; runner-up splits=8 0.1939 ms; spread 28.3 %
+  {2, 128, 13, 6, -1, 436},
+  // line 437: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.3074 ms; runner-up splits=8 0.3156 ms; spread 11.9 %
+  {2, 128, 13, 7, -1, 437},
+  // line 438: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5474 ms; runner-up splits=4 0.5521 ms; spread 5.5 %
+  {2, 128, 13, 8, -1, 438},
+  // line 439: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.019 ms; runner-up splits=4 1.036 ms; spread 4.5 %
+  {2, 128, 13, 9, -1, 439},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

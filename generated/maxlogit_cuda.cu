@@ -4995,10 +4995,10 @@ using T128_128_2P = fh_cfg<128, 128, 128, 2, true>;  // wgmma 64x128 tiles, 2 K/
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_0[] = {
-  // line 577: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 0.8488 ms; runner-up T128_176_2 0.851 ms; spread 2.0 %
-  {1, 128, 13, 18, 0, 577},
-  // line 578: bf16 D 128, 2^15 keys, 2^20 rows of work: default 13.17 ms; runner-up T128_176_2P 13.9 ms; spread 9.2 %
-  {1, 128, 15, 20, -1, 578},
+  // line 578: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 0.8488 ms; runner-up T128_176_2 0.851 ms; spread 2.0 %
+  {1, 128, 13, 18, 0, 578},
+  // line 579: bf16 D 128, 2^15 keys, 2^20 rows of work: default 13.17 ms; runner-up T128_176_2P 13.9 ms; spread 9.2 %
+  {1, 128, 15, 20, -1, 579},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).

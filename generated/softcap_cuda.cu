@@ -5111,114 +5111,114 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 228: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0515 ms; runner-up T64_64_2 0.0524 ms; spread 117.1 %
-  {1, 64, 8, 12, 11, 228},
-  // line 229: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_2 0.0672 ms; runner-up T64_128_3 0.0675 ms; spread 33.8 %
-  {1, 64, 9, 13, 12, 229},
-  // line 230: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0956 ms; runner-up T64_128_3 0.0951 ms; spread 28.2 %
-  {1, 64, 10, 14, -1, 230},
-  // line 231: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1653 ms; runner-up T64_128_3 0.1655 ms; spread 23.0 %
-  {1, 64, 11, 15, 11, 231},
-  // line 232: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4987 ms; runner-up T64_128_3 0.4977 ms; spread 2.2 %
-  {1, 64, 12, 16, -1, 232},
-  // line 233: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.751 ms; runner-up T64_128_3 1.745 ms; spread 1.6 %
-  {1, 64, 13, 17, -1, 233},
-  // line 234: bf16 D 64, 2^14 keys, 2^18 rows of work: default 6.572 ms; runner-up T64_176_2 6.53 ms; spread 0.8 %
-  {1, 64, 14, 18, -1, 234},
-  // line 235: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.19 ms; runner-up T64_128_3 25.5 ms; spread 0.3 %
-  {1, 64, 15, 19, 1, 235},
-  // line 236: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.449 ms; runner-up T64_128_3 3.442 ms; spread 1.1 %
-  {1, 64, 13, 18, -1, 236},
-  // line 237: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.861 ms; runner-up T64_128_3 6.853 ms; spread 0.6 %
-  {1, 64, 13, 19, -1, 237},
-  // line 238: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.74 ms; runner-up T64_176_2 13.85 ms; spread 0.4 %
-  {1, 64, 13, 20, -1, 238},
-  // line 239: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.38 ms; runner-up T64_128_2 27.72 ms; spread 3.6 %
-  {1, 64, 13, 21, -1, 239},
-  // line 240: bf16 D 64, 2^13 keys, 2^22 rows of work: default 55.39 ms; runner-up T64_128_3 56.76 ms; spread 7.4 %
-  {1, 64, 13, 22, -1, 240},
-  // line 242: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0627 ms; runner-up T128_64_2P 0.0632 ms; spread 16.6 %
-  {1, 128, 8, 12, 13, 242},
-  // line 243: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0771 ms; runner-up T128_64_2P 0.0779 ms; spread 10.3 %
-  {1, 128, 9, 13, 3, 243},
-  // line 244: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1084 ms; runner-up T128_128_3P 0.1084 ms; spread 58.5 %
-  {1, 128, 10, 14, 3, 244},
-  // line 245: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1899 ms; runner-up T128_128_3P 0.192 ms; spread 10.3 %
-  {1, 128, 11, 15, 3, 245},
-  // line 246: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5635 ms; runner-up T128_128_3P 0.5656 ms; spread 3.8 %
-  {1, 128, 12, 16, 3, 246},
-  // line 247: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 1.895 ms; runner-up T128_128_2P 1.93 ms; spread 3.1 %
-  {1, 128, 13, 17, 6, 247},
-  // line 248: bf16 D 128, 2^14 keys, 2^18 rows of work: default 7.509 ms; runner-up T128_128_2 7.482 ms; spread 1.4 %
-  {1, 128, 14, 18, -1, 248},
-  // line 249: bf16 D 128, 2^15 keys, 2^19 rows of work: default 29.19 ms; runner-up T128_128_2 30.25 ms; spread 11.8 %
-  {1, 128, 15, 19, -1, 249},
-  // line 250: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.787 ms; runner-up T128_128_2P 3.9 ms; spread 4.4 %
-  {1, 128, 13, 18, 6, 250},
-  // line 251: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.896 ms; runner-up T128_64_2 7.923 ms; spread 5.6 %
-  {1, 128, 13, 19, -1, 251},
-  // line 252: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.56 ms; runner-up T128_128_2 16.16 ms; spread 3.4 %
-  {1, 128, 13, 20, -1, 252},
-  // line 253: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.51 ms; runner-up T128_128_2 32.49 ms; spread 8.6 %
-  {1, 128, 13, 21, -1, 253},
-  // line 254: bf16 D 128, 2^13 keys, 2^22 rows of work: default 66.94 ms; runner-up T128_128_3P 67.51 ms; spread 9.3 %
-  {1, 128, 13, 22, -1, 254},
-  // line 255: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0558 ms; runner-up T64_128_3 0.0566 ms; spread 21.8 %
-  {2, 64, 8, 12, 7, 255},
-  // line 256: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0723 ms; runner-up T64_128_3 0.0727 ms; spread 11.8 %
-  {2, 64, 9, 13, 14, 256},
-  // line 257: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1029 ms; runner-up T64_128_2 0.1031 ms; spread 10.6 %
-  {2, 64, 10, 14, 8, 257},
-  // line 258: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1712 ms; runner-up T64_128_3 0.173 ms; spread 7.6 %
-  {2, 64, 11, 15, 11, 258},
-  // line 259: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5063 ms; runner-up T64_128_3 0.5052 ms; spread 7.2 %
-  {2, 64, 12, 16, -1, 259},
-  // line 260: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.762 ms; runner-up T64_128_3 1.754 ms; spread 3.8 %
-  {2, 64, 13, 17, -1, 260},
-  // line 261: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.547 ms; runner-up T64_128_3 6.591 ms; spread 0.7 %
-  {2, 64, 14, 18, 1, 261},
-  // line 262: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.22 ms; runner-up T64_128_3 25.56 ms; spread 0.8 %
-  {2, 64, 15, 19, 1, 262},
-  // line 263: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.448 ms; runner-up T64_128_3 3.45 ms; spread 0.5 %
-  {2, 64, 13, 18, -1, 263},
-  // line 264: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.893 ms; runner-up T64_128_3 6.874 ms; spread 0.7 %
-  {2, 64, 13, 19, -1, 264},
-  // line 265: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.91 ms; runner-up T64_128_3 14 ms; spread 1.7 %
-  {2, 64, 13, 20, -1, 265},
-  // line 266: fp16 D 64, 2^13 keys, 2^21 rows of work: default 27.63 ms; runner-up T64_128_3 28.44 ms; spread 1.8 %
-  {2, 64, 13, 21, -1, 266},
-  // line 267: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.95 ms; runner-up T64_128_3 57.91 ms; spread 8.0 %
-  {2, 64, 13, 22, -1, 267},
-  // line 268: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0569 ms; runner-up T128_128_3P 0.0574 ms; spread 10.3 %
-  {2, 128, 8, 12, 3, 268},
-  // line 269: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0754 ms; runner-up T128_64_3P 0.0756 ms; spread 13.6 %
-  {2, 128, 9, 13, 3, 269},
-  // line 270: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.11 ms; runner-up T128_128_3P 0.1096 ms; spread 9.0 %
-  {2, 128, 10, 14, -1, 270},
-  // line 271: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1938 ms; runner-up T128_128_2P 0.1943 ms; spread 5.7 %
-  {2, 128, 11, 15, 4, 271},
-  // line 272: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5968 ms; runner-up T128_128_2P 0.6023 ms; spread 3.6 %
-  {2, 128, 12, 16, 4, 272},
-  // line 273: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 2.079 ms; runner-up T128_128_3P 2.089 ms; spread 3.7 %
-  {2, 128, 13, 17, 3, 273},
-  // line 274: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.392 ms; runner-up T128_128_2 8.466 ms; spread 2.0 %
-  {2, 128, 14, 18, -1, 274},
-  // line 275: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.3 ms; runner-up T128_176_2 33.69 ms; spread 13.9 %
-  {2, 128, 15, 19, -1, 275},
-  // line 276: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 4.26 ms; runner-up T128_128_2 4.301 ms; spread 1.3 %
-  {2, 128, 13, 18, 3, 276},
-  // line 277: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.958 ms; runner-up T128_128_2P 9.192 ms; spread 6.8 %
-  {2, 128, 13, 19, -1, 277},
-  // line 278: fp16 D 128, 2^13 keys, 2^20 rows of work: default 17.64 ms; runner-up T128_176_2 19.62 ms; spread 4.0 %
-  {2, 128, 13, 20, -1, 278},
-  // line 279: fp16 D 128, 2^13 keys, 2^21 rows of work: default 39.46 ms; runner-up T128_128_2 40.35 ms; spread 18.7 %
-  {2, 128, 13, 21, -1, 279},
-  // line 280: fp16 D 128, 2^13 keys, 2^22 rows of work: default 82.12 ms; runner-up T128_128_2P 82.01 ms; spread 16.8 %
-  {2, 128, 13, 22, -1, 280},
-  // line 592: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_2P 3.288 ms; runner-up T128_64_3P 3.301 ms; spread 2.0 %
-  {1, 128, 10, 20, 3, 592},
-  // line 593: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 5.052 ms; runner-up T128_128_2 5.093 ms; spread 1.2 %
-  {1, 128, 11, 20, 3, 593},
+  // line 229: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2 0.0515 ms; runner-up T64_64_2 0.0524 ms; spread 117.1 %
+  {1, 64, 8, 12, 11, 229},
+  // line 230: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_64_2 0.0672 ms; runner-up T64_128_3 0.0675 ms; spread 33.8 %
+  {1, 64, 9, 13, 12, 230},
+  // line 231: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0956 ms; runner-up T64_128_3 0.0951 ms; spread 28.2 %
+  {1, 64, 10, 14, -1, 231},
+  // line 232: bf16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1653 ms; runner-up T64_128_3 0.1655 ms; spread 23.0 %
+  {1, 64, 11, 15, 11, 232},
+  // line 233: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4987 ms; runner-up T64_128_3 0.4977 ms; spread 2.2 %
+  {1, 64, 12, 16, -1, 233},
+  // line 234: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.751 ms; runner-up T64_128_3 1.745 ms; spread 1.6 %
+  {1, 64, 13, 17, -1, 234},
+  // line 235: bf16 D 64, 2^14 keys, 2^18 rows of work: default 6.572 ms; runner-up T64_176_2 6.53 ms; spread 0.8 %
+  {1, 64, 14, 18, -1, 235},
+  // line 236: bf16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.19 ms; runner-up T64_128_3 25.5 ms; spread 0.3 %
+  {1, 64, 15, 19, 1, 236},
+  // line 237: bf16 D 64, 2^13 keys, 2^18 rows of work: default 3.449 ms; runner-up T64_128_3 3.442 ms; spread 1.1 %
+  {1, 64, 13, 18, -1, 237},
+  // line 238: bf16 D 64, 2^13 keys, 2^19 rows of work: default 6.861 ms; runner-up T64_128_3 6.853 ms; spread 0.6 %
+  {1, 64, 13, 19, -1, 238},
+  // line 239: bf16 D 64, 2^13 keys, 2^20 rows of work: default 13.74 ms; runner-up T64_176_2 13.85 ms; spread 0.4 %
+  {1, 64, 13, 20, -1, 239},
+  // line 240: bf16 D 64, 2^13 keys, 2^21 rows of work: default 27.38 ms; runner-up T64_128_2 27.72 ms; spread 3.6 %
+  {1, 64, 13, 21, -1, 240},
+  // line 241: bf16 D 64, 2^13 keys, 2^22 rows of work: default 55.39 ms; runner-up T64_128_3 56.76 ms; spread 7.4 %
+  {1, 64, 13, 22, -1, 241},
+  // line 243: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_64_3P 0.0627 ms; runner-up T128_64_2P 0.0632 ms; spread 16.6 %
+  {1, 128, 8, 12, 13, 243},
+  // line 244: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0771 ms; runner-up T128_64_2P 0.0779 ms; spread 10.3 %
+  {1, 128, 9, 13, 3, 244},
+  // line 245: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1084 ms; runner-up T128_128_3P 0.1084 ms; spread 58.5 %
+  {1, 128, 10, 14, 3, 245},
+  // line 246: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.1899 ms; runner-up T128_128_3P 0.192 ms; spread 10.3 %
+  {1, 128, 11, 15, 3, 246},
+  // line 247: bf16 D 128, 2^12 keys, 2^16 rows of work: T128_128_2P 0.5635 ms; runner-up T128_128_3P 0.5656 ms; spread 3.8 %
+  {1, 128, 12, 16, 3, 247},
+  // line 248: bf16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2 1.895 ms; runner-up T128_128_2P 1.93 ms; spread 3.1 %
+  {1, 128, 13, 17, 6, 248},
+  // line 249: bf16 D 128, 2^14 keys, 2^18 rows of work: default 7.509 ms; runner-up T128_128_2 7.482 ms; spread 1.4 %
+  {1, 128, 14, 18, -1, 249},
+  // line 250: bf16 D 128, 2^15 keys, 2^19 rows of work: default 29.19 ms; runner-up T128_128_2 30.25 ms; spread 11.8 %
+  {1, 128, 15, 19, -1, 250},
+  // line 251: bf16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2 3.787 ms; runner-up T128_128_2P 3.9 ms; spread 4.4 %
+  {1, 128, 13, 18, 6, 251},
+  // line 252: bf16 D 128, 2^13 keys, 2^19 rows of work: default 7.896 ms; runner-up T128_64_2 7.923 ms; spread 5.6 %
+  {1, 128, 13, 19, -1, 252},
+  // line 253: bf16 D 128, 2^13 keys, 2^20 rows of work: default 15.56 ms; runner-up T128_128_2 16.16 ms; spread 3.4 %
+  {1, 128, 13, 20, -1, 253},
+  // line 254: bf16 D 128, 2^13 keys, 2^21 rows of work: default 31.51 ms; runner-up T128_128_2 32.49 ms; spread 8.6 %
+  {1, 128, 13, 21, -1, 254},
+  // line 255: bf16 D 128, 2^13 keys, 2^22 rows of work: default 66.94 ms; runner-up T128_128_3P 67.51 ms; spread 9.3 %
+  {1, 128, 13, 22, -1, 255},
+  // line 256: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0558 ms; runner-up T64_128_3 0.0566 ms; spread 21.8 %
+  {2, 64, 8, 12, 7, 256},
+  // line 257: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3P 0.0723 ms; runner-up T64_128_3 0.0727 ms; spread 11.8 %
+  {2, 64, 9, 13, 14, 257},
+  // line 258: fp16 D 64, 2^10 keys, 2^14 rows of work: T64_128_3 0.1029 ms; runner-up T64_128_2 0.1031 ms; spread 10.6 %
+  {2, 64, 10, 14, 8, 258},
+  // line 259: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_2 0.1712 ms; runner-up T64_128_3 0.173 ms; spread 7.6 %
+  {2, 64, 11, 15, 11, 259},
+  // line 260: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5063 ms; runner-up T64_128_3 0.5052 ms; spread 7.2 %
+  {2, 64, 12, 16, -1, 260},
+  // line 261: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.762 ms; runner-up T64_128_3 1.754 ms; spread 3.8 %
+  {2, 64, 13, 17, -1, 261},
+  // line 262: fp16 D 64, 2^14 keys, 2^18 rows of work: T64_176_2 6.547 ms; runner-up T64_128_3 6.591 ms; spread 0.7 %
+  {2, 64, 14, 18, 1, 262},
+  // line 263: fp16 D 64, 2^15 keys, 2^19 rows of work: T64_176_2 25.22 ms; runner-up T64_128_3 25.56 ms; spread 0.8 %
+  {2, 64, 15, 19, 1, 263},
+  // line 264: fp16 D 64, 2^13 keys, 2^18 rows of work: default 3.448 ms; runner-up T64_128_3 3.45 ms; spread 0.5 %
+  {2, 64, 13, 18, -1, 264},
+  // line 265: fp16 D 64, 2^13 keys, 2^19 rows of work: default 6.893 ms; runner-up T64_128_3 6.874 ms; spread 0.7 %
+  {2, 64, 13, 19, -1, 265},
+  // line 266: fp16 D 64, 2^13 keys, 2^20 rows of work: default 13.91 ms; runner-up T64_128_3 14 ms; spread 1.7 %
+  {2, 64, 13, 20, -1, 266},
+  // line 267: fp16 D 64, 2^13 keys, 2^21 rows of work: default 27.63 ms; runner-up T64_128_3 28.44 ms; spread 1.8 %
+  {2, 64, 13, 21, -1, 267},
+  // line 268: fp16 D 64, 2^13 keys, 2^22 rows of work: default 56.95 ms; runner-up T64_128_3 57.91 ms; spread 8.0 %
+  {2, 64, 13, 22, -1, 268},
+  // line 269: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0569 ms; runner-up T128_128_3P 0.0574 ms; spread 10.3 %
+  {2, 128, 8, 12, 3, 269},
+  // line 270: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0754 ms; runner-up T128_64_3P 0.0756 ms; spread 13.6 %
+  {2, 128, 9, 13, 3, 270},
+  // line 271: fp16 D 128, 2^10 keys, 2^14 rows of work: default 0.11 ms; runner-up T128_128_3P 0.1096 ms; spread 9.0 %
+  {2, 128, 10, 14, -1, 271},
+  // line 272: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1938 ms; runner-up T128_128_2P 0.1943 ms; spread 5.7 %
+  {2, 128, 11, 15, 4, 272},
+  // line 273: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5968 ms; runner-up T128_128_2P 0.6023 ms; spread 3.6 %
+  {2, 128, 12, 16, 4, 273},
+  // line 274: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_2P 2.079 ms; runner-up T128_128_3P 2.089 ms; spread 3.7 %
+  {2, 128, 13, 17, 3, 274},
+  // line 275: fp16 D 128, 2^14 keys, 2^18 rows of work: default 8.392 ms; runner-up T128_128_2 8.466 ms; spread 2.0 %
+  {2, 128, 14, 18, -1, 275},
+  // line 276: fp16 D 128, 2^15 keys, 2^19 rows of work: default 33.3 ms; runner-up T128_176_2 33.69 ms; spread 13.9 %
+  {2, 128, 15, 19, -1, 276},
+  // line 277: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 4.26 ms; runner-up T128_128_2 4.301 ms; spread 1.3 %
+  {2, 128, 13, 18, 3, 277},
+  // line 278: fp16 D 128, 2^13 keys, 2^19 rows of work: default 8.958 ms; runner-up T128_128_2P 9.192 ms; spread 6.8 %
+  {2, 128, 13, 19, -1, 278},
+  // line 279: fp16 D 128, 2^13 keys, 2^20 rows of work: default 17.64 ms; runner-up T128_176_2 19.62 ms; spread 4.0 %
+  {2, 128, 13, 20, -1, 279},
+  // line 280: fp16 D 128, 2^13 keys, 2^21 rows of work: default 39.46 ms; runner-up T128_128_2 40.35 ms; spread 18.7 %
+  {2, 128, 13, 21, -1, 280},
+  // line 281: fp16 D 128, 2^13 keys, 2^22 rows of work: default 82.12 ms; runner-up T128_128_2P 82.01 ms; spread 16.8 %
+  {2, 128, 13, 22, -1, 281},
+  // line 593: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_128_2P 3.288 ms; runner-up T128_64_3P 3.301 ms; spread 2.0 %
+  {1, 128, 10, 20, 3, 593},
+  // line 594: bf16 D 128, 2^11 keys, 2^20 rows of work: T128_128_2P 5.052 ms; runner-up T128_128_2 5.093 ms; spread 1.2 %
+  {1, 128, 11, 20, 3, 594},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).

@@ -1798,110 +1798,110 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 491: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0483 ms; runner-up default 0.0542 ms; spread 19.9 %
-  {1, 64, 8, 4, 1, 491},
-  // line 492: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0582 ms; runner-up splits=8 0.0654 ms; spread 70.4 %
-  {1, 64, 9, 4, 1, 492},
-  // line 493: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0671 ms; runner-up splits=16 0.0679 ms; spread 86.3 %
-  {1, 64, 10, 4, 8, 493},
-  // line 494: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0696 ms; runner-up splits=8 0.0702 ms; spread 87.6 %
-  {1, 64, 11, 4, 16, 494},
-  // line 495: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0772 ms; runner-up default 0.0805 ms; spread 14.0 %
-  {1, 64, 12, 4, 16, 495},
-  // line 496: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0884 ms; runner-up default 0.0895 ms; spread 57.9 %
-  {1, 64, 13, 4, 16, 496},
-  // line 497: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1105 ms; runner-up splits=32 0.1117 ms; spread 69.1 %
-  {1, 64, 14, 4, 16, 497},
-  // line 498: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1475 ms; runner-up default 0.1527 ms; spread 9.5 %
-  {1, 64, 15, 4, 32, 498},
-  // line 499: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1056 ms; runner-up splits=8 0.1068 ms; spread 162.6 %
-  {1, 64, 13, 5, -1, 499},
-  // line 500: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1346 ms; runner-up splits=16 0.1424 ms; spread 19.5 %
-  {1, 64, 13, 6, -1, 500},
-  // line 501: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1963 ms; runner-up splits=8 0.203 ms; spread 18.5 %
-  {1, 64, 13, 7, -1, 501},
-  // line 502: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3122 ms; runner-up splits=8 0.3302 ms; spread 8.8 %
-  {1, 64, 13, 8, -1, 502},
-  // line 503: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.574 ms; runner-up splits=4 0.5783 ms; spread 5.9 %
-  {1, 64, 13, 9, 8, 503},
-  // line 504: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0516 ms; runner-up splits=1 0.0524 ms; spread 19.1 %
-  {1, 128, 8, 4, -1, 504},
-  // line 505: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0648 ms; runner-up splits=4 0.0662 ms; spread 91.5 %
-  {1, 128, 9, 4, 1, 505},
-  // line 506: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0696 ms; runner-up splits=16 0.0733 ms; spread 157.5 %
-  {1, 128, 10, 4, 8, 506},
-  // line 507: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0773 ms; runner-up default 0.0786 ms; spread 88.5 %
-  {1, 128, 11, 4, 8, 507},
-  // line 508: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0873 ms; runner-up splits=8 0.0888 ms; spread 13.4 %
-  {1, 128, 12, 4, -1, 508},
-  // line 509: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1052 ms; runner-up splits=16 0.1083 ms; spread 31.7 %
-  {1, 128, 13, 4, -1, 509},
-  // line 510: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1369 ms; runner-up splits=16 0.1396 ms; spread 9.5 %
-  {1, 128, 14, 4, -1, 510},
-  // line 511: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2004 ms; runner-up splits=16 0.2056 ms; spread 27.2 %
-  {1, 128, 15, 4, -1, 511},
-  // line 512: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1342 ms; runner-up splits=8 0.139 ms; spread 18.8 %
-  {1, 128, 13, 5, -1, 512},
-  // line 513: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.188 ms; runner-up splits=8 0.2043 ms; spread 24.4 %
-  {1, 128, 13, 6, -1, 513},
-  // line 514: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3058 ms; runner-up splits=4 0.3228 ms; spread 8.2 %
-  {1, 128, 13, 7, -1, 514},
-  // line 515: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5372 ms; runner-up splits=2 0.5592 ms; spread 9.0 %
-  {1, 128, 13, 8, -1, 515},
-  // line 516: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.9965 ms; runner-up splits=1 1.007 ms; spread 4.9 %
-  {1, 128, 13, 9, -1, 516},
-  // line 517: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0429 ms; runner-up splits=1 0.0439 ms; spread 23.9 %
-  {2, 64, 8, 4, -1, 517},
-  // line 518: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0525 ms; runner-up splits=16 0.0556 ms; spread 66.8 %
-  {2, 64, 9, 4, 1, 518},
-  // line 519: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0587 ms; runner-up splits=8 0.0588 ms; spread 21.5 %
-  {2, 64, 10, 4, 16, 519},
-  // line 520: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0634 ms; runner-up splits=16 0.0629 ms; spread 15.7 %
-  {2, 64, 11, 4, -1, 520},
-  // line 521: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0674 ms; runner-up default 0.0695 ms; spread 23.0 %
-  {2, 64, 12, 4, 16, 521},
-  // line 522: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0801 ms; runner-up default 0.0815 ms; spread 14.8 %
-  {2, 64, 13, 4, 16, 522},
-  // line 523: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1032 ms; runner-up splits=32 0.1036 ms; spread 32.5 %
-  {2, 64, 14, 4, 16, 523},
-  // line 524: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1407 ms; runner-up splits=16 0.1457 ms; spread 11.8 %
-  {2, 64, 15, 4, 32, 524},
-  // line 525: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0972 ms; runner-up splits=8 0.1012 ms; spread 11.8 %
-  {2, 64, 13, 5, -1, 525},
-  // line 526: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1318 ms; runner-up splits=8 0.1343 ms; spread 46.9 %
-  {2, 64, 13, 6, -1, 526},
-  // line 527: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1972 ms; runner-up splits=8 0.2023 ms; spread 9.1 %
-  {2, 64, 13, 7, -1, 527},
-  // line 528: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3133 ms; runner-up splits=8 0.3325 ms; spread 8.3 %
-  {2, 64, 13, 8, -1, 528},
-  // line 529: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5753 ms; runner-up splits=4 0.5796 ms; spread 15.0 %
-  {2, 64, 13, 9, 8, 529},
-  // line 530: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0532 ms; runner-up default 0.0557 ms; spread 62.7 %
-  {2, 128, 8, 4, 1, 530},
-  // line 531: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.067 ms; runner-up splits=16 0.0678 ms; spread 103.4 %
-  {2, 128, 9, 4, 8, 531},
-  // line 532: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0716 ms; runner-up splits=16 0.0735 ms; spread 19.7 %
-  {2, 128, 10, 4, 8, 532},
-  // line 533: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0774 ms; runner-up splits=8 0.079 ms; spread 85.0 %
-  {2, 128, 11, 4, 16, 533},
-  // line 534: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0874 ms; runner-up default 0.0902 ms; spread 26.1 %
-  {2, 128, 12, 4, 16, 534},
-  // line 535: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1064 ms; runner-up splits=16 0.1071 ms; spread 28.4 %
-  {2, 128, 13, 4, -1, 535},
-  // line 536: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1419 ms; runner-up splits=16 0.1438 ms; spread 10.2 %
-  {2, 128, 14, 4, 32, 536},
-  // line 537: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2052 ms; runner-up default 0.2152 ms; spread 10.4 %
-  {2, 128, 15, 4, 32, 537},
-  // line 538: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1356 ms; runner-up default 0.1386 ms; spread 28.3 %
-  {2, 128, 13, 5, 16, 538},
-  // line 539: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1988 ms; runner-up splits=8 0.197 ms; spread 14.0 %
-  {2, 128, 13, 6, -1, 539},
-  // line 540: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.319 ms; runner-up splits=8 0.3185 ms; spread 9.1 %
-  {2, 128, 13, 7, -1, 540},
-  // line 541: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5498 ms; runner-up splits=4 0.5577 ms; spread 9.3 %
-  {2, 128, 13, 8, -1, 541},
-  // line 542: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.027 ms; runner-up splits=2 1.039 ms; spread 4.3 %
-  {2, 128, 13, 9, -1, 542},
+  // line 492: bf16 D 64, 2^8 keys, 2^4 rows of work: splits=1 0.0483 ms; runner-up default 0.0542 ms; spread 19.9 %
+  {1, 64, 8, 4, 1, 492},
+  // line 493: bf16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0582 ms; runner-up splits=8 0.0654 ms; spread 70.4 %
+  {1, 64, 9, 4, 1, 493},
+  // line 494: bf16 D 64, 2^10 keys, 2^4 rows of work: splits=8 0.0671 ms; runner-up splits=16 0.0679 ms; spread 86.3 %
+  {1, 64, 10, 4, 8, 494},
+  // line 495: bf16 D 64, 2^11 keys, 2^4 rows of work: splits=16 0.0696 ms; runner-up splits=8 0.0702 ms; spread 87.6 %
+  {1, 64, 11, 4, 16, 495},
+  // line 496: bf16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0772 ms; runner-up default 0.0805 ms; spread 14.0 %
+  {1, 64, 12, 4, 16, 496},
+  // line 497: bf16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0884 ms; runner-up default 0.0895 ms; spread 57.9 %
+  {1, 64, 13, 4, 16, 497},
+  // line 498: bf16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1105 ms; runner-up splits=32 0.1117 ms; spread 69.1 %
+  {1, 64, 14, 4, 16, 498},
+  // line 499: bf16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1475 ms; runner-up default 0.1527 ms; spread 9.5 %
+  {1, 64, 15, 4, 32, 499},
+  // line 500: bf16 D 64, 2^13 keys, 2^5 rows of work: default 0.1056 ms; runner-up splits=8 0.1068 ms; spread 162.6 %
+  {1, 64, 13, 5, -1, 500},
+  // line 501: bf16 D 64, 2^13 keys, 2^6 rows of work: default 0.1346 ms; runner-up splits=16 0.1424 ms; spread 19.5 %
+  {1, 64, 13, 6, -1, 501},
+  // line 502: bf16 D 64, 2^13 keys, 2^7 rows of work: default 0.1963 ms; runner-up splits=8 0.203 ms; spread 18.5 %
+  {1, 64, 13, 7, -1, 502},
+  // line 503: bf16 D 64, 2^13 keys, 2^8 rows of work: default 0.3122 ms; runner-up splits=8 0.3302 ms; spread 8.8 %
+  {1, 64, 13, 8, -1, 503},
+  // line 504: bf16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.574 ms; runner-up splits=4 0.5783 ms; spread 5.9 %
+  {1, 64, 13, 9, 8, 504},
+  // line 505: bf16 D 128, 2^8 keys, 2^4 rows of work: default 0.0516 ms; runner-up splits=1 0.0524 ms; spread 19.1 %
+  {1, 128, 8, 4, -1, 505},
+  // line 506: bf16 D 128, 2^9 keys, 2^4 rows of work: splits=1 0.0648 ms; runner-up splits=4 0.0662 ms; spread 91.5 %
+  {1, 128, 9, 4, 1, 506},
+  // line 507: bf16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0696 ms; runner-up splits=16 0.0733 ms; spread 157.5 %
+  {1, 128, 10, 4, 8, 507},
+  // line 508: bf16 D 128, 2^11 keys, 2^4 rows of work: splits=8 0.0773 ms; runner-up default 0.0786 ms; spread 88.5 %
+  {1, 128, 11, 4, 8, 508},
+  // line 509: bf16 D 128, 2^12 keys, 2^4 rows of work: default 0.0873 ms; runner-up splits=8 0.0888 ms; spread 13.4 %
+  {1, 128, 12, 4, -1, 509},
+  // line 510: bf16 D 128, 2^13 keys, 2^4 rows of work: default 0.1052 ms; runner-up splits=16 0.1083 ms; spread 31.7 %
+  {1, 128, 13, 4, -1, 510},
+  // line 511: bf16 D 128, 2^14 keys, 2^4 rows of work: default 0.1369 ms; runner-up splits=16 0.1396 ms; spread 9.5 %
+  {1, 128, 14, 4, -1, 511},
+  // line 512: bf16 D 128, 2^15 keys, 2^4 rows of work: default 0.2004 ms; runner-up splits=16 0.2056 ms; spread 27.2 %
+  {1, 128, 15, 4, -1, 512},
+  // line 513: bf16 D 128, 2^13 keys, 2^5 rows of work: default 0.1342 ms; runner-up splits=8 0.139 ms; spread 18.8 %
+  {1, 128, 13, 5, -1, 513},
+  // line 514: bf16 D 128, 2^13 keys, 2^6 rows of work: default 0.188 ms; runner-up splits=8 0.2043 ms; spread 24.4 %
+  {1, 128, 13, 6, -1, 514},
+  // line 515: bf16 D 128, 2^13 keys, 2^7 rows of work: default 0.3058 ms; runner-up splits=4 0.3228 ms; spread 8.2 %
+  {1, 128, 13, 7, -1, 515},
+  // line 516: bf16 D 128, 2^13 keys, 2^8 rows of work: default 0.5372 ms; runner-up splits=2 0.5592 ms; spread 9.0 %
+  {1, 128, 13, 8, -1, 516},
+  // line 517: bf16 D 128, 2^13 keys, 2^9 rows of work: default 0.9965 ms; runner-up splits=1 1.007 ms; spread 4.9 %
+  {1, 128, 13, 9, -1, 517},
+  // line 518: fp16 D 64, 2^8 keys, 2^4 rows of work: default 0.0429 ms; runner-up splits=1 0.0439 ms; spread 23.9 %
+  {2, 64, 8, 4, -1, 518},
+  // line 519: fp16 D 64, 2^9 keys, 2^4 rows of work: splits=1 0.0525 ms; runner-up splits=16 0.0556 ms; spread 66.8 %
+  {2, 64, 9, 4, 1, 519},
+  // line 520: fp16 D 64, 2^10 keys, 2^4 rows of work: splits=16 0.0587 ms; runner-up splits=8 0.0588 ms; spread 21.5 %
+  {2, 64, 10, 4, 16, 520},
+  // line 521: fp16 D 64, 2^11 keys, 2^4 rows of work: default 0.0634 ms; runner-up splits=16 0.0629 ms; spread 15.7 %
+  {2, 64, 11, 4, -1, 521},
+  // line 522: fp16 D 64, 2^12 keys, 2^4 rows of work: splits=16 0.0674 ms; runner-up default 0.0695 ms; spread 23.0 %
+  {2, 64, 12, 4, 16, 522},
+  // line 523: fp16 D 64, 2^13 keys, 2^4 rows of work: splits=16 0.0801 ms; runner-up default 0.0815 ms; spread 14.8 %
+  {2, 64, 13, 4, 16, 523},
+  // line 524: fp16 D 64, 2^14 keys, 2^4 rows of work: splits=16 0.1032 ms; runner-up splits=32 0.1036 ms; spread 32.5 %
+  {2, 64, 14, 4, 16, 524},
+  // line 525: fp16 D 64, 2^15 keys, 2^4 rows of work: splits=32 0.1407 ms; runner-up splits=16 0.1457 ms; spread 11.8 %
+  {2, 64, 15, 4, 32, 525},
+  // line 526: fp16 D 64, 2^13 keys, 2^5 rows of work: default 0.0972 ms; runner-up splits=8 0.1012 ms; spread 11.8 %
+  {2, 64, 13, 5, -1, 526},
+  // line 527: fp16 D 64, 2^13 keys, 2^6 rows of work: default 0.1318 ms; runner-up splits=8 0.1343 ms; spread 46.9 %
+  {2, 64, 13, 6, -1, 527},
+  // line 528: fp16 D 64, 2^13 keys, 2^7 rows of work: default 0.1972 ms; runner-up splits=8 0.2023 ms; spread 9.1 %
+  {2, 64, 13, 7, -1, 528},
+  // line 529: fp16 D 64, 2^13 keys, 2^8 rows of work: default 0.3133 ms; runner-up splits=8 0.3325 ms; spread 8.3 %
+  {2, 64, 13, 8, -1, 529},
+  // line 530: fp16 D 64, 2^13 keys, 2^9 rows of work: splits=8 0.5753 ms; runner-up splits=4 0.5796 ms; spread 15.0 %
+  {2, 64, 13, 9, 8, 530},
+  // line 531: fp16 D 128, 2^8 keys, 2^4 rows of work: splits=1 0.0532 ms; runner-up default 0.0557 ms; spread 62.7 %
+  {2, 128, 8, 4, 1, 531},
+  // line 532: fp16 D 128, 2^9 keys, 2^4 rows of work: splits=8 0.067 ms; runner-up splits=16 0.0678 ms; spread 103.4 %
+  {2, 128, 9, 4, 8, 532},
+  // line 533: fp16 D 128, 2^10 keys, 2^4 rows of work: splits=8 0.0716 ms; runner-up splits=16 0.0735 ms; spread 19.7 %
+  {2, 128, 10, 4, 8, 533},
+  // line 534: fp16 D 128, 2^11 keys, 2^4 rows of work: splits=16 0.0774 ms; runner-up splits=8 0.079 ms; spread 85.0 %
+  {2, 128, 11, 4, 16, 534},
+  // line 535: fp16 D 128, 2^12 keys, 2^4 rows of work: splits=16 0.0874 ms; runner-up default 0.0902 ms; spread 26.1 %
+  {2, 128, 12, 4, 16, 535},
+  // line 536: fp16 D 128, 2^13 keys, 2^4 rows of work: default 0.1064 ms; runner-up splits=16 0.1071 ms; spread 28.4 %
+  {2, 128, 13, 4, -1, 536},
+  // line 537: fp16 D 128, 2^14 keys, 2^4 rows of work: splits=32 0.1419 ms; runner-up splits=16 0.1438 ms; spread 10.2 %
+  {2, 128, 14, 4, 32, 537},
+  // line 538: fp16 D 128, 2^15 keys, 2^4 rows of work: splits=32 0.2052 ms; runner-up default 0.2152 ms; spread 10.4 %
+  {2, 128, 15, 4, 32, 538},
+  // line 539: fp16 D 128, 2^13 keys, 2^5 rows of work: splits=16 0.1356 ms; runner-up default 0.1386 ms; spread 28.3 %
+  {2, 128, 13, 5, 16, 539},
+  // line 540: fp16 D 128, 2^13 keys, 2^6 rows of work: default 0.1988 ms; runner-up splits=8 0.197 ms; spread 14.0 %
+  {2, 128, 13, 6, -1, 540},
+  // line 541: fp16 D 128, 2^13 keys, 2^7 rows of work: default 0.319 ms; runner-up splits=8 0.3185 ms; spread 9.1 %
+  {2, 128, 13, 7, -1, 541},
+  // line 542: fp16 D 128, 2^13 keys, 2^8 rows of work: default 0.5498 ms; runner-up splits=4 0.5577 ms; spread 9.3 %
+  {2, 128, 13, 8, -1, 542},
+  // line 543: fp16 D 128, 2^13 keys, 2^9 rows of work: default 1.027 ms; runner-up splits=2 1.039 ms; spread 4.3 %
+  {2, 128, 13, 9, -1, 543},
 };
 static const fg_tune_table plan_wisdom[] = {
   {"NVIDIA H100 80GB HBM3", 132, "wisdom/nvidia-h100-80gb-hbm3.wisdom", plan_wisdom_0, 52},

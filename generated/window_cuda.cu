@@ -5126,118 +5126,118 @@ static const fg_tune_row plan_wisdom_0[] = {
 // wisdom/nvidia-h200.wisdom: NVIDIA H200, compute capability 9.0, 132 SMs, memory clock 3201000 kHz;
 // tuned 2026-11-27T09:31Z by fusegen 0.1.0 (nvcc 13.0, driver 13000).
 static const fg_tune_row plan_wisdom_1[] = {
-  // line 281: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0517 ms; runner-up T64_128_3P 0.0523 ms; spread 15.4 %
-  {1, 64, 8, 12, 5, 281},
-  // line 282: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.067 ms; runner-up T64_128_2 0.0673 ms; spread 16.3 %
-  {1, 64, 9, 13, 1, 282},
-  // line 283: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0967 ms; runner-up T64_128_2 0.0971 ms; spread 10.9 %
-  {1, 64, 10, 14, -1, 283},
-  // line 284: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1662 ms; runner-up T64_128_3 0.1649 ms; spread 8.4 %
-  {1, 64, 11, 15, -1, 284},
-  // line 285: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4999 ms; runner-up T64_128_3 0.4964 ms; spread 13.1 %
-  {1, 64, 12, 16, -1, 285},
-  // line 286: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.373 ms; runner-up T64_128_2 1.373 ms; spread 2.3 %
-  {1, 64, 13, 17, -1, 286},
-  // line 287: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.107 ms; runner-up T64_128_3 3.107 ms; spread 0.6 %
-  {1, 64, 14, 18, -1, 287},
-  // line 288: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.525 ms; runner-up T64_128_3 6.537 ms; spread 0.5 %
-  {1, 64, 15, 19, -1, 288},
-  // line 289: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.714 ms; runner-up T64_128_3 2.702 ms; spread 2.4 %
-  {1, 64, 13, 18, -1, 289},
-  // line 290: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.334 ms; runner-up T64_128_3 5.333 ms; spread 0.4 %
-  {1, 64, 13, 19, -1, 290},
-  // line 291: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.65 ms; runner-up T64_128_2 10.67 ms; spread 1.7 %
-  {1, 64, 13, 20, -1, 291},
-  // line 292: bf16 D 64, 2^13 keys, 2^21 rows of work: default 21.2 ms; runner-up T64_128_3 21.43 ms; spread 1.0 %
-  {1, 64, 13, 21, -1, 292},
-  // line 293: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.07 ms; runner-up T64_128_2 43.26 ms; spread 6.6 %
-  {1, 64, 13, 22, -1, 293},
-  // line 295: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0622 ms; runner-up T128_64_3P 0.0622 ms; spread 24.3 %
-  {1, 128, 8, 12, 2, 295},
-  // line 296: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0719 ms; runner-up T128_64_3P 0.073 ms; spread 17.9 %
-  {1, 128, 9, 13, 2, 296},
-  // line 297: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1027 ms; runner-up T128_128_2P 0.1029 ms; spread 9.7 %
-  {1, 128, 10, 14, 3, 297},
-  // line 298: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.19 ms; runner-up T128_128_3P 0.1921 ms; spread 14.1 %
-  {1, 128, 11, 15, 2, 298},
-  // line 299: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.5714 ms; runner-up T128_128_3P 0.5665 ms; spread 3.5 %
-  {1, 128, 12, 16, -1, 299},
-  // line 300: bf16 D 128, 2^13 keys, 2^17 rows of work: default 1.542 ms; runner-up T128_128_2 1.542 ms; spread 1.5 %
-  {1, 128, 13, 17, -1, 300},
-  // line 301: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.504 ms; runner-up T128_128_2 3.48 ms; spread 1.2 %
-  {1, 128, 14, 18, -1, 301},
-  // line 302: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.444 ms; runner-up T128_64_2 7.688 ms; spread 2.1 %
-  {1, 128, 15, 19, -1, 302},
-  // line 304: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.7556 ms; runner-up T128_128_2 0.7585 ms; spread 0.8 %
-  {1, 128, 13, 18, -1, 304},
-  // line 305: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.256 ms; runner-up T128_128_2 6.485 ms; spread 1.8 %
-  {1, 128, 13, 19, -1, 305},
-  // line 306: bf16 D 128, 2^13 keys, 2^20 rows of work: default 12.47 ms; runner-up T128_128_3 13.6 ms; spread 1.5 %
-  {1, 128, 13, 20, -1, 306},
-  // line 307: bf16 D 128, 2^13 keys, 2^21 rows of work: default 25.31 ms; runner-up T128_128_3 27.51 ms; spread 6.6 %
-  {1, 128, 13, 21, -1, 307},
-  // line 308: bf16 D 128, 2^13 keys, 2^22 rows of work: default 53.48 ms; runner-up T128_128_3P 56.04 ms; spread 15.9 %
-  {1, 128, 13, 22, -1, 308},
-  // line 309: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0528 ms; runner-up T64_128_2P 0.0536 ms; spread 18.0 %
-  {2, 64, 8, 12, 0, 309},
-  // line 310: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0681 ms; runner-up default 0.0691 ms; spread 17.5 %
-  {2, 64, 9, 13, 6, 310},
-  // line 311: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0969 ms; runner-up T64_128_2 0.0963 ms; spread 11.7 %
-  {2, 64, 10, 14, -1, 311},
-  // line 312: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1666 ms; runner-up T64_128_2 0.1684 ms; spread 7.4 %
-  {2, 64, 11, 15, 1, 312},
-  // line 313: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5 ms; runner-up T64_128_2 0.501 ms; spread 3.2 %
-  {2, 64, 12, 16, -1, 313},
-  // line 314: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.378 ms; runner-up T64_128_3 1.375 ms; spread 1.4 %
-  {2, 64, 13, 17, -1, 314},
-  // line 315: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.089 ms; runner-up T64_128_3 3.089 ms; spread 0.6 %
-  {2, 64, 14, 18, -1, 315},
-  // line 316: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.531 ms; runner-up T64_128_3 6.538 ms; spread 0.4 %
-  {2, 64, 15, 19, -1, 316},
-  // line 317: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.689 ms; runner-up T64_128_2 2.691 ms; spread 1.2 %
-  {2, 64, 13, 18, -1, 317},
-  // line 318: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.348 ms; runner-up T64_128_3 5.342 ms; spread 1.5 %
-  {2, 64, 13, 19, -1, 318},
-  // line 319: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.65 ms; runner-up T64_128_2 10.79 ms; spread 2.1 %
-  {2, 64, 13, 20, -1, 319},
-  // line 320: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.25 ms; runner-up T64_128_2 21.58 ms; spread 4.2 %
-  {2, 64, 13, 21, -1, 320},
-  // line 321: fp16 D 64, 2^13 keys, 2^22 rows of work: default 43.43 ms; runner-up T64_128_2 44.47 ms; spread 10.9 %
-  {2, 64, 13, 22, -1, 321},
-  // line 322: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0595 ms; runner-up T128_128_2P 0.06 ms; spread 20.1 %
-  {2, 128, 8, 12, 3, 322},
-  // line 323: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0746 ms; runner-up T128_128_2 0.0765 ms; spread 80.0 %
-  {2, 128, 9, 13, 2, 323},
-  // line 324: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1073 ms; runner-up T128_128_3P 0.1073 ms; spread 11.3 %
-  {2, 128, 10, 14, 2, 324},
-  // line 325: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1948 ms; runner-up T128_128_2P 0.1956 ms; spread 6.0 %
-  {2, 128, 11, 15, 3, 325},
-  // line 326: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5981 ms; runner-up T128_128_2P 0.5998 ms; spread 2.8 %
-  {2, 128, 12, 16, 3, 326},
-  // line 327: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 1.651 ms; runner-up T128_128_2P 1.653 ms; spread 1.3 %
-  {2, 128, 13, 17, 3, 327},
-  // line 328: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.876 ms; runner-up T128_128_2 3.851 ms; spread 2.5 %
-  {2, 128, 14, 18, -1, 328},
-  // line 329: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.085 ms; runner-up T128_128_2 8.509 ms; spread 3.0 %
-  {2, 128, 15, 19, -1, 329},
-  // line 330: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.362 ms; runner-up T128_128_2 3.367 ms; spread 1.4 %
-  {2, 128, 13, 18, 2, 330},
-  // line 331: fp16 D 128, 2^13 keys, 2^19 rows of work: default 6.852 ms; runner-up T128_128_2 7.112 ms; spread 5.6 %
-  {2, 128, 13, 19, -1, 331},
-  // line 332: fp16 D 128, 2^13 keys, 2^20 rows of work: default 13.8 ms; runner-up T128_128_2 14.82 ms; spread 2.9 %
-  {2, 128, 13, 20, -1, 332},
-  // line 333: fp16 D 128, 2^13 keys, 2^21 rows of work: default 28.06 ms; runner-up T128_128_3P 30.49 ms; spread 16.0 %
-  {2, 128, 13, 21, -1, 333},
-  // line 334: fp16 D 128, 2^13 keys, 2^22 rows of work: default 59.79 ms; runner-up T128_128_3P 61.99 ms; spread 18.0 %
-  {2, 128, 13, 22, -1, 334},
-  // line 588: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_64_2M64 0.7497 ms; runner-up T128_128_3P 0.7975 ms; spread 1.0 %
-  {1, 128, 10, 20, 8, 588},
-  // line 589: bf16 D 128, 2^11 keys, 2^20 rows of work: default 5.058 ms; runner-up T128_128_3 5.165 ms; spread 1.8 %
-  {1, 128, 11, 20, -1, 589},
-  // line 601: bf16 D 128, 2^11 keys, 2^16 rows of work: T128_64_2M64 0.0824 ms; runner-up T128_128_2P 0.0848 ms; spread 9.4 %
-  {1, 128, 11, 16, 8, 601},
-  // line 602: bf16 D 128, 2^15 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_64_2 3.821 ms; spread 0.2 %
-  {1, 128, 15, 20, -1, 602},
+  // line 282: bf16 D 64, 2^8 keys, 2^12 rows of work: T64_128_2P 0.0517 ms; runner-up T64_128_3P 0.0523 ms; spread 15.4 %
+  {1, 64, 8, 12, 5, 282},
+  // line 283: bf16 D 64, 2^9 keys, 2^13 rows of work: T64_128_3 0.067 ms; runner-up T64_128_2 0.0673 ms; spread 16.3 %
+  {1, 64, 9, 13, 1, 283},
+  // line 284: bf16 D 64, 2^10 keys, 2^14 rows of work: default 0.0967 ms; runner-up T64_128_2 0.0971 ms; spread 10.9 %
+  {1, 64, 10, 14, -1, 284},
+  // line 285: bf16 D 64, 2^11 keys, 2^15 rows of work: default 0.1662 ms; runner-up T64_128_3 0.1649 ms; spread 8.4 %
+  {1, 64, 11, 15, -1, 285},
+  // line 286: bf16 D 64, 2^12 keys, 2^16 rows of work: default 0.4999 ms; runner-up T64_128_3 0.4964 ms; spread 13.1 %
+  {1, 64, 12, 16, -1, 286},
+  // line 287: bf16 D 64, 2^13 keys, 2^17 rows of work: default 1.373 ms; runner-up T64_128_2 1.373 ms; spread 2.3 %
+  {1, 64, 13, 17, -1, 287},
+  // line 288: bf16 D 64, 2^14 keys, 2^18 rows of work: default 3.107 ms; runner-up T64_128_3 3.107 ms; spread 0.6 %
+  {1, 64, 14, 18, -1, 288},
+  // line 289: bf16 D 64, 2^15 keys, 2^19 rows of work: default 6.525 ms; runner-up T64_128_3 6.537 ms; spread 0.5 %
+  {1, 64, 15, 19, -1, 289},
+  // line 290: bf16 D 64, 2^13 keys, 2^18 rows of work: default 2.714 ms; runner-up T64_128_3 2.702 ms; spread 2.4 %
+  {1, 64, 13, 18, -1, 290},
+  // line 291: bf16 D 64, 2^13 keys, 2^19 rows of work: default 5.334 ms; runner-up T64_128_3 5.333 ms; spread 0.4 %
+  {1, 64, 13, 19, -1, 291},
+  // line 292: bf16 D 64, 2^13 keys, 2^20 rows of work: default 10.65 ms; runner-up T64_128_2 10.67 ms; spread 1.7 %
+  {1, 64, 13, 20, -1, 292},
+  // line 293: bf16 D 64, 2^13 keys, 2^21 rows of work: default 21.2 ms; runner-up T64_128_3 21.43 ms; spread 1.0 %
+  {1, 64, 13, 21, -1, 293},
+  // line 294: bf16 D 64, 2^13 keys, 2^22 rows of work: default 43.07 ms; runner-up T64_128_2 43.26 ms; spread 6.6 %
+  {1, 64, 13, 22, -1, 294},
+  // line 296: bf16 D 128, 2^8 keys, 2^12 rows of work: T128_128_2P 0.0622 ms; runner-up T128_64_3P 0.0622 ms; spread 24.3 %
+  {1, 128, 8, 12, 2, 296},
+  // line 297: bf16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0719 ms; runner-up T128_64_3P 0.073 ms; spread 17.9 %
+  {1, 128, 9, 13, 2, 297},
+  // line 298: bf16 D 128, 2^10 keys, 2^14 rows of work: T128_128_3P 0.1027 ms; runner-up T128_128_2P 0.1029 ms; spread 9.7 %
+  {1, 128, 10, 14, 3, 298},
+  // line 299: bf16 D 128, 2^11 keys, 2^15 rows of work: T128_128_2P 0.19 ms; runner-up T128_128_3P 0.1921 ms; spread 14.1 %
+  {1, 128, 11, 15, 2, 299},
+  // line 300: bf16 D 128, 2^12 keys, 2^16 rows of work: default 0.5714 ms; runner-up T128_128_3P 0.5665 ms; spread 3.5 %
+  {1, 128, 12, 16, -1, 300},
+  // line 301: bf16 D 128, 2^13 keys, 2^17 rows of work: default 1.542 ms; runner-up T128_128_2 1.542 ms; spread 1.5 %
+  {1, 128, 13, 17, -1, 301},
+  // line 302: bf16 D 128, 2^14 keys, 2^18 rows of work: default 3.504 ms; runner-up T128_128_2 3.48 ms; spread 1.2 %
+  {1, 128, 14, 18, -1, 302},
+  // line 303: bf16 D 128, 2^15 keys, 2^19 rows of work: default 7.444 ms; runner-up T128_64_2 7.688 ms; spread 2.1 %
+  {1, 128, 15, 19, -1, 303},
+  // line 305: bf16 D 128, 2^13 keys, 2^18 rows of work: default 0.7556 ms; runner-up T128_128_2 0.7585 ms; spread 0.8 %
+  {1, 128, 13, 18, -1, 305},
+  // line 306: bf16 D 128, 2^13 keys, 2^19 rows of work: default 6.256 ms; runner-up T128_128_2 6.485 ms; spread 1.8 %
+  {1, 128, 13, 19, -1, 306},
+  // line 307: bf16 D 128, 2^13 keys, 2^20 rows of work: default 12.47 ms; runner-up T128_128_3 13.6 ms; spread 1.5 %
+  {1, 128, 13, 20, -1, 307},
+  // line 308: bf16 D 128, 2^13 keys, 2^21 rows of work: default 25.31 ms; runner-up T128_128_3 27.51 ms; spread 6.6 %
+  {1, 128, 13, 21, -1, 308},
+  // line 309: bf16 D 128, 2^13 keys, 2^22 rows of work: default 53.48 ms; runner-up T128_128_3P 56.04 ms; spread 15.9 %
+  {1, 128, 13, 22, -1, 309},
+  // line 310: fp16 D 64, 2^8 keys, 2^12 rows of work: T64_128_3P 0.0528 ms; runner-up T64_128_2P 0.0536 ms; spread 18.0 %
+  {2, 64, 8, 12, 0, 310},
+  // line 311: fp16 D 64, 2^9 keys, 2^13 rows of work: T64_128_2 0.0681 ms; runner-up default 0.0691 ms; spread 17.5 %
+  {2, 64, 9, 13, 6, 311},
+  // line 312: fp16 D 64, 2^10 keys, 2^14 rows of work: default 0.0969 ms; runner-up T64_128_2 0.0963 ms; spread 11.7 %
+  {2, 64, 10, 14, -1, 312},
+  // line 313: fp16 D 64, 2^11 keys, 2^15 rows of work: T64_128_3 0.1666 ms; runner-up T64_128_2 0.1684 ms; spread 7.4 %
+  {2, 64, 11, 15, 1, 313},
+  // line 314: fp16 D 64, 2^12 keys, 2^16 rows of work: default 0.5 ms; runner-up T64_128_2 0.501 ms; spread 3.2 %
+  {2, 64, 12, 16, -1, 314},
+  // line 315: fp16 D 64, 2^13 keys, 2^17 rows of work: default 1.378 ms; runner-up T64_128_3 1.375 ms; spread 1.4 %
+  {2, 64, 13, 17, -1, 315},
+  // line 316: fp16 D 64, 2^14 keys, 2^18 rows of work: default 3.089 ms; runner-up T64_128_3 3.089 ms; spread 0.6 %
+  {2, 64, 14, 18, -1, 316},
+  // line 317: fp16 D 64, 2^15 keys, 2^19 rows of work: default 6.531 ms; runner-up T64_128_3 6.538 ms; spread 0.4 %
+  {2, 64, 15, 19, -1, 317},
+  // line 318: fp16 D 64, 2^13 keys, 2^18 rows of work: default 2.689 ms; runner-up T64_128_2 2.691 ms; spread 1.2 %
+  {2, 64, 13, 18, -1, 318},
+  // line 319: fp16 D 64, 2^13 keys, 2^19 rows of work: default 5.348 ms; runner-up T64_128_3 5.342 ms; spread 1.5 %
+  {2, 64, 13, 19, -1, 319},
+  // line 320: fp16 D 64, 2^13 keys, 2^20 rows of work: default 10.65 ms; runner-up T64_128_2 10.79 ms; spread 2.1 %
+  {2, 64, 13, 20, -1, 320},
+  // line 321: fp16 D 64, 2^13 keys, 2^21 rows of work: default 21.25 ms; runner-up T64_128_2 21.58 ms; spread 4.2 %
+  {2, 64, 13, 21, -1, 321},
+  // line 322: fp16 D 64, 2^13 keys, 2^22 rows of work: default 43.43 ms; runner-up T64_128_2 44.47 ms; spread 10.9 %
+  {2, 64, 13, 22, -1, 322},
+  // line 323: fp16 D 128, 2^8 keys, 2^12 rows of work: T128_128_3P 0.0595 ms; runner-up T128_128_2P 0.06 ms; spread 20.1 %
+  {2, 128, 8, 12, 3, 323},
+  // line 324: fp16 D 128, 2^9 keys, 2^13 rows of work: T128_128_2P 0.0746 ms; runner-up T128_128_2 0.0765 ms; spread 80.0 %
+  {2, 128, 9, 13, 2, 324},
+  // line 325: fp16 D 128, 2^10 keys, 2^14 rows of work: T128_128_2P 0.1073 ms; runner-up T128_128_3P 0.1073 ms; spread 11.3 %
+  {2, 128, 10, 14, 2, 325},
+  // line 326: fp16 D 128, 2^11 keys, 2^15 rows of work: T128_128_3P 0.1948 ms; runner-up T128_128_2P 0.1956 ms; spread 6.0 %
+  {2, 128, 11, 15, 3, 326},
+  // line 327: fp16 D 128, 2^12 keys, 2^16 rows of work: T128_128_3P 0.5981 ms; runner-up T128_128_2P 0.5998 ms; spread 2.8 %
+  {2, 128, 12, 16, 3, 327},
+  // line 328: fp16 D 128, 2^13 keys, 2^17 rows of work: T128_128_3P 1.651 ms; runner-up T128_128_2P 1.653 ms; spread 1.3 %
+  {2, 128, 13, 17, 3, 328},
+  // line 329: fp16 D 128, 2^14 keys, 2^18 rows of work: default 3.876 ms; runner-up T128_128_2 3.851 ms; spread 2.5 %
+  {2, 128, 14, 18, -1, 329},
+  // line 330: fp16 D 128, 2^15 keys, 2^19 rows of work: default 8.085 ms; runner-up T128_128_2 8.509 ms; spread 3.0 %
+  {2, 128, 15, 19, -1, 330},
+  // line 331: fp16 D 128, 2^13 keys, 2^18 rows of work: T128_128_2P 3.362 ms; runner-up T128_128_2 3.367 ms; spread 1.4 %
+  {2, 128, 13, 18, 2, 331},
+  // line 332: fp16 D 128, 2^13 keys, 2^19 rows of work: default 6.852 ms; runner-up T128_128_2 7.112 ms; spread 5.6 %
+  {2, 128, 13, 19, -1, 332},
+  // line 333: fp16 D 128, 2^13 keys, 2^20 rows of work: default 13.8 ms; runner-up T128_128_2 14.82 ms; spread 2.9 %
+  {2, 128, 13, 20, -1, 333},
+  // line 334: fp16 D 128, 2^13 keys, 2^21 rows of work: default 28.06 ms; runner-up T128_128_3P 30.49 ms; spread 16.0 %
+  {2, 128, 13, 21, -1, 334},
+  // line 335: fp16 D 128, 2^13 keys, 2^22 rows of work: default 59.79 ms; runner-up T128_128_3P 61.99 ms; spread 18.0 %
+  {2, 128, 13, 22, -1, 335},
+  // line 589: bf16 D 128, 2^10 keys, 2^20 rows of work: T128_64_2M64 0.7497 ms; runner-up T128_128_3P 0.7975 ms; spread 1.0 %
+  {1, 128, 10, 20, 8, 589},
+  // line 590: bf16 D 128, 2^11 keys, 2^20 rows of work: default 5.058 ms; runner-up T128_128_3 5.165 ms; spread 1.8 %
+  {1, 128, 11, 20, -1, 590},
+  // line 602: bf16 D 128, 2^11 keys, 2^16 rows of work: T128_64_2M64 0.0824 ms; runner-up T128_128_2P 0.0848 ms; spread 9.4 %
+  {1, 128, 11, 16, 8, 602},
+  // line 603: bf16 D 128, 2^15 keys, 2^20 rows of work: default 3.646 ms; runner-up T128_64_2 3.821 ms; spread 0.2 %
+  {1, 128, 15, 20, -1, 603},
 };
 // The variants of the rows by name and head dim, for $FUSEGEN_CONFIG
 // (fg_forced_config: a test takes each of them by name).
