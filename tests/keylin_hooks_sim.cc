@@ -3,8 +3,11 @@
 // ALiBi), run on the host the way the sm_90a consumers use them: a thread
 // computes its first row's term at its keys as fmaf(slope, step k, lin0) from
 // one value a tile, its other rows take those values, and each row's max is
-// moved by its own offset, slope * (E(i, 0) - E(ib, 0)), at the end.  That
-// score plus the offset must be plan_score at every row and key, on random
+// moved by its own offset, slope * (E(i, 0) - E(ib, 0)), at the end.  With
+// LINA (the default) the thread's accumulators start at those terms over the
+// qk factor, fmaf(slope / qk factor, step k, lin0 / qk factor), the product
+// adds qk to them and the factor multiplies the sum.  Both scores plus the
+// offset must be plan_score at every row and key, on random
 // sizes, heads, rows, tiles and qk; E must change by plan_keylin_step a key
 // and its rows must differ by the same amount at every key.  Built and run
 // by tests/cuda-hooks.sh, which extracts the hooks into hooks.h and the
@@ -39,9 +42,11 @@ int main()
         const int h = rand() % p.Hq;
         plan_head_setup(p, 0, h);
         const float qkc = plan_keylin_qk(p), lsl = plan_keylin_slope(p);
+        const float lq = lsl / qkc;  // LINA
         for (int t = 0; t < 40; t++) {
             const int ib = rand() % p.M, jb = rand() % p.N;
             const float lin0 = lsl * (float)plan_keylin_int(ib, jb, p);
+            const float l0 = lq * (float)plan_keylin_int(ib, jb, p);
             for (int r = 0; r < 4; r++) {
                 const int i = ib + 8 * r;
                 const int dE = plan_keylin_int(i, 0, p) - plan_keylin_int(ib, 0, p);
@@ -58,16 +63,20 @@ int main()
                         continue;
                     }
                     const float x = fmaf(qk, qkc, fmaf(lsl, (float)(plan_keylin_step * k), lin0)) + off;
+                    const float xa = (fmaf(lq, (float)(plan_keylin_step * k), l0) + qk) * qkc + off;
                     const float want = plan_score(qk, i, j, h, p);
-                    // both are rounded float sums of the same terms: allow a
+                    // all are rounded float sums of the same terms: allow a
                     // few ulps of the largest term
                     const double big = fabs((double)qk * qkc) + fabs((double)lsl * plan_keylin_int(i, j, p)) +
                                        fabs((double)lin0) + fabs((double)off);
-                    const double err = fabs((double)x - want) / (big > 1 ? big : 1);
-                    worst = err > worst ? err : worst;
-                    if (!(err <= 4e-7) && bad++ < 5)  // NaN fails too
-                        printf("M %d N %d h %d row %d (first %d) key %d qk %g: %.9g, plan_score %.9g\n", p.M, p.N, h,
-                               i, ib, j, qk, x, want);
+                    for (int form = 0; form < 2; form++) {
+                        const float y = form ? xa : x;
+                        const double err = fabs((double)y - want) / (big > 1 ? big : 1);
+                        worst = err > worst ? err : worst;
+                        if (!(err <= 4e-7) && bad++ < 5)  // NaN fails too
+                            printf("M %d N %d h %d row %d (first %d) key %d qk %g: %s %.9g, plan_score %.9g\n", p.M,
+                                   p.N, h, i, ib, j, qk, form ? "LINA" : "LIN", y, want);
+                    }
                 }
             }
         }
@@ -76,7 +85,7 @@ int main()
         printf("FAIL: %ld of %ld scores differ\n", bad, checked);
         return 1;
     }
-    printf("%ld scores of the shared key term agree with plan_score (worst %.2g of the largest term)\n", checked,
+    printf("%ld scores of the shared key term (each in both forms) agree with plan_score (worst %.2g of the largest term)\n", checked,
            worst);
     return 0;
 }

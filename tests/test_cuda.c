@@ -602,6 +602,11 @@ static void alibi_slope_becomes_a_head_constant(void **state)
      * factor of qk (LINA): the host refuses a factor that is not > 0 */
     assert_has(d, "if (!(p.c0_ > 0.0f) || isinf(p.c0_))");
     assert_has(d, "the score's factor of qk, scale = %g");
+    /* the split form's kernels add the term to each element: its entry
+     * takes any scale */
+    const char *dd = cuda_defs(f, "plans/alibi_decode.fp");
+    assert_has(dd, "qk * p.c0_ + (j - (i + p.N - p.M)) * p.hc1_");
+    assert_not_has(dd, "factor of qk");
 }
 
 static void softcap_constants_fold_on_the_host(void **state)

@@ -177,8 +177,12 @@ __device__ __forceinline__ float plan_score_bias(int, int, int, const plan_param
 fg_cuda_keylin_if([[[m4_dnl
 // The score is qk * plan_keylin_qk(p) plus plan_keylin_slope(p) times an
 // integer term that changes by plan_keylin_step a key (fg_cuda_keylin_plan):
-// the sm_90a kernel computes a thread's keys from one value a tile, the same
-// for all of its rows, and adds each row's own offset to its max at the end.
+// the sm_90a kernel starts a thread's accumulators of S at its first row's
+// terms over plan_keylin_qk(p) (from one value a tile; the same for all of its
+// rows), so that the product adds qk to them, takes the row max on that sum
+// and multiplies by plan_keylin_qk(p) in the exp2 argument (the host refuses
+// a factor that is not > 0), and adds each row's own offset to its max at
+// the end.
 __attribute__((unused)) constexpr bool plan_score_keylin = true;
 __attribute__((unused)) constexpr int plan_keylin_step = fg_cuda_keylin_step;
 __device__ __forceinline__ float plan_keylin_qk(const plan_params& p) {

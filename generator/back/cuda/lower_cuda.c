@@ -943,9 +943,12 @@ static void host_checks(cu *c, cb *b, const char *entry)
                   "finite and > 0\", (double)(%s));\n",
                   at->fold_const, at->fold_const, entry, plan_expr(c, at->fold_expr),
                   cu_text(c, at->fold_expr, true));
-    /* keylin: the sm_90a kernels take the row max on qk plus the term over
-     * the qk factor (rolling.cuh's LINA), then multiply by the factor */
-    if (at->keylin && at->keylin_qk_expr && at->softmax && !at->fold && !at->tile_fold) {
+    /* keylin: the sm_90a rolling kernels take the row max on qk plus the
+     * term over the qk factor (rolling.cuh's LINA), then multiply by the
+     * factor (the split form's kernels add the term to each element); the
+     * HIP entry, which shares these checks, refuses the same arguments */
+    if (at->keylin && at->keylin_qk_expr && at->softmax && !at->fold && !at->tile_fold &&
+        c->k->sched.form != FORM_SPLIT) {
         const char *k = cu_text(c, at->keylin_qk, true);
         const fg_expr *f = at->keylin_qk_expr;
         cb_printf(b,

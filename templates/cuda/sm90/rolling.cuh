@@ -425,6 +425,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
             sacc[nb * 4 + c] = v;
             sacc[nb * 4 + 2 + c] = v;
           }
+        // every value in its register before the product's fence: the
+        // copies of the other row came after it without this (PTX of
+        // 2026-11-30), where the PTX ISA wants no write to a wgmma's
+        // accumulators between its fence and the product
+        fh_pin<NS>(sacc);
       } else {
         (void)t;
       }
