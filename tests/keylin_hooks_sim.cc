@@ -85,7 +85,8 @@ int main()
         printf("FAIL: %ld of %ld scores differ\n", bad, checked);
         return 1;
     }
-    printf("%ld scores of the shared key term (each in both forms) agree with plan_score (worst %.2g of the largest term)\n", checked,
-           worst);
+    printf("%ld scores of the shared key term (each in both forms) agree with plan_score (worst %.2g of the "
+           "largest term)\n",
+           checked, worst);
     return 0;
 }
