@@ -946,9 +946,9 @@ static void host_checks(cu *c, cb *b, const char *entry)
     /* keylin: the sm_90a rolling kernels take the row max on qk plus the
      * term over the qk factor (rolling.cuh's LINA), then multiply by the
      * factor (the split form's kernels add the term to each element); the
-     * HIP entry, which shares these checks, refuses the same arguments */
-    if (at->keylin && at->keylin_qk_expr && at->softmax && !at->fold && !at->tile_fold &&
-        c->k->sched.form != FORM_SPLIT) {
+     * HIP entry, which shares these checks, refuses the same arguments;
+     * kb_bind_score binds keylin only with a softmax chain and no fold */
+    if (at->keylin && at->keylin_qk_expr && c->k->sched.form != FORM_SPLIT) {
         const char *k = cu_text(c, at->keylin_qk, true);
         const fg_expr *f = at->keylin_qk_expr;
         cb_printf(b,
