@@ -502,12 +502,23 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       (void)plan_spans_known(rv_, rv_, cv_, cv_, &tr);
       return plan_visible_known(i, j, tr, p);
     };
+    // CLS (below, with the tile classes): whether this CTA's consumers take
+    // each tile's class from their lanes' classes made once from the launch's
+    // summary (cls_on: the summary is there, and the key range is at most 32
+    // tiles, the same in every thread of the CTA)
+    constexpr bool CLS_C = plan_nspans > 0 && BN % plan_span_chunk == 0;
+    const long* ssum =
+        CLS_C && a.span_sum ? a.span_sum + ((long)b * a.Hq + h) * a.span_chunks * (2 * plan_nspans) : nullptr;
+    const bool cls_on = ssum != nullptr && t_hi - t_lo <= 32;
     // FX: FIXM (above) at compile time: the consumers' loop is instantiated
     // for both values where the plan may take it, and chosen once (a
     // run-time test inside the softmax cut it into blocks that ptxas
-    // schedules apart: softcap-pf-32k 6 % slower on an H200, 2026-11-29)
-    auto consume = [&](auto fx_tag) {
+    // schedules apart: softcap-pf-32k 6 % slower on an H200, 2026-11-29).
+    // CL: CLS, likewise (a run-time test, with both ways live through the
+    // loop, spilled 304 bytes in docmask's D 96 kernel of 128-key tiles)
+    auto consume = [&](auto fx_tag, auto cl_tag) {
       constexpr bool FX = decltype(fx_tag)::value;
+      constexpr bool CL = CLS_C && decltype(cl_tag)::value;
       auto softmax = [&](auto masked_tag, auto aff_tag, int n0, float* corr, float asc, float aoff,
                          auto known_tag, unsigned truth, auto vals_tag) {
         constexpr bool MASKED = decltype(masked_tag)::value;
@@ -753,7 +764,64 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // register more spills); the rest is tiles t_lo + 1 .. t_hi - 1 - (rest >> 31)
       unsigned rest = 0;
       auto in_rest = [&](int t) { return rest && t > t_lo && t < t_hi - (int)(rest >> 31); };
-      if constexpr (plan_nspans > 0) {
+      // CLS: with the launch's summary of the span values (a.span_sum, their
+      // range over each plan_span_chunk keys), tiles of whole chunks and a key
+      // range of at most 32 tiles (the same in every thread of the CTA), lane x
+      // of each consumer warp classifies tile t_lo + x once, before the first
+      // tile, for the warp's own 16 rows, from its chunks' entries of the
+      // summary; a tile's class is then one shuffle (code_of), and a tile's
+      // keys' values are read only where its masked step takes them (VALS).
+      // This stands in for REST's scan, each tile's fold of its keys' values
+      // across the warp and the rows' ranges read back from shared memory
+      // (a fifth of docmask's instructions on an H200, bench/NOTES.md,
+      // thirty-eighth session); per warp, a tile is also more often full for
+      // its rows than for the group's 64.  The classes come from the same
+      // hooks (plan_tile_class_spans, plan_spans_known) as the fold's, on
+      // the same keys' ranges (each tile is a union of whole chunks, cut at N
+      // as the tile is) and the warp's rows'.
+      int wcode = 0;  // CL: the class of tile t_lo + lane for this warp's rows
+      auto code_of = [&](int t) { return __shfl_sync(0xffffffffu, wcode, (t - t_lo) & 31); };
+      if constexpr (CL) {
+        // the first tile's keys' values, in flight with the summary's loads
+        if (C::VALS && plan_spans_decide && t_lo < t_hi)
+          plan_span_load<SPER>(t_lo * BN, min(t_lo * BN + BN, N), h, p, sv);
+        constexpr int CPT = BN / plan_span_chunk;  // chunks a tile
+        const int t = t_lo + lane;
+        long klo[SK], khi[SK], wlo[SK], whi[SK];
+#pragma unroll
+        for (int k = 0; k < SK; ++k) {
+          klo[k] = 9223372036854775807L;
+          khi[k] = -9223372036854775807L - 1;
+        }
+#pragma unroll
+        for (int c = 0; c < CPT; ++c) {
+          // every lane loads (a lane past the range, the last chunk again)
+          const int cc = min(t * CPT + c, a.span_chunks - 1);
+#pragma unroll
+          for (int k = 0; k < SK; ++k) {
+            const long l = ssum[2 * ((long)cc * plan_nspans + k)], u = ssum[2 * ((long)cc * plan_nspans + k) + 1];
+            klo[k] = min(klo[k], l);
+            khi[k] = max(khi[k], u);
+          }
+        }
+        const int w0 = r0 + wq * 16, w1 = min(w0 + 16, r1);  // no rows past M: class 0
+        plan_span_range<true>(w0, w1, h, p, wlo, whi);
+        const int n0 = t * BN, n1 = min(n0 + BN, N);
+        int cls = w0 < w1 && t < t_hi ? plan_tile_class_spans(w0, w1, n0, n1, wlo, whi, klo, khi, p) : 0;
+        if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
+        // 3 + 4 truth as tile_class's (span k known to hold on the tile where
+        // bit k of truth is set).  A tile the warp's rows do not see (class 0,
+        // which the group's classes gave only past M) takes the masked step
+        // too, with its span atoms known where they are (each element's test
+        // then reads no ids), else from its keys' values (VALS)
+        unsigned truth;
+        if (plan_spans_decide && cls <= 1 && t < t_hi && plan_spans_known(wlo, whi, klo, khi, &truth))
+          cls = 3 + 4 * (int)truth;
+        else if (cls == 0 && t < t_hi)
+          cls = 1;
+        wcode = cls;
+      }
+      if constexpr (plan_nspans > 0 && !CL) {
         long lo[SK], hi[SK];
         plan_span_range<true>(r0, r1, h, p, lo, hi);
         if (lane == 0)
@@ -791,9 +859,31 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         }
       }
       auto span_load = [&](int t) {  // with span atoms only: tile t's key values into sv
-        if (t < t_hi && !in_rest(t)) plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+        if (t < t_hi && !in_rest(t)) {
+          if constexpr (!CL)
+            plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+          else if (C::VALS && plan_spans_decide && code_of(t) == 1)  // CLS: only for VALS
+            plan_span_load<SPER>(t * BN, min(t * BN + BN, N), h, p, sv);
+        }
+      };
+      // VALS: a masked tile whose span atoms are not known: its keys' values
+      // (in sv) into this warp's copy (the warp's lanes have read the last
+      // copy: __syncwarp first)
+      auto vals_copy = [&]() {
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < SK; ++k)
+#pragma unroll
+          for (int w = 0; w < SPER; ++w)
+            if (lane + 32 * w < BN) fh_st_shared_s64(span_vals + 8u * (uint32_t)(k * BN + lane + 32 * w), sv[k][w]);
+        __syncwarp();
       };
       auto tile_class = [&](int t) {  // with span atoms only, tile t's values in sv
+        if constexpr (CL) {  // CLS: the class from this warp's lanes
+          const int cls = code_of(t);
+          if (C::VALS && plan_spans_decide && cls == 1) vals_copy();
+          return cls;
+        }
         const int n0 = t * BN, n1 = min(n0 + BN, N);
         // a group with no rows (past M) sees nothing
         long rlo[SK], rhi[SK];
@@ -818,16 +908,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
           cls = 3 + 4 * (int)truth;
         } else if (C::VALS && plan_spans_decide && cls == 1) {
-          // not known: the keys' values into this warp's copy for VALS (the
-          // warp's lanes have read the last copy: __syncwarp first)
-          __syncwarp();
-#pragma unroll
-          for (int k = 0; k < SK; ++k)
-#pragma unroll
-            for (int w = 0; w < SPER; ++w)
-              if (lane + 32 * w < BN)
-                fh_st_shared_s64(span_vals + 8u * (uint32_t)(k * BN + lane + 32 * w), sv[k][w]);
-          __syncwarp();
+          vals_copy();  // not known: the keys' values for VALS
         }
         return cls;
       };
@@ -911,7 +992,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         // the first tile: S, softmax, P
         int cls0 = 0;
         if constexpr (plan_nspans > 0) {
-          span_load(t_lo);
+          if constexpr (!CL) span_load(t_lo);  // CLS: read beside the classes
           cls0 = tile_class(t_lo);
           span_load(t_lo + 1);
         }
@@ -983,13 +1064,23 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         release(v_empty(s_prev));
       }
     };
+    auto consume_cl = [&](auto fx_tag) {
+      if constexpr (CLS_C) {
+        if (cls_on)
+          consume(fx_tag, fa_bool<true>{});
+        else
+          consume(fx_tag, fa_bool<false>{});
+      } else {
+        consume(fx_tag, fa_bool<false>{});
+      }
+    };
     if constexpr (FIXM_C) {
       if (fixm)
-        consume(fa_bool<true>{});
+        consume_cl(fa_bool<true>{});
       else
-        consume(fa_bool<false>{});
+        consume_cl(fa_bool<false>{});
     } else {
-      consume(fa_bool<false>{});
+      consume_cl(fa_bool<false>{});
     }
     if (C::PP && cw == 0) fh_named_sync(3, 256);  // group 1's last arrival
 
