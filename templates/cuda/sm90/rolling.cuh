@@ -26,15 +26,18 @@
 //   Inside a group, S of the next tile is issued before P V of the current
 //   one, so the softmax runs while a product is on the tensor cores; with
 //   PINGPONG the two groups also take turns issuing (named barriers).
-// - tile classes from the hooks: fully masked tiles (per consumer group) are
-//   not computed, fully visible ones run the mask-free step, partial ones and
-//   the ragged last tile the masked step; the key range bounds the loads.  A
+// - tile classes from the hooks: the key range bounds the loads and the
+//   tiles; in it, fully visible tiles run the mask-free step, partial ones,
+//   the ragged last tile and those a consumer group's rows do not see the
+//   masked step (no product is issued under a condition).  A
 //   mask that compares ids read at the row and the key (span atoms) narrows
 //   the key range once per CTA (while Q's copy is in flight; from the ids'
 //   ranges per 64-key chunk that fh_span_sum_kernel, launched first, wrote,
 //   reading no key's id, or where the launch has no workspace for it from
-//   the ids themselves) and classifies
-//   each tile from the ids' ranges, read one tile ahead; a masked tile where
+//   the ids themselves) and classifies each tile: with that summary, tiles of
+//   whole chunks and at most 32 tiles in the range, once per consumer warp
+//   for its 16 rows from the summary (CLS), else for the group's rows from
+//   the ids' ranges, read one tile ahead; a masked tile where
 //   every span atom is known (plan_spans_known) takes each element from the
 //   spans' truth and its linear atoms (plan_visible_known), reading no ids;
 //   one where they are not decides each element's span atoms between its
@@ -746,7 +749,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // The class of tile t for this group's rows: from the closed forms, and
       // with span atoms from the ranges of their values over the rows (once)
       // and the tile's keys (read by each warp one tile ahead, so that the
-      // loads' latency hides behind a tile's work).
+      // loads' latency hides behind a tile's work), or with CLS (below) for
+      // each warp's rows from the launch's summary.
       long sv[SK][SPER];  // the span values of the next tile's keys, read one tile ahead
       // REST: where every span atom is known (plan_spans_known) between this
       // group's rows and all keys of the tiles after the first, those tiles
@@ -770,7 +774,8 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // of each consumer warp classifies tile t_lo + x once, before the first
       // tile, for the warp's own 16 rows, from its chunks' entries of the
       // summary; a tile's class is then one shuffle (code_of), and a tile's
-      // keys' values are read only where its masked step takes them (VALS).
+      // keys' values are read only where its masked step takes them (VALS;
+      // the first tile's always, beside the summary's loads).
       // This stands in for REST's scan, each tile's fold of its keys' values
       // across the warp and the rows' ranges read back from shared memory
       // (a fifth of docmask's instructions on an H200, bench/NOTES.md,
@@ -795,7 +800,9 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         }
 #pragma unroll
         for (int c = 0; c < CPT; ++c) {
-          // every lane loads (a lane past the range, the last chunk again)
+          // every lane loads: past N (the second chunk of a ragged last tile
+          // of 128 keys, or a lane past the range) the last chunk again, which
+          // leaves the range of a tile cut at N exact
           const int cc = min(t * CPT + c, a.span_chunks - 1);
 #pragma unroll
           for (int k = 0; k < SK; ++k) {
@@ -810,10 +817,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
         int cls = w0 < w1 && t < t_hi ? plan_tile_class_spans(w0, w1, n0, n1, wlo, whi, klo, khi, p) : 0;
         if (cls == 2 && n0 + BN > N) cls = 1;  // ragged last tile: mask keys >= N
         // 3 + 4 truth as tile_class's (span k known to hold on the tile where
-        // bit k of truth is set).  A tile the warp's rows do not see (class 0,
-        // which the group's classes gave only past M) takes the masked step
-        // too, with its span atoms known where they are (each element's test
-        // then reads no ids), else from its keys' values (VALS)
+        // bit k of truth is set).  A tile the warp's rows do not see (class 0)
+        // takes the masked step, as one the group's rows do not see does in
+        // tile_class: with its span atoms known where they are (each element's
+        // test then reads no ids), else as a partial tile (VALS where the
+        // copies fit, else plan_visible)
         unsigned truth;
         if (plan_spans_decide && cls <= 1 && t < t_hi && plan_spans_known(wlo, whi, klo, khi, &truth))
           cls = 3 + 4 * (int)truth;
