@@ -329,6 +329,9 @@ bool expr_holds(const fg_expr *e, const fg_expr *part);
 #define FG_MAX_AXES 32   /* axes fit a uint32_t mask */
 #define FG_MAX_INDICES 8    /* indices per tensor (the runtime's FG_MAX_RANK is at least this) */
 #define FG_MAX_EXPR_DEPTH 256
+/* operations in one statement with the statements it reads written out
+ * (check_written_out refuses more) */
+#define FG_MAX_WRITTEN_OUT 65536
 
 typedef enum fg_ir_dtype { DT_BF16, DT_FP16, DT_F32, DT_INT } fg_ir_dtype;
 extern const char *const fg_dtype_names[4]; /* "bf16", "fp16", "f32", "int" */

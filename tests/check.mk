@@ -63,4 +63,6 @@ EXTRA_DIST += \
 	tests/bad/sem-type.fp \
 	tests/bad/sem-unknown-identifier.err \
 	tests/bad/sem-unknown-identifier.fp \
+	tests/bad/sem-written-out.err \
+	tests/bad/sem-written-out.fp \
 	$(NULL)

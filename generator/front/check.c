@@ -998,6 +998,8 @@ int check_plan(fg_plan *p, fg_diag *d)
         if (p->tensors[i].kind == TENSOR_STMT)
             check_classify(&p->tensors[i]);
     check_order_statements(&ck);
+    if (!check_written_out(&ck))
+        return -1; /* the walks below would not end */
     check_outputs(&ck);
     check_schedule(&ck);
     check_fused_contractions(&ck);

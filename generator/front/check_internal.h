@@ -73,6 +73,7 @@ fg_expr *check_stmt_read(checker *ck, int ti, const fg_ir_tensor *t, uint32_t ax
 /* check_order.c */
 void check_classify(fg_ir_tensor *t);
 void check_order_statements(checker *ck);
+bool check_written_out(checker *ck);
 void check_outputs(checker *ck);
 void check_schedule(checker *ck);
 void check_fused_contractions(checker *ck);

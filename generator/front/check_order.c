@@ -5,6 +5,7 @@
  */
 #include "check_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,94 @@ void check_order_statements(checker *ck)
             }
         }
     }
+}
+
+/* Hops through statement reads that a walk of the later passes can take:
+ * each hop is at least one level of its depth, and none goes deeper than
+ * FG_MAX_EXPR_DEPTH + 64 (rules.c's masked_to_inf). */
+#define WRITTEN_OUT_HOPS (FG_MAX_EXPR_DEPTH + 64)
+
+/* e's own operations (*nodes) and the statements it reads, once per read
+ * (refs), down to the depth the parser allows. */
+static void own_nodes(const fg_plan *p, const fg_expr *e, long *nodes, fg_vec *refs, fg_arena *a,
+                      int depth)
+{
+    if (depth > FG_MAX_EXPR_DEPTH)
+        return;
+    ++*nodes;
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors &&
+        p->tensors[e->ref].kind == TENSOR_STMT)
+        vec_push(a, refs, &p->tensors[e->ref]);
+    for (int i = 0; i < e->nargs; i++)
+        own_nodes(p, e->args[i], nodes, refs, a, depth + 1);
+}
+
+/* Fusion, the algebra and the kernels inline a statement wherever it is
+ * read, and many of their walks follow the reads the same way, down to a
+ * depth: statements that each read the one before more than once
+ * (T1 = T0 + T0 * 3, T2 = T1 + T1 * 3, ...) double at every step, so thirty
+ * of them would take 2^30 operations, where a chain of thousands that read
+ * the one before once is cut at the depth.  For each statement, in
+ * dependency order, w[h] counts the operations written out through at
+ * most h reads (saturated past FG_MAX_WRITTEN_OUT); refused at the first
+ * statement whose count at WRITTEN_OUT_HOPS passes the bound, so that no
+ * later walk does.  Each count lives until its last reader is done. */
+bool check_written_out(checker *ck)
+{
+    fg_plan *p = ck->p;
+    enum { H = WRITTEN_OUT_HOPS };
+    const long cap = FG_MAX_WRITTEN_OUT + 1L;
+    int n = p->ntensors;
+    fg_vec *refs = ARENA_ARRAY(ck->a, fg_vec, n + 1);
+    long *own = ARENA_ARRAY(ck->a, long, n + 1);
+    int *last = ARENA_ARRAY(ck->a, int, n + 1); /* order index of the last reader */
+    long **w = ARENA_ARRAY(ck->a, long *, n + 1);
+    for (int i = 0; i < p->norder; i++) {
+        int t = p->order[i];
+        if (!p->tensors[t].rhs)
+            continue;
+        own_nodes(p, p->tensors[t].rhs, &own[t], &refs[t], ck->a, 0);
+        for (int k = 0; k < refs[t].len; k++)
+            last[(fg_ir_tensor *)refs[t].items[k] - p->tensors] = i;
+    }
+    bool ok = true;
+    for (int i = 0; i < p->norder && ok; i++) {
+        int t = p->order[i];
+        if (!p->tensors[t].rhs)
+            continue;
+        w[t] = malloc(sizeof(long) * (H + 1));
+        if (!w[t]) {
+            fputs("fusegen: out of memory\n", stderr);
+            abort();
+        }
+        for (int h = 0; h <= H; h++)
+            w[t][h] = own[t];
+        for (int k = 0; k < refs[t].len; k++) {
+            const long *wu = w[(fg_ir_tensor *)refs[t].items[k] - p->tensors];
+            if (!wu)
+                continue; /* read back along a cycle (reported) */
+            for (int h = 1; h <= H; h++)
+                w[t][h] = w[t][h] + wu[h - 1] < cap ? w[t][h] + wu[h - 1] : cap;
+        }
+        if (w[t][H] >= cap) {
+            diag_error(ck->d, p->tensors[t].loc,
+                       "cannot write out '%s': with the statements it reads written out, it "
+                       "has more than %d operations (fusegen inlines a statement wherever it "
+                       "is read)",
+                       p->tensors[t].name, FG_MAX_WRITTEN_OUT);
+            ok = false;
+        }
+        for (int k = 0; k < refs[t].len; k++) {
+            int u = (int)((fg_ir_tensor *)refs[t].items[k] - p->tensors);
+            if (last[u] == i && w[u]) {
+                free(w[u]);
+                w[u] = NULL;
+            }
+        }
+    }
+    for (int t = 0; t < n; t++)
+        free(w[t]);
+    return ok;
 }
 
 /* ------------------------------------------------------------------ */

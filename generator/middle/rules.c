@@ -15,6 +15,8 @@
 #include "generator.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* True when e reads no input and no elementwise statement except ones made
  * of reductions, and reads at least one reduction (*found). */
@@ -61,27 +63,31 @@ bool rule_masked_minmax(const fg_ir_tensor *t)
 }
 
 /* Whether e holds an infinity a where puts in place of a masked element
- * (where(cond, x, -inf)), following the statements it reads. */
-static bool masked_to_inf(const fg_plan *p, const fg_expr *e, int depth)
+ * (where(cond, x, -inf)), following the statements it reads.  seen marks
+ * the statements already followed: a statement read twice (T1 = T0 + T0,
+ * T2 = T1 + T1, ...) is walked once, not once per path to it, which
+ * doubles at every step. */
+static bool masked_to_inf(const fg_plan *p, const fg_expr *e, unsigned char *seen, int depth)
 {
     if (!e || depth > FG_MAX_EXPR_DEPTH + 64)
         return false;
     if (e->kind == E_WHERE && e->nargs == 3)
         for (int i = 1; i < 3; i++) {
             const fg_expr *b = e->args[i];
-            if (b->kind == E_NEG && b->nargs == 1)
+            while (b->kind == E_NEG && b->nargs == 1)
                 b = b->args[0];
             if (b->kind == E_INF || (b->kind == E_NUM && isinf(b->num)))
                 return true;
         }
-    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors) {
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors && !seen[e->ref]) {
         const fg_ir_tensor *t = &p->tensors[e->ref];
+        seen[e->ref] = 1;
         if (t->kind == TENSOR_STMT && t->rhs && t->cls != CLASS_REDUCTION &&
-            masked_to_inf(p, t->rhs, depth + 1))
+            masked_to_inf(p, t->rhs, seen, depth + 1))
             return true;
     }
     for (int i = 0; i < e->nargs; i++)
-        if (masked_to_inf(p, e->args[i], depth + 1))
+        if (masked_to_inf(p, e->args[i], seen, depth + 1))
             return true;
     return false;
 }
@@ -116,7 +122,14 @@ int rule_masked_ratio(const fg_plan *p, uint64_t prod, const fg_expr *factor)
         if (t->kind != TENSOR_STMT || t->cls != CLASS_REDUCTION ||
             (t->op != R_MAX && t->op != R_MIN))
             continue;
-        if (masked_to_inf(p, t->body, 0) && reads_outside_exp(factor, k, 0))
+        unsigned char *seen = calloc((size_t)p->ntensors + 1, 1);
+        if (!seen) {
+            fputs("fusegen: out of memory\n", stderr);
+            abort();
+        }
+        bool inf = masked_to_inf(p, t->body, seen, 0);
+        free(seen);
+        if (inf && reads_outside_exp(factor, k, 0))
             return k;
     }
     return -1;
