@@ -198,8 +198,11 @@ bool check_written_out(checker *ck)
     int n = p->ntensors;
     fg_vec *refs = ARENA_ARRAY(ck->a, fg_vec, n + 1);
     long *own = ARENA_ARRAY(ck->a, long, n + 1);
-    int *last = ARENA_ARRAY(ck->a, int, n + 1); /* order index of the last reader */
+    int *last = ARENA_ARRAY(ck->a, int, n + 1); /* order index of the last reader, or -1 */
+    int *len = ARENA_ARRAY(ck->a, int, n + 1);  /* entries of w[t]: past them, w[t] is flat */
     long **w = ARENA_ARRAY(ck->a, long *, n + 1);
+    for (int t = 0; t < n; t++)
+        last[t] = -1;
     for (int i = 0; i < p->norder; i++) {
         int t = p->order[i];
         if (!p->tensors[t].rhs)
@@ -213,21 +216,34 @@ bool check_written_out(checker *ck)
         int t = p->order[i];
         if (!p->tensors[t].rhs)
             continue;
-        w[t] = malloc(sizeof(long) * (H + 1));
+        /* w[t][h] stops changing past the longest chain of reads below t */
+        len[t] = 1;
+        for (int k = 0; k < refs[t].len; k++) {
+            int u = (int)((fg_ir_tensor *)refs[t].items[k] - p->tensors);
+            if (w[u] && len[u] + 1 > len[t])
+                len[t] = len[u] + 1 < H + 1 ? len[u] + 1 : H + 1;
+        }
+        w[t] = malloc(sizeof(long) * (size_t)len[t]);
         if (!w[t]) {
             fputs("fusegen: out of memory\n", stderr);
             abort();
         }
-        for (int h = 0; h <= H; h++)
+        for (int h = 0; h < len[t]; h++)
             w[t][h] = own[t];
+        long top = own[t]; /* w[t][H] */
         for (int k = 0; k < refs[t].len; k++) {
-            const long *wu = w[(fg_ir_tensor *)refs[t].items[k] - p->tensors];
+            int u = (int)((fg_ir_tensor *)refs[t].items[k] - p->tensors);
+            const long *wu = w[u];
             if (!wu)
                 continue; /* read back along a cycle (reported) */
-            for (int h = 1; h <= H; h++)
-                w[t][h] = w[t][h] + wu[h - 1] < cap ? w[t][h] + wu[h - 1] : cap;
+            for (int h = 1; h < len[t]; h++) {
+                long x = wu[h - 1 < len[u] ? h - 1 : len[u] - 1];
+                w[t][h] = w[t][h] + x < cap ? w[t][h] + x : cap;
+            }
+            long x = wu[H - 1 < len[u] ? H - 1 : len[u] - 1];
+            top = top + x < cap ? top + x : cap;
         }
-        if (w[t][H] >= cap) {
+        if (top >= cap) {
             diag_error(ck->d, p->tensors[t].loc,
                        "cannot write out '%s': with the statements it reads written out, it "
                        "has more than %d operations (fusegen inlines a statement wherever it "
@@ -241,6 +257,10 @@ bool check_written_out(checker *ck)
                 free(w[u]);
                 w[u] = NULL;
             }
+        }
+        if (last[t] <= i) { /* read by no later statement */
+            free(w[t]);
+            w[t] = NULL;
         }
     }
     for (int t = 0; t < n; t++)
