@@ -63,11 +63,12 @@ bool rule_masked_minmax(const fg_ir_tensor *t)
 }
 
 /* Whether e holds an infinity a where puts in place of a masked element
- * (where(cond, x, -inf)), following the statements it reads.  seen marks
- * the statements already followed: a statement read twice (T1 = T0 + T0,
- * T2 = T1 + T1, ...) is walked once, not once per path to it, which
- * doubles at every step. */
-static bool masked_to_inf(const fg_plan *p, const fg_expr *e, unsigned char *seen, int depth)
+ * (where(cond, x, -inf)), following the statements it reads.  seen[t] is
+ * 1 + the least depth statement t was followed from (0: never): a
+ * statement read twice (T1 = T0 + T0, T2 = T1 + T1, ...) is walked again
+ * only from a shallower read, where the depth limit cuts less of it, not
+ * once per path to it, which doubles at every step. */
+static bool masked_to_inf(const fg_plan *p, const fg_expr *e, int *seen, int depth)
 {
     if (!e || depth > FG_MAX_EXPR_DEPTH + 64)
         return false;
@@ -79,9 +80,10 @@ static bool masked_to_inf(const fg_plan *p, const fg_expr *e, unsigned char *see
             if (b->kind == E_INF || (b->kind == E_NUM && isinf(b->num)))
                 return true;
         }
-    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors && !seen[e->ref]) {
+    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors &&
+        (!seen[e->ref] || depth + 1 < seen[e->ref])) {
         const fg_ir_tensor *t = &p->tensors[e->ref];
-        seen[e->ref] = 1;
+        seen[e->ref] = depth + 1;
         if (t->kind == TENSOR_STMT && t->rhs && t->cls != CLASS_REDUCTION &&
             masked_to_inf(p, t->rhs, seen, depth + 1))
             return true;
@@ -122,7 +124,7 @@ int rule_masked_ratio(const fg_plan *p, uint64_t prod, const fg_expr *factor)
         if (t->kind != TENSOR_STMT || t->cls != CLASS_REDUCTION ||
             (t->op != R_MAX && t->op != R_MIN))
             continue;
-        unsigned char *seen = calloc((size_t)p->ntensors + 1, 1);
+        int *seen = calloc((size_t)p->ntensors + 1, sizeof(int));
         if (!seen) {
             fputs("fusegen: out of memory\n", stderr);
             abort();
