@@ -648,8 +648,9 @@ static void test_masked_tiles_are_skipped_only_when_they_add_nothing(void **stat
  * the mask check writes every statement out, so thirty of them took 2^30
  * copies (the old code ran for hours; the checker now refuses past
  * FG_MAX_WRITTEN_OUT operations, tests/bad/sem-written-out.fp).  Ten
- * pass the checker and pass the mask check's cap of 4096 nodes: past it
- * the masked tiles are simply not skipped, which is always correct. */
+ * stay within the checker's bound and go past the mask check's cap of
+ * 4096 nodes: past it the masked tiles are simply not skipped, which is
+ * always correct. */
 static void test_a_doubling_chain_under_a_mask_stays_bounded(void **state)
 {
     fixture *f = *state;
