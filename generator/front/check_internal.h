@@ -50,6 +50,8 @@ typedef struct checker {
     int owner; /* the param (CTX_DEFAULT) or tensor being checked */
     int depth; /* of the node being checked, in its tree */
     bool too_deep; /* the tree being checked was reported as too deep */
+    fg_vec *deps;  /* per tensor, fg_ir_tensor *: the statements its right side
+                      reads, once per read (check_order_statements) */
 } checker;
 
 /* check.c */

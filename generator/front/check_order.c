@@ -121,7 +121,7 @@ void check_order_statements(checker *ck)
 {
     fg_plan *p = ck->p;
     int n = p->ntensors;
-    fg_vec *deps = ARENA_ARRAY(ck->a, fg_vec, n + 1);
+    fg_vec *deps = ck->deps = ARENA_ARRAY(ck->a, fg_vec, n + 1);
     int *state = ARENA_ARRAY(ck->a, int, n + 1); /* 0 new, 1 on the path, 2 done */
     int *path = ARENA_ARRAY(ck->a, int, n + 1);
     int *next = ARENA_ARRAY(ck->a, int, n + 1); /* per path entry: the next dep */
@@ -165,19 +165,15 @@ void check_order_statements(checker *ck)
  * FG_MAX_EXPR_DEPTH + 64 (rules.c's masked_to_inf). */
 #define WRITTEN_OUT_HOPS (FG_MAX_EXPR_DEPTH + 64)
 
-/* e's own operations (*nodes) and the statements it reads, once per read
- * (refs), down to the depth the parser allows. */
-static void own_nodes(const fg_plan *p, const fg_expr *e, long *nodes, fg_vec *refs, fg_arena *a,
-                      int depth)
+/* The operations in e, down to the depth the parser allows. */
+static long own_nodes(const fg_expr *e, int depth)
 {
     if (depth > FG_MAX_EXPR_DEPTH)
-        return;
-    ++*nodes;
-    if (e->kind == E_TENSOR && e->ref >= 0 && e->ref < p->ntensors &&
-        p->tensors[e->ref].kind == TENSOR_STMT)
-        vec_push(a, refs, &p->tensors[e->ref]);
+        return 0;
+    long n = 1;
     for (int i = 0; i < e->nargs; i++)
-        own_nodes(p, e->args[i], nodes, refs, a, depth + 1);
+        n += own_nodes(e->args[i], depth + 1);
+    return n;
 }
 
 /* Fusion, the algebra and the kernels inline a statement wherever it is
@@ -196,7 +192,7 @@ bool check_written_out(checker *ck)
     enum { H = WRITTEN_OUT_HOPS };
     const long cap = FG_MAX_WRITTEN_OUT + 1L;
     int n = p->ntensors;
-    fg_vec *refs = ARENA_ARRAY(ck->a, fg_vec, n + 1);
+    const fg_vec *refs = ck->deps; /* the reads, from check_order_statements */
     long *own = ARENA_ARRAY(ck->a, long, n + 1);
     int *last = ARENA_ARRAY(ck->a, int, n + 1); /* order index of the last reader, or -1 */
     int *len = ARENA_ARRAY(ck->a, int, n + 1);  /* entries of w[t]: past them, w[t] is flat */
@@ -207,7 +203,7 @@ bool check_written_out(checker *ck)
         int t = p->order[i];
         if (!p->tensors[t].rhs)
             continue;
-        own_nodes(p, p->tensors[t].rhs, &own[t], &refs[t], ck->a, 0);
+        own[t] = own_nodes(p->tensors[t].rhs, 0);
         for (int k = 0; k < refs[t].len; k++)
             last[(fg_ir_tensor *)refs[t].items[k] - p->tensors] = i;
     }
