@@ -679,6 +679,23 @@ char *mask_emit_key_range(fg_arena *a, const fg_mask *m, fg_mask_print_fn print,
  * `k_hi` (long, declared by the caller) to the keys that row `row` (long)
  * can see, clipped to the key count; none when k_lo >= k_hi. */
 char *mask_emit_row_keys(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* Whether a mask that mask_decided_by_spans accepts gives each row one
+ * interval of keys on a tile whose span atoms are known, whatever their
+ * truth (a span atom is then every key or none). */
+bool mask_rows_exact_known(const fg_mask *m);
+/* For such a mask: statements that set `k_lo` and `k_hi` (long, declared by
+ * the caller) to the keys that row `row` (long) sees on a tile whose span
+ * atoms are known, bit k of `truth` (unsigned) set where span k holds;
+ * clipped to the key count; "" for others. */
+char *mask_emit_row_keys_known(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx);
+/* Whether such a mask is its span atoms ANDed with the rest, none of them
+ * !=: where each span's key side is nondecreasing in the key, the keys on
+ * which it holds for one row are one interval, and so are the row's. */
+bool mask_rows_sorted(const fg_mask *m);
+/* For such a mask: the body of plan_span_keys_sorted(k, v, h, p, lo, hi),
+ * span k's interval of keys for a row of side v from binary searches
+ * (plan_span_search); "" for others. */
+char *mask_emit_span_keys_sorted(fg_arena *a, const fg_mask *m);
 /* The same with the walk over the rows starting at `first` (C text) and
  * stepping by `step` (a GPU warp's lanes share the rows); *walks (may be
  * NULL) says whether the code walks the rows at all. */

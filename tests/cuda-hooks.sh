@@ -25,8 +25,11 @@ aux_hooks() {
         awk '/^struct plan_params \{/,/^\};/' "$1"
         grep 'constexpr int plan_nspans' "$1"
         grep 'constexpr bool plan_spans_decide' "$1"
-        awk -v f="$3" '$0 ~ "^(__device__ __forceinline__|inline) [a-z ]+ (plan_aux_dtype|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|" f ")\\(" { on = 1 }
-                       on { print } on && /^}/ { on = 0 }' "$1"
+        grep 'constexpr bool plan_known_rows' "$1"
+        grep 'constexpr bool plan_sorted_rows' "$1"
+        # a function template's head line goes out with it (plan_span_search)
+        awk -v f="$3" '$0 ~ "^(__device__ __forceinline__|inline) [a-z ]+ (plan_aux_dtype|plan_aux_float|plan_aux_i32|plan_[A-Za-z0-9_]+_at|" f ")\\(" { if (tpl != "") print tpl; on = 1 }
+                       on { print } on && /^}/ { on = 0 } { tpl = /^template </ ? $0 : "" }' "$1"
     } > "$2/hooks.h"
     for m in 'SIM_AUX:s/^    const void \*\([A-Za-z0-9_]*\)_; .*/X(\1)/p' \
              'SIM_DIMS:s/^    int \([A-Za-z0-9_]*\); \/\* dim .*/X(\1)/p' \
@@ -126,7 +129,7 @@ for cu in "$srcdir"/generated/*_cuda.cu $extra; do
             echo "$name: the mask reads no extra input, or has no span atoms: not simulated (gpu_check runs it)"
             continue
         fi
-        aux_hooks "$cu" "$tmp/s" 'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans|plan_spans_known|plan_visible_known'
+        aux_hooks "$cu" "$tmp/s" 'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans|plan_spans_known|plan_visible_known|plan_row_keys_known|plan_span_search|plan_span_keys_sorted|plan_row_keys_sorted'
         if run_sim "$tmp/s" span_hooks_sim "$name"; then
             spans=$((spans + 1))
         fi
@@ -162,7 +165,7 @@ done
 if test -x "$fusegen"; then
     if (cd "$srcdir/tests/plans" && "$fusegen" -o "$tmp/sd" sharedoc.fp) > "$tmp/sd.log" 2>&1; then
         aux_hooks "$tmp/sd/sharedoc_cuda.cu" "$tmp/s2" \
-            'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans|plan_spans_known|plan_visible_known'
+            'plan_visible|plan_span_row|plan_span_col|plan_tile_class_spans|plan_spans_known|plan_visible_known|plan_row_keys_known|plan_span_search|plan_span_keys_sorted|plan_row_keys_sorted'
         run_sim "$tmp/s2" span_hooks_sim sharedoc_cuda && spans=$((spans + 1))
     else
         echo "FAIL: fusegen does not generate tests/plans/sharedoc.fp:"

@@ -9,7 +9,12 @@
 // (plan_spans_decide) and a tile's span atoms are all known
 // (plan_spans_known: rows and keys of one document; their truth bits), the
 // sm_90a masked step decides each element by plan_visible_known from the
-// truth bits: that must be plan_visible at every element of the tile.
+// truth bits: that must be plan_visible at every element of the tile; and
+// where each row then sees one interval of keys (plan_known_rows), the
+// bounds plan_row_keys_known gives must hold exactly the keys it sees.
+// Where the mask is its span atoms ANDed with the rest (plan_sorted_rows) and
+// the ids are sorted (packed documents), each row's bounds from binary
+// searches (plan_row_keys_sorted, DR) must hold exactly the keys it sees.
 // Built and run by tests/cuda-hooks.sh, which extracts the hooks into
 // hooks.h and the extra inputs' fields into sim_aux.h.
 #include <cstdio>
@@ -42,7 +47,7 @@ static void fill_ids(int kind)
 int main()
 {
     srand(4242);
-    long bad = 0, tiles = 0, count[3] = {0, 0, 0}, known = 0, elems = 0;
+    long bad = 0, tiles = 0, count[3] = {0, 0, 0}, known = 0, elems = 0, bounded = 0, sorted = 0;
     unsigned truths = 0;  // bit t: a known tile with truth bits t was checked
     for (int it = 0; it < 400; it++) {
         plan_params p;
@@ -69,6 +74,18 @@ int main()
                 rhi[k] = v > rhi[k] ? v : rhi[k];
             }
         }
+        if (plan_sorted_rows && it % 2 == 0)  // sorted ids: every row's keys by DR's searches
+            for (int i = r0; i < r1; i++) {
+                int lo = -1, hi = -1;
+                plan_row_keys_sorted(i, h, p, &lo, &hi);
+                for (int j = 0; j < p.N; j++) {
+                    sorted++;
+                    if ((j >= lo && j < hi) != plan_visible(i, j, p) && bad++ < 5)
+                        printf("M %d N %d sorted ids: row %d keys [%d, %d) by plan_row_keys_sorted, key %d "
+                               "plan_visible %d\n",
+                               p.M, p.N, i, lo, hi, j, (int)plan_visible(i, j, p));
+                }
+            }
         const int width = it % 3 == 0 ? 1 : 64;  // 1: the narrowing's test of one key
         for (int n0 = 0; n0 < p.N; n0 += width) {
             const int n1 = n0 + width < p.N ? n0 + width : p.N;
@@ -100,8 +117,18 @@ int main()
             if (plan_spans_decide && cls == 1 && plan_spans_known(rlo, rhi, clo, chi, &truth)) {
                 known++;
                 truths |= truth < 32 ? 1u << truth : 0u;
-                for (int i = r0; i < r1; i++)
+                for (int i = r0; i < r1; i++) {
+                    int klo = 0, khi = 0;
+                    if (plan_known_rows) plan_row_keys_known(i, truth, p, &klo, &khi);
                     for (int j = n0; j < n1; j++) {
+                        if (plan_known_rows) {
+                            const bool in = j >= klo && j < khi;
+                            bounded++;
+                            if (in != plan_visible(i, j, p) && bad++ < 5)
+                                printf("M %d N %d rows [%d, %d) keys [%d, %d), spans known (truth %u): row %d "
+                                       "keys [%d, %d) by plan_row_keys_known, key %d plan_visible %d\n",
+                                       p.M, p.N, r0, r1, n0, n1, truth, i, klo, khi, j, (int)plan_visible(i, j, p));
+                        }
                         const bool e = plan_visible_known(i, j, truth, p);
                         elems++;
                         if (e != plan_visible(i, j, p) && bad++ < 5)
@@ -109,15 +136,24 @@ int main()
                                    "(%d, %d) %d, plan_visible %d\n",
                                    p.M, p.N, r0, r1, n0, n1, truth, i, j, (int)e, (int)plan_visible(i, j, p));
                     }
+                }
             }
         }
     }
     int ntruths = 0;
     for (unsigned t = truths; t; t &= t - 1) ntruths++;
     printf("%ld tiles by spans (%ld skipped, %ld masked, %ld full; %ld masked with the spans known, "
-           "%d truth values among them (mask 0x%x), %ld elements decided from the truth bits), %ld "
-           "disagreements\n",
-           tiles, count[0], count[1], count[2], known, ntruths, truths, elems, bad);
+           "%d truth values among them (mask 0x%x), %ld elements decided from the truth bits, %ld from "
+           "the rows' bounds, %ld from the rows' bounds by sorted ids), %ld disagreements\n",
+           tiles, count[0], count[1], count[2], known, ntruths, truths, elems, bounded, sorted, bad);
+    if (plan_sorted_rows && sorted == 0) {
+        printf("FAIL: no element was decided from the rows' bounds by sorted ids\n");
+        return 1;
+    }
+    if (plan_known_rows && bounded == 0) {
+        printf("FAIL: no element was decided from the rows' bounds on a known tile\n");
+        return 1;
+    }
     if (plan_spans_decide && known == 0) {
         printf("FAIL: no masked tile with every span known was checked\n");
         return 1;

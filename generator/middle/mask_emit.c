@@ -373,6 +373,11 @@ static int emit_range_node(emitter *em, const fg_mask_node *n)
         return t;
     default:
         t = em->ntemps++;
+        if (n->op == MASK_SPAN && em->spans) { /* its truth given: every key or none */
+            emit_fmt(em, "        long lo%d = 0, hi%d = (truth & %uu) != 0 ? n_keys : 0; /* span %d */\n", t,
+                     t, 1u << n->span.id, n->span.id);
+            return t;
+        }
         emit_fmt(em, "        long lo%d = 0, hi%d = n_keys;%s\n", t, t,
                  n->op == MASK_TRUE ? "" : " /* not linear in the tile indices */");
         return t;
@@ -422,6 +427,68 @@ char *mask_emit_row_keys(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, 
     emit_fmt(&em, "    const long n_keys = (long)(%s);\n", print(ctx, m->col_extent));
     int t = emit_range_node(&em, m->root);
     emit_fmt(&em, "    k_lo = lo%d;\n    k_hi = hi%d;\n", t, t);
+    return em.s;
+}
+
+char *mask_emit_row_keys_known(fg_arena *a, const fg_mask *m, fg_mask_print_fn print, void *ctx)
+{
+    emitter em = {.a = a, .print = print, .ctx = ctx, .spans = true};
+    if (!mask_rows_exact_known(m))
+        return "";
+    emit_put(&em, "    /* [k_lo, k_hi): the keys row `row` sees on a tile whose span atoms are\n"
+                  "       known (bit k of truth: span k holds); k_lo >= k_hi: none */\n");
+    emit_fmt(&em, "    const long n_keys = (long)(%s);\n", print(ctx, m->col_extent));
+    int t = emit_range_node(&em, m->root);
+    emit_fmt(&em, "    k_lo = lo%d;\n    k_hi = hi%d;\n", t, t);
+    return em.s;
+}
+
+/* One bound of plan_span_keys_sorted: 0 (the first key), 1 (the first key
+ * whose side is >= v), 2 (the first > v), 3 (the key count). */
+static void emit_sorted_bound(emitter *em, const char *name, int kind, int k)
+{
+    if (kind == 0)
+        emit_fmt(em, "    *%s = 0;\n", name);
+    else if (kind == 3)
+        emit_fmt(em, "    *%s = p.N;\n", name);
+    else
+        emit_fmt(em, "    *%s = plan_span_search<%s>(%d, v, h, p);\n", name, kind == 2 ? "true" : "false",
+                 k);
+}
+
+char *mask_emit_span_keys_sorted(fg_arena *a, const fg_mask *m)
+{
+    emitter em = {.a = a};
+    if (!mask_rows_sorted(m))
+        return "";
+    emit_put(&em, "  /* the keys where span k holds for a row of side v, each key side\n"
+                  "     nondecreasing: plan_span_search<false> finds the first key >= v,\n"
+                  "     <true> the first > v */\n");
+    for (int k = 0; k < m->nspans; k++) {
+        int lo = 0, hi = 3;
+        const char *op;
+        switch (m->spans[k]->cmp) {
+        case E_EQ:
+            lo = 1, hi = 2, op = "==";
+            break;
+        case E_LT: /* row < key: the keys past v */
+            lo = 2, op = "<";
+            break;
+        case E_LE:
+            lo = 1, op = "<=";
+            break;
+        case E_GT: /* row > key: the keys below v */
+            hi = 1, op = ">";
+            break;
+        default: /* E_GE (mask_rows_sorted refuses !=) */
+            hi = 2, op = ">=";
+            break;
+        }
+        emit_fmt(&em, "  if (k == %d) { /* row %s key */\n", k, op);
+        emit_sorted_bound(&em, "lo", lo, k);
+        emit_sorted_bound(&em, "hi", hi, k);
+        emit_put(&em, "    return;\n  }\n");
+    }
     return em.s;
 }
 

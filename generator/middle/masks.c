@@ -716,20 +716,25 @@ int mask_key_range(const fg_mask *m, long r0, long r1, long ncols, const fg_eval
  * column 0, or both end at the last, or one side is all or nothing (a
  * condition on the row alone), since node_range takes the hull of the
  * nonempty sides.  Opaque leaves and span atoms are not intervals. */
-static bool node_exact(const fg_mask_node *n, bool *lo0, bool *hin)
+static bool node_exact_spans(const fg_mask_node *n, bool spans, bool *lo0, bool *hin)
 {
     bool l0, lh, r0, rh;
     switch (n->op) {
     case MASK_TRUE:
         *lo0 = *hin = true;
         return true;
+    case MASK_SPAN:
+        /* with its truth given (a tile whose span atoms are known): every
+         * key or none, which an AND or an OR takes as exactly as TRUE */
+        *lo0 = *hin = true;
+        return spans;
     case MASK_ATOM:
         *lo0 = n->atom.a_col >= 0;
         *hin = n->atom.a_col <= 0;
         return true;
     case MASK_AND:
     case MASK_OR:
-        if (!node_exact(n->lhs, &l0, &lh) || !node_exact(n->rhs, &r0, &rh))
+        if (!node_exact_spans(n->lhs, spans, &l0, &lh) || !node_exact_spans(n->rhs, spans, &r0, &rh))
             return false;
         *lo0 = l0 && r0;
         *hin = lh && rh;
@@ -742,9 +747,44 @@ static bool node_exact(const fg_mask_node *n, bool *lo0, bool *hin)
 bool mask_rows_exact(const fg_mask *m, bool *from0)
 {
     bool lo0 = true, hin = true;
-    bool exact = m->present && m->root && m->col_extent && node_exact(m->root, &lo0, &hin);
+    bool exact = m->present && m->root && m->col_extent && node_exact_spans(m->root, false, &lo0, &hin);
     if (from0)
         *from0 = exact && lo0;
     return exact;
 }
 
+bool mask_rows_exact_known(const fg_mask *m)
+{
+    bool lo0 = true, hin = true;
+    return m->present && m->root && m->col_extent && m->nspans > 0 && mask_decided_by_spans(m) &&
+           node_exact_spans(m->root, true, &lo0, &hin);
+}
+
+
+/* Whether n holds a span atom. */
+static bool node_has_span(const fg_mask_node *n)
+{
+    if (n->op == MASK_SPAN)
+        return true;
+    return (n->op == MASK_AND || n->op == MASK_OR || n->op == MASK_NOT) &&
+           ((n->lhs && node_has_span(n->lhs)) || (n->rhs && node_has_span(n->rhs)));
+}
+
+/* Whether every span atom of n is a conjunct of n (reached through ANDs
+ * only) and none compares with !=. */
+static bool spans_conjunct(const fg_mask_node *n)
+{
+    switch (n->op) {
+    case MASK_SPAN:
+        return n->span.cmp != E_NE;
+    case MASK_AND:
+        return spans_conjunct(n->lhs) && spans_conjunct(n->rhs);
+    default:
+        return !node_has_span(n);
+    }
+}
+
+bool mask_rows_sorted(const fg_mask *m)
+{
+    return mask_rows_exact_known(m) && spans_conjunct(m->root);
+}

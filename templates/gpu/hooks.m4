@@ -400,6 +400,74 @@ fg_cuda_visible_known[[[]]]m4_dnl
   return false;  // not taken: the mask has other leaves
 ]]])m4_dnl
 }
+// plan_known_rows: on a tile whose span atoms are known (truth as above),
+// row i sees the keys [*lo, *hi) and no others, the same keys as
+// plan_visible_known's (masks.c mask_rows_exact_known: the linear atoms'
+// intervals, each span atom every key or none), so that the sm_90a masked
+// step compares each key with its row's bounds, as plan_mask_rows does.
+__attribute__((unused)) constexpr bool plan_known_rows = fg_cuda_known_rows_if([[[true]]], [[[false]]]);
+__device__ __forceinline__ void plan_row_keys_known(int i, unsigned truth, const plan_params& p, int* lo, int* hi) {
+fg_cuda_known_rows_if([[[m4_dnl
+  const long row = i;
+  long k_lo, k_hi;
+fg_cuda_row_keys_known[[[]]]m4_dnl
+  *lo = (int)k_lo;
+  *hi = (int)k_hi;
+]]], [[[m4_dnl
+  (void)i; (void)truth;
+  *lo = 0;  // not taken: plan_visible_known
+  *hi = p.N;
+]]])m4_dnl
+}
+// DR, plan_sorted_rows: the mask is its span atoms ANDed with the rest (none
+// of them !=) and plan_known_rows holds (masks.c mask_rows_sorted), so where
+// each span's key side is nondecreasing in the key (the sm_90a launch checks
+// it on the ids: fh_span_sum_kernel) the keys on which span k holds for a row
+// whose side is v are one interval, plan_span_keys_sorted, and row i's keys
+// are every span's interval intersected with plan_row_keys_known(i, every
+// span holds): plan_row_keys_sorted.
+__attribute__((unused)) constexpr bool plan_sorted_rows = fg_cuda_sorted_rows_if([[[true]]], [[[false]]]);
+// The first key j in [0, N) whose span-k key side is >= v (UPPER: > v), N if
+// none; the side nondecreasing (a binary search).
+template <bool UPPER>
+__device__ __forceinline__ int plan_span_search(int k, long v, int h, const plan_params& p) {
+  int lo = 0, hi = p.N;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    const long c = plan_span_col(k, mid, h, p);
+    if (UPPER ? c <= v : c < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+__device__ __forceinline__ void plan_span_keys_sorted(int k, long v, int h, const plan_params& p, int* lo, int* hi) {
+fg_cuda_sorted_rows_if([[[m4_dnl
+fg_cuda_span_keys_sorted[[[]]]m4_dnl
+]]], [[[m4_dnl
+  (void)k; (void)v; (void)h;
+]]])m4_dnl
+  *lo = 0;  // not taken
+  *hi = p.N;
+}
+// Row i's keys [*lo, *hi) (none: 0, 0), with plan_sorted_rows and every
+// span's key side nondecreasing.
+__device__ __forceinline__ void plan_row_keys_sorted(int i, int h, const plan_params& p, int* lo, int* hi) {
+  int l, u;
+  plan_row_keys_known(i, (1u << plan_nspans) - 1u, p, &l, &u);
+#pragma unroll
+  for (int k = 0; k < plan_nspans; ++k) {
+    int sl, su;
+    plan_span_keys_sorted(k, plan_span_row(k, i, h, p), h, p, &sl, &su);
+    l = sl > l ? sl : l;
+    u = su < u ? su : u;
+  }
+  l = l > 0 ? l : 0;
+  u = u < p.N ? u : p.N;
+  *lo = l < u ? l : 0;
+  *hi = l < u ? u : 0;
+}
 // Narrows the keys [*n_begin, *n_end) of rows [m0, m1) to a hull of those
 // keys some row may see: every thread of the block (NT of them) calls it
 // together, outside any branch.  It runs before the CTA's first tile, so its
@@ -497,6 +565,7 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, co
 // hooks only when plan_nspans > 0; these stand in for them.
 __attribute__((unused)) constexpr int plan_nspans = 0;
 __device__ __forceinline__ long plan_span_row(int, int, int, const plan_params&) { return 0; }
+__device__ __forceinline__ long plan_span_col(int, int, int, const plan_params&) { return 0; }
 template <bool ROW>
 __device__ __forceinline__ void plan_span_range(int, int, int, const plan_params&, long*, long*) {}
 template <int PER>
@@ -515,6 +584,16 @@ __device__ __forceinline__ bool plan_spans_known(const long*, const long*, const
   return false;
 }
 __device__ __forceinline__ bool plan_visible_known(int, int, unsigned, const plan_params&) { return false; }
+__attribute__((unused)) constexpr bool plan_known_rows = false;
+__device__ __forceinline__ void plan_row_keys_known(int, unsigned, const plan_params& p, int* lo, int* hi) {
+  *lo = 0;
+  *hi = p.N;
+}
+__attribute__((unused)) constexpr bool plan_sorted_rows = false;
+__device__ __forceinline__ void plan_row_keys_sorted(int, int, const plan_params& p, int* lo, int* hi) {
+  *lo = 0;
+  *hi = p.N;
+}
 ]]])m4_dnl
 
 // fg_cuda_correction_origin.

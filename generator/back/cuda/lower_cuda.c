@@ -624,6 +624,19 @@ static void key_range_defs(cu *c, fg_defs *defs)
                 nspans ? mask_emit_spans_known(c->a, k->mask, mask_print_cuda, c) : "");
     fg_def_code(defs, "cuda_visible_known",
                 nspans ? mask_emit_visible_known(c->a, k->mask, mask_print_cuda, c) : "");
+    /* and where, its span atoms known, each row sees one interval of keys
+     * (docmask: causal inside a document): the masked step of such a tile
+     * compares each key with its row's bounds, as plan_mask_rows does */
+    const bool known_rows = nspans > 0 && mask_rows_exact_known(k->mask);
+    fg_def_bool(defs, "cuda_known_rows", known_rows);
+    fg_def_code(defs, "cuda_row_keys_known",
+                known_rows ? mask_emit_row_keys_known(c->a, k->mask, mask_print_cuda, c) : "");
+    /* and where that is its span atoms ANDed with the rest: with sorted key
+     * sides (checked at run time), each row's keys by binary searches (DR) */
+    const bool sorted_rows = known_rows && mask_rows_sorted(k->mask);
+    fg_def_bool(defs, "cuda_sorted_rows", sorted_rows);
+    fg_def_code(defs, "cuda_span_keys_sorted",
+                sorted_rows ? mask_emit_span_keys_sorted(c->a, k->mask) : "");
 }
 
 /* The interval of an int index expression over the tile rows [m0, m1) x

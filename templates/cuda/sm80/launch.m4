@@ -216,23 +216,54 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   // has no memory for it, heads or batches beyond its grid's 65535, or
   // FUSEGEN_SPAN_SUMMARY=off, which tests/gpu-nosummary.sh sets) the kernel
   // scans the ids themselves: the same results, a longer scan.
+  // RB: behind the summary, each row block's key range narrowed from it
+  // (fh_span_rng_kernel), which each CTA then reads in place of its scan.
+  // DR, where the mask allows it (plan_sorted_rows): a word a (batch, head)
+  // in which the summary kernel clears span k's bit where its key side
+  // decreases, and behind it each row's keys, which fh_span_rng_kernel
+  // writes where no bit was cleared (packed documents' sorted ids).
   void* ws = nullptr;
   if constexpr (plan_nspans > 0) {
     const int chunks = (a.N + plan_span_chunk - 1) / plan_span_chunk;
-    const size_t bytes = (size_t)a.B * a.Hq * chunks * 2 * plan_nspans * sizeof(long);
+    const int mblks = (a.M + C::BM - 1) / C::BM;
+    const size_t bh = (size_t)a.B * a.Hq;
+    const size_t sum_bytes = bh * chunks * 2 * plan_nspans * sizeof(long);  // a multiple of 16
+    const size_t rng_bytes = bh * mblks * 4 * sizeof(int);                  // likewise
+    const size_t sorted_bytes = plan_sorted_rows ? (bh * sizeof(unsigned) + 15) / 16 * 16 : 0;
+    const size_t rows_bytes = plan_sorted_rows ? bh * a.M * sizeof(int2) : 0;
+    const size_t bytes = sum_bytes + rng_bytes + sorted_bytes + rows_bytes;
     cudaMemPool_t pool;
     if (chunks > 0 && !fg_cuda_span_summary_off() && a.Hq <= 65535 && a.B <= 65535 && fg_cuda_pool(dev, &pool, entry) == FG_OK) {
       if (cudaMallocFromPoolAsync(&ws, bytes, pool, st) != cudaSuccess) {
         (void)cudaGetLastError();  // the failed allocation, not the launch's error
         ws = nullptr;
       } else {
+        char* w = static_cast<char*>(ws);  // the pool's blocks are aligned far past 16 bytes
+        int* rng = reinterpret_cast<int*>(w + sum_bytes);
+        unsigned* sorted = plan_sorted_rows ? reinterpret_cast<unsigned*>(w + sum_bytes + rng_bytes) : nullptr;
+        int2* rows = plan_sorted_rows ? reinterpret_cast<int2*>(w + sum_bytes + rng_bytes + sorted_bytes) : nullptr;
+        if (sorted && cudaMemsetAsync(sorted, 0xff, bh * sizeof(unsigned), st) != cudaSuccess) {
+          (void)cudaGetLastError();  // no DR: the summary and RB without it
+          sorted = nullptr;
+          rows = nullptr;
+        }
         constexpr int SNT = 256;  // 8 warps, a chunk each
         fh_span_sum_kernel<SNT><<<dim3((unsigned)((chunks + SNT / 32 - 1) / (SNT / 32)), (unsigned)a.Hq,
                                        (unsigned)a.B),
-                                  SNT, 0, st>>>(a.p, static_cast<long*>(ws), chunks);
+                                  SNT, 0, st>>>(a.p, static_cast<long*>(ws), chunks, sorted);
         if (cudaGetLastError() == cudaSuccess) {
           h.span_sum = static_cast<const long*>(ws);
           h.span_chunks = chunks;
+          if (mblks > 0) {
+            constexpr int RNT = 128;  // a row a thread (BM up to 128) for DR's searches
+            fh_span_rng_kernel<RNT, C::BM><<<dim3((unsigned)mblks, (unsigned)a.Hq, (unsigned)a.B), RNT, 0, st>>>(
+                h, rng, sorted, rows);
+            if (cudaGetLastError() == cudaSuccess) {
+              h.span_rng = rng;
+              h.span_mblks = mblks;
+              h.span_rows = rows;
+            }
+          }
         }
       }
     }

@@ -130,6 +130,13 @@ struct fh_args {
   // chunks of plan_span_chunk keys, each [lo, hi] per span (plan_span_narrow)
   const long* span_sum;
   int span_chunks;
+  // with span_sum: null, or fh_span_rng_kernel's key range per row block,
+  // [B][Hq][span_mblks] of {nbeg, nend, dr, 0} (RB; dr: DR's rows below hold)
+  const int* span_rng;
+  int span_mblks;
+  // with span_rng: null, or each row's keys [lo, hi) by DR, [B][Hq][M]
+  // (fh_span_rng_kernel, where its dr is set)
+  const int2* span_rows;
   // fh_head_groups plans: 0, or the query heads a group
   // (fh_cta_coords; the launcher's plan_head_group), a multiple of Hq / Hkv
   int hgroup;
@@ -189,7 +196,11 @@ __device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* 
 // on the same stream, so that each CTA's scan reads two values a chunk
 // instead of the ids.
 template <int NT>
-__global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, long* sum, int chunks) {
+// DR: with sorted (null: none), bit k of sorted[b * Hq + h] (set by the
+// launch) is cleared where span k's key side decreases somewhere: from a
+// chunk's keys and the key before it.
+__global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, long* sum, int chunks,
+                                                         unsigned* sorted) {
   const int c = (int)(blockIdx.x * (NT / 32) + threadIdx.x / 32);
   const int h = (int)blockIdx.y, b = (int)blockIdx.z;
   if (c >= chunks) return;  // uniform in a warp
@@ -198,6 +209,16 @@ __global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, l
   const int x0 = c * plan_span_chunk, x1 = min(x0 + plan_span_chunk, p.N);
   long lo[plan_nspans > 0 ? plan_nspans : 1], hi[plan_nspans > 0 ? plan_nspans : 1];
   plan_span_range<false>(x0, x1, h, p, lo, hi);
+  if (plan_sorted_rows && sorted) {
+    unsigned down = 0;  // bit k: span k's key side decreases at a key of this lane's
+    for (int x = x0 + (int)(threadIdx.x & 31); x < x1; x += 32)
+#pragma unroll
+      for (int k = 0; k < plan_nspans; ++k)
+        if (x > 0 && plan_span_col(k, x - 1, h, p) > plan_span_col(k, x, h, p)) down |= 1u << k;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) down |= __shfl_xor_sync(0xffffffffu, down, o);
+    if ((threadIdx.x & 31) == 0 && down) atomicAnd(&sorted[(long)b * p.Hq + h], ~down);
+  }
   if ((threadIdx.x & 31) == 0) {
     long* out = sum + (((long)b * p.Hq + h) * chunks + c) * (2 * plan_nspans);
 #pragma unroll
@@ -207,6 +228,79 @@ __global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, l
     }
   }
 }
+
+// RB: each row block's key range, narrowed by plan_span_narrow from the
+// summary, at rng[((b * Hq + h) * mblks + mblk) * 4 + 0 and 1], for the
+// attention kernel's CTAs to read instead of scanning the summary each: the
+// scan, its loads of the rows' values and its barrier are latency before a
+// CTA's first copy of K (docmask's CTA start was 15.7 % of its stall samples
+// on an H200, bench/NOTES.md, thirty-eighth session).  One block a row block
+// of BM rows, grid (mblks, Hq, B); launched after fh_span_sum_kernel on the
+// same stream.  The range is plan_span_narrow's for any NT (a hull of whole
+// chunks), so the same as the attention kernel's own scan.
+// DR: where rows is not null and the summary found every span's key side
+// nondecreasing (sorted, plan_sorted_rows), each row's keys instead
+// (plan_row_keys_sorted: binary searches in the ids) into rows[(b * Hq + h)
+// * M + i], the range their hull, and rng[.. + 2] = 1: the attention
+// kernel then classifies tiles and masks keys by the rows' bounds.
+template <int NT, int BM>
+__global__ void __launch_bounds__(NT) fh_span_rng_kernel(const __grid_constant__ fh_args a, int* rng,
+                                                         const unsigned* sorted, int2* rows) {
+  const int mblk = (int)blockIdx.x, h = (int)blockIdx.y, b = (int)blockIdx.z;
+  const int m0 = mblk * BM, m1 = min(m0 + BM, a.M);
+  const long bh = (long)b * a.Hq + h;
+  plan_params p = a.p;
+  plan_head_setup(p, b, h);
+  constexpr unsigned all = plan_nspans > 0 ? (1u << plan_nspans) - 1u : 0u;
+  const bool dr = plan_sorted_rows && rows && sorted && (sorted[bh] & all) == all;  // the same in the block
+  int nbeg, nend;
+  if (dr) {
+    __shared__ int red[NT / 32][2];
+    int first = 2147483647, last = -1;  // the hull of the rows' nonempty intervals
+    for (int i = m0 + (int)threadIdx.x; i < m1; i += NT) {
+      int lo, hi;
+      plan_row_keys_sorted(i, h, p, &lo, &hi);
+      rows[bh * a.M + i] = make_int2(lo, hi);
+      if (lo < hi) {
+        first = min(first, lo);
+        last = max(last, hi - 1);
+      }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+      first = min(first, __shfl_xor_sync(0xffffffffu, first, o));
+      last = max(last, __shfl_xor_sync(0xffffffffu, last, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+      red[threadIdx.x / 32][0] = first;
+      red[threadIdx.x / 32][1] = last;
+    }
+    __syncthreads();
+    for (int w = 0; w < NT / 32; ++w) {
+      first = min(first, red[w][0]);
+      last = max(last, red[w][1]);
+    }
+    nbeg = last < 0 ? 0 : first;
+    nend = last < 0 ? 0 : last + 1;
+  } else {
+    plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes
+    nbeg = max(nbeg, 0);
+    nend = min(nend, a.N);
+    plan_span_narrow<NT>(m0, m1, h, p, a.span_sum + bh * a.span_chunks * (2 * plan_nspans), &nbeg, &nend);
+  }
+  if (threadIdx.x == 0) {
+    int* r = rng + (bh * gridDim.x + mblk) * 4;
+    r[0] = nbeg;
+    r[1] = nend;
+    r[2] = dr ? 1 : 0;
+    r[3] = 0;
+  }
+}
+
+// DR's class code for a masked tile (3 + 4 truth, as the known tiles'): a
+// truth no plan's span atoms give (at most FG_MAX_SPANS of them), read by the
+// masked step as "the rows' bounds from span_rows"
+constexpr unsigned fh_dr_truth = 1u << 8;
+static_assert(!plan_sorted_rows || plan_known_rows, "DR takes the known tiles' masked step");
 
 __device__ __forceinline__ void fh_st_shared_u32(uint32_t addr, uint32_t v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
@@ -301,11 +395,21 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   plan_key_range(m0, m1, p, &nbeg, &nend);  // every warp, all lanes
   nbeg = max(nbeg, 0);
   nend = min(nend, N);
-  if constexpr (plan_nspans > 0)  // the whole CTA
-    plan_span_narrow<C::NT>(
-        m0, m1, h, p,
-        a.span_sum ? a.span_sum + ((long)b * a.Hq + h) * a.span_chunks * (2 * plan_nspans) : nullptr, &nbeg,
-        &nend);
+  // DR: this CTA's rows' bounds (fh_span_rng_kernel), or null
+  const int2* drows = nullptr;
+  if constexpr (plan_nspans > 0) {
+    if (a.span_rng) {  // RB: the range fh_span_rng_kernel narrowed
+      const int4 r = *reinterpret_cast<const int4*>(a.span_rng + (((long)b * a.Hq + h) * a.span_mblks + mblk) * 4);
+      nbeg = r.x;
+      nend = r.y;
+      if (plan_sorted_rows && r.z && a.span_rows) drows = a.span_rows + ((long)b * a.Hq + h) * M;
+    } else {  // the whole CTA (a.span_rng is the same in every thread)
+      plan_span_narrow<C::NT>(
+          m0, m1, h, p,
+          a.span_sum ? a.span_sum + ((long)b * a.Hq + h) * a.span_chunks * (2 * plan_nspans) : nullptr, &nbeg,
+          &nend);
+    }
+  }
   // The key range is the same in every lane (plan_key_range merges its
   // lanes, plan_span_narrow the CTA's); taken from lane 0, the compiler
   // knows so, and the ring's slots and their descriptors stay in uniform
@@ -583,11 +687,25 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
           for (int hr = 0; hr < 2; ++hr)
 #pragma unroll
             for (int k = 0; k < SK; ++k) rv[hr][k] = plan_span_row(k, min(ibase + hr * 8, M - 1), h, p);
+        // KROWS: a KNOWN tile where each row sees one interval of keys
+        // (plan_known_rows: docmask inside a document is causal's diagonal):
+        // its bounds from plan_row_keys_known, one compare a key as with
+        // plan_mask_rows, in place of plan_visible_known's 64-bit atoms
+        constexpr bool KROWS = KNOWN && plan_known_rows;
         int klo[2] = {0, 0}, khi[2] = {0, 0};
-        if constexpr (MASKED && plan_mask_rows) {
+        if constexpr (MASKED && (plan_mask_rows || KROWS)) {
 #pragma unroll
           for (int hr = 0; hr < 2; ++hr) {
-            plan_row_keys(ibase + hr * 8, p, &klo[hr], &khi[hr]);
+            if constexpr (plan_mask_rows) {
+              plan_row_keys(ibase + hr * 8, p, &klo[hr], &khi[hr]);
+            } else if (plan_sorted_rows && truth == fh_dr_truth) {  // DR: the row's bounds
+              const int i = ibase + hr * 8;
+              const int2 rb = i < M ? drows[i] : make_int2(0, 0);
+              klo[hr] = rb.x;
+              khi[hr] = rb.y;
+            } else {
+              plan_row_keys_known(ibase + hr * 8, truth, p, &klo[hr], &khi[hr]);
+            }
             klo[hr] -= jbase;
             khi[hr] -= jbase;
           }
@@ -630,6 +748,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
               const int jo = nb * 8 + (e & 1);  // j - jbase
               const bool vis =
                   plan_mask_rows ? (plan_mask_rows_from0 || jo >= klo[e >> 1]) && jo < khi[e >> 1]
+                  : KROWS        ? jo >= klo[e >> 1] && jo < khi[e >> 1]  // bounds within N
                   : KNOWN        ? j < N && plan_visible_known(i, j, truth, p)
                   : VALS         ? j < N && visible_vals(i, j, rv[e >> 1], cv[e & 1])
                                  : j < N && plan_visible(i, j, p);
@@ -786,7 +905,26 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
       // as the tile is) and the warp's rows'.
       int wcode = 0;  // CL: the class of tile t_lo + lane for this warp's rows
       auto code_of = [&](int t) { return __shfl_sync(0xffffffffu, wcode, (t - t_lo) & 31); };
-      if constexpr (CL) {
+      // DR (with CLS, where the launch made each row's keys from sorted ids:
+      // drows): lane x's class of tile t_lo + x from the extremes of the
+      // warp's 16 rows' bounds: full where every row sees every key of it,
+      // else masked by each row's bounds (fh_dr_truth), one compare a key,
+      // with no ids read in the loop
+      if (CL && plan_sorted_rows && drows) {
+        const int w0 = r0 + wq * 16, w1 = min(w0 + 16, r1);  // rows past M: none
+        const int i = w0 + (lane & 15);
+        const int2 rb = i < w1 ? drows[i] : make_int2(2147483647, -2147483647 - 1);
+        int maxlo = i < w1 ? rb.x : -2147483647 - 1, minhi = i < w1 ? rb.y : 2147483647;
+        for (int o = 8; o > 0; o >>= 1) {
+          maxlo = max(maxlo, __shfl_xor_sync(0xffffffffu, maxlo, o));
+          minhi = min(minhi, __shfl_xor_sync(0xffffffffu, minhi, o));
+        }
+        const int t = t_lo + lane, n0 = t * BN;
+        // the last tile is masked where it is ragged (keys >= N); a warp
+        // with no rows takes the masked step (every bound empty)
+        const bool full = w0 < w1 && t < t_hi && n0 >= maxlo && n0 + BN <= minhi && n0 + BN <= N;
+        wcode = full ? 2 : 3 + 4 * (int)fh_dr_truth;
+      } else if constexpr (CL) {
         // the first tile's keys' values, in flight with the summary's loads
         if (C::VALS && plan_spans_decide && t_lo < t_hi)
           plan_span_load<SPER>(t_lo * BN, min(t_lo * BN + BN, N), h, p, sv);
