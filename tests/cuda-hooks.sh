@@ -172,6 +172,27 @@ if test -x "$fusegen"; then
         cat "$tmp/sd.log"
         fail=1
     fi
+    # Whether the mask reads a head (lower_cuda.c head_free): docmask's and
+    # sharedoc's ids are seg[b, n], one workspace slot a batch for every head
+    # (plan_span_head_free); headdoc's are seg[b, h, n], a slot a head.  A
+    # wrong true would give every head the first head's tile classes and rows.
+    if (cd "$srcdir/tests/plans" && "$fusegen" -o "$tmp/hd" headdoc.fp) > "$tmp/hd.log" 2>&1; then
+        for f in "$srcdir/generated/docmask_cuda.cu:true" "$tmp/sd/sharedoc_cuda.cu:true" \
+                 "$tmp/hd/headdoc_cuda.cu:false"; do
+            src=${f%:*}
+            want=${f##*:}
+            if grep -q "constexpr bool plan_span_head_free = $want;" "$src"; then
+                echo "$(basename "$src"): plan_span_head_free = $want"
+            else
+                echo "FAIL: $src: plan_span_head_free is not $want"
+                fail=1
+            fi
+        done
+    else
+        echo "FAIL: fusegen does not generate tests/plans/headdoc.fp:"
+        cat "$tmp/hd.log"
+        fail=1
+    fi
 fi
 if test "$n" -eq 0; then
     echo "FAIL: no generated CUDA source with a mask"

@@ -20,13 +20,13 @@ tests_test_fuse_LDADD = generator/libfggen.a $(FG_TEST_LIBS) -lm
 # runs the latter).
 EXTRA_DIST += \
 	tests/plans/maxpow.fp tests/plans/shiftsum.fp tests/plans/masked_rowsum.fp tests/plans/maxshift.fp \
-	tests/plans/prefix_lm.fp tests/plans/keylin.fp tests/plans/sharedoc.fp tests/plans/kvsum.fp tests/plans/chains.fp tests/plans/wsoftmax.fp \
+	tests/plans/prefix_lm.fp tests/plans/keylin.fp tests/plans/sharedoc.fp tests/plans/headdoc.fp tests/plans/kvsum.fp tests/plans/chains.fp tests/plans/wsoftmax.fp \
 	tests/plans/varexp.fp tests/golden/fused/varexp.txt \
 	tests/plans/minexp.fp tests/golden/fused/minexp.txt \
 	tests/plans/rowbias.fp tests/golden/fused/rowbias.txt \
 	tests/plans/twochains.fp tests/golden/fused/twochains.txt \
 	tests/plans/softmean.fp tests/golden/fused/softmean.txt \
-	tests/golden/fused/keylin.txt tests/golden/fused/sharedoc.txt \
+	tests/golden/fused/keylin.txt tests/golden/fused/sharedoc.txt tests/golden/fused/headdoc.txt \
 	tests/golden/fused/alibi.txt tests/golden/fused/alibi_decode.txt \
 	tests/golden/fused/causal.txt tests/golden/fused/causal_decode.txt \
 	tests/golden/fused/docmask.txt tests/golden/fused/relbias.txt \
@@ -80,6 +80,7 @@ EXTRA_DIST += tests/kernel-golden.sh \
 	tests/golden/kernel/maxpow.txt \
 	tests/golden/kernel/moments.txt \
 	tests/golden/kernel/sharedoc.txt \
+	tests/golden/kernel/headdoc.txt \
 	tests/golden/kernel/shiftsum.txt \
 	tests/golden/kernel/layernorm.txt \
 	tests/golden/kernel/logsoftmax.txt \

@@ -298,6 +298,10 @@ fg_cuda_spans_if([[[m4_dnl
 // kernel also narrows its key range to the keys some row could see
 // (plan_span_narrow).
 __attribute__((unused)) constexpr int plan_nspans = fg_cuda_nspans;
+// Whether the mask, its span atoms among it, reads no head (ids per batch
+// and key): the sm_90a launch then makes its summary, key ranges and rows
+// once a batch for every head (fh_span_bh).
+__attribute__((unused)) constexpr bool plan_span_head_free = fg_cuda_spans_head_free_if([[[true]]], [[[false]]]);
 // Span k's side at row i, key j (in range: 0 <= i < M, 0 <= j < N).
 __device__ __forceinline__ long plan_span_row(int k, int i, int h, const plan_params& p) {
   (void)h;
@@ -564,6 +568,7 @@ __device__ void plan_span_narrow(int m0, int m1, int h, const plan_params& p, co
 // No span atoms: the tile classes are closed forms.  The kernels call the span
 // hooks only when plan_nspans > 0; these stand in for them.
 __attribute__((unused)) constexpr int plan_nspans = 0;
+__attribute__((unused)) constexpr bool plan_span_head_free = false;
 __device__ __forceinline__ long plan_span_row(int, int, int, const plan_params&) { return 0; }
 __device__ __forceinline__ long plan_span_col(int, int, int, const plan_params&) { return 0; }
 template <bool ROW>

@@ -444,6 +444,27 @@ static bool reads_axis(const cu *c, const fg_expr *e, int ax)
     return false;
 }
 
+/* Whether e has one value for every head: it reads the head axis nowhere
+ * (an extra input's index included), no parameter vector (read at the head)
+ * and no per-head constant.  A mask with span atoms that is (ids per batch
+ * and key) has its launch's workspace made once a batch for all heads
+ * (plan_span_head_free). */
+static bool head_free(const cu *c, const fg_expr *e)
+{
+    if (e->kind == E_AXIS && e->ref == c->at->ax_h)
+        return false;
+    if (e->kind == E_PARAM && c->p->params[e->ref].index_axis >= 0)
+        return false;
+    if (e->kind == E_KCONST && c->k->consts[e->ref].per_head)
+        return false;
+    if (e->kind == E_TENSOR && aux_index(c, e->ref) < 0)
+        return false; /* not an extra input: not a span's side (conservative) */
+    for (int i = 0; i < e->nargs; i++)
+        if (!head_free(c, e->args[i]))
+            return false;
+    return true;
+}
+
 /* The clamp of a hook that reads an extra input: padding rows and keys
  * read the last real ones. */
 const char *aux_clamp_text(const cu *c)
@@ -606,6 +627,10 @@ static void key_range_defs(cu *c, fg_defs *defs)
      * values' ranges; they need skippable tiles */
     const int nspans = config_nspans(k); /* the count config_smem reads too */
     cb rows = {c->a, NULL, 0, 0}, cols = {c->a, NULL, 0, 0};
+    /* the whole mask one for every head (its spans among it): the launch's
+     * summary, its key ranges per row block and DR's rows, made once a
+     * batch, serve every head */
+    const bool spans_head_free = nspans > 0 && c->at->cond && head_free(c, c->at->cond);
     for (int i = 0; i < nspans; i++) {
         const fg_mask_span *sp = k->mask->spans[i];
         cb_printf(&rows, "  if (k == %d) return (long)(%s); /* %s */\n", i, cu_text(c, sp->row, false),
@@ -614,6 +639,7 @@ static void key_range_defs(cu *c, fg_defs *defs)
                   plan_expr(c, sp->col));
     }
     fg_def_bool(defs, "cuda_spans", nspans > 0);
+    fg_def_bool(defs, "cuda_spans_head_free", spans_head_free);
     fg_def_int(defs, "cuda_nspans", nspans);
     fg_def_code(defs, "cuda_span_rows", cb_str(&rows));
     fg_def_code(defs, "cuda_span_cols", cb_str(&cols));

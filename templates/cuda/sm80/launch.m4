@@ -226,7 +226,7 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
   if constexpr (plan_nspans > 0) {
     const int chunks = (a.N + plan_span_chunk - 1) / plan_span_chunk;
     const int mblks = (a.M + C::BM - 1) / C::BM;
-    const size_t bh = (size_t)a.B * a.Hq;
+    const size_t bh = (size_t)a.B * fh_span_heads(a.Hq);  // slots: one a batch where the ids are the heads'
     const size_t sum_bytes = bh * chunks * 2 * plan_nspans * sizeof(long);  // a multiple of 16
     const size_t rng_bytes = bh * mblks * 4 * sizeof(int);                  // likewise
     const size_t sorted_bytes = plan_sorted_rows ? (bh * sizeof(unsigned) + 15) / 16 * 16 : 0;
@@ -248,7 +248,7 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
           rows = nullptr;
         }
         constexpr int SNT = 256;  // 8 warps, a chunk each
-        fh_span_sum_kernel<SNT><<<dim3((unsigned)((chunks + SNT / 32 - 1) / (SNT / 32)), (unsigned)a.Hq,
+        fh_span_sum_kernel<SNT><<<dim3((unsigned)((chunks + SNT / 32 - 1) / (SNT / 32)), (unsigned)fh_span_heads(a.Hq),
                                        (unsigned)a.B),
                                   SNT, 0, st>>>(a.p, static_cast<long*>(ws), chunks, sorted);
         if (cudaGetLastError() == cudaSuccess) {
@@ -256,7 +256,7 @@ static fg_status plan_launch_sm90(const fa_args& a, int D, cudaStream_t st, int 
           h.span_chunks = chunks;
           if (mblks > 0) {
             constexpr int RNT = 128;  // a row a thread (BM up to 128) for DR's searches
-            fh_span_rng_kernel<RNT, C::BM><<<dim3((unsigned)mblks, (unsigned)a.Hq, (unsigned)a.B), RNT, 0, st>>>(
+            fh_span_rng_kernel<RNT, C::BM><<<dim3((unsigned)mblks, (unsigned)fh_span_heads(a.Hq), (unsigned)a.B), RNT, 0, st>>>(
                 h, rng, sorted, rows);
             if (cudaGetLastError() == cudaSuccess) {
               h.span_rng = rng;

@@ -188,15 +188,26 @@ __device__ __forceinline__ void fh_cta_coords(const fh_args& a, int* mblk, int* 
   fa_cta_coords(mblk, h, b);
 }
 
+// The (batch, head) slot of the span workspace (the summary, the sorted
+// words, RB's ranges, DR's rows) and the heads it has slots for: where the
+// mask reads no head (plan_span_head_free: ids per batch and key, as
+// docmask's), one slot a batch serves every head, made once; else one a
+// (batch, query head).  Thirty-two heads of docmask-pf-32k made their rows'
+// binary searches 32 times over (bench/NOTES.md, forty-first session).
+__host__ __device__ constexpr int fh_span_heads(int Hq) { return plan_span_head_free ? 1 : Hq; }
+__host__ __device__ constexpr long fh_span_bh(int b, int h, int Hq) {
+  return plan_span_head_free ? (long)b : (long)b * Hq + h;
+}
+
 // The summary of the span atoms' key sides that plan_span_narrow reads: for
-// each (batch, query head) and chunk c of plan_span_chunk keys, span k's
-// range over keys [c * chunk, min(c * chunk + chunk, N)) at
-// sum[((b * Hq + h) * chunks + c) * nspans + k][0 and 1].  One warp a chunk,
-// grid (chunks / warps a block, Hq, B); launched before the attention kernel
-// on the same stream, so that each CTA's scan reads two values a chunk
-// instead of the ids.
+// each (batch, query head) slot bh = fh_span_bh(b, h, Hq) and chunk c of
+// plan_span_chunk keys, span k's range over keys [c * chunk, min(c * chunk +
+// chunk, N)) at sum[(bh * chunks + c) * nspans + k][0 and 1].  One warp a
+// chunk, grid (chunks / warps a block, fh_span_heads(Hq), B); launched before
+// the attention kernel on the same stream, so that each CTA's scan reads two
+// values a chunk instead of the ids.
 template <int NT>
-// DR: with sorted (null: none), bit k of sorted[b * Hq + h] (set by the
+// DR: with sorted (null: none), bit k of sorted[bh] (set by the
 // launch) is cleared where span k's key side decreases somewhere: from a
 // chunk's keys and the key before it.
 __global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, long* sum, int chunks,
@@ -217,10 +228,10 @@ __global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, l
         if (x > 0 && plan_span_col(k, x - 1, h, p) > plan_span_col(k, x, h, p)) down |= 1u << k;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) down |= __shfl_xor_sync(0xffffffffu, down, o);
-    if ((threadIdx.x & 31) == 0 && down) atomicAnd(&sorted[(long)b * p.Hq + h], ~down);
+    if ((threadIdx.x & 31) == 0 && down) atomicAnd(&sorted[fh_span_bh(b, h, p.Hq)], ~down);
   }
   if ((threadIdx.x & 31) == 0) {
-    long* out = sum + (((long)b * p.Hq + h) * chunks + c) * (2 * plan_nspans);
+    long* out = sum + (fh_span_bh(b, h, p.Hq) * chunks + c) * (2 * plan_nspans);
 #pragma unroll
     for (int k = 0; k < plan_nspans; ++k) {
       out[2 * k] = lo[k];
@@ -230,25 +241,25 @@ __global__ void __launch_bounds__(NT) fh_span_sum_kernel(const plan_params p0, l
 }
 
 // RB: each row block's key range, narrowed by plan_span_narrow from the
-// summary, at rng[((b * Hq + h) * mblks + mblk) * 4 + 0 and 1], for the
+// summary, at rng[(bh * mblks + mblk) * 4 + 0 and 1] (bh = fh_span_bh), for the
 // attention kernel's CTAs to read instead of scanning the summary each: the
 // scan, its loads of the rows' values and its barrier are latency before a
 // CTA's first copy of K (docmask's CTA start was 15.7 % of its stall samples
 // on an H200, bench/NOTES.md, thirty-eighth session).  One block a row block
-// of BM rows, grid (mblks, Hq, B); launched after fh_span_sum_kernel on the
+// of BM rows, grid (mblks, fh_span_heads(Hq), B); launched after fh_span_sum_kernel on the
 // same stream.  The range is plan_span_narrow's for any NT (a hull of whole
 // chunks), so the same as the attention kernel's own scan.
 // DR: where rows is not null and the summary found every span's key side
 // nondecreasing (sorted, plan_sorted_rows), each row's keys instead
-// (plan_row_keys_sorted: binary searches in the ids) into rows[(b * Hq + h)
-// * M + i], the range their hull, and rng[.. + 2] = 1: the attention
+// (plan_row_keys_sorted: binary searches in the ids) into rows[bh * M + i],
+// the range their hull, and rng[.. + 2] = 1: the attention
 // kernel then classifies tiles and masks keys by the rows' bounds.
 template <int NT, int BM>
 __global__ void __launch_bounds__(NT) fh_span_rng_kernel(const __grid_constant__ fh_args a, int* rng,
                                                          const unsigned* sorted, int2* rows) {
   const int mblk = (int)blockIdx.x, h = (int)blockIdx.y, b = (int)blockIdx.z;
   const int m0 = mblk * BM, m1 = min(m0 + BM, a.M);
-  const long bh = (long)b * a.Hq + h;
+  const long bh = fh_span_bh(b, h, a.Hq);
   plan_params p = a.p;
   plan_head_setup(p, b, h);
   constexpr unsigned all = plan_nspans > 0 ? (1u << plan_nspans) - 1u : 0u;
@@ -399,14 +410,14 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
   const int2* drows = nullptr;
   if constexpr (plan_nspans > 0) {
     if (a.span_rng) {  // RB: the range fh_span_rng_kernel narrowed
-      const int4 r = *reinterpret_cast<const int4*>(a.span_rng + (((long)b * a.Hq + h) * a.span_mblks + mblk) * 4);
+      const int4 r = *reinterpret_cast<const int4*>(a.span_rng + (fh_span_bh(b, h, a.Hq) * a.span_mblks + mblk) * 4);
       nbeg = r.x;
       nend = r.y;
-      if (plan_sorted_rows && r.z && a.span_rows) drows = a.span_rows + ((long)b * a.Hq + h) * M;
+      if (plan_sorted_rows && r.z && a.span_rows) drows = a.span_rows + fh_span_bh(b, h, a.Hq) * M;
     } else {  // the whole CTA (a.span_rng is the same in every thread)
       plan_span_narrow<C::NT>(
           m0, m1, h, p,
-          a.span_sum ? a.span_sum + ((long)b * a.Hq + h) * a.span_chunks * (2 * plan_nspans) : nullptr, &nbeg,
+          a.span_sum ? a.span_sum + fh_span_bh(b, h, a.Hq) * a.span_chunks * (2 * plan_nspans) : nullptr, &nbeg,
           &nend);
     }
   }
@@ -615,7 +626,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB) fh_attn_fwd_kernel(const __gri
     // tiles, the same in every thread of the CTA)
     constexpr bool CLS_C = plan_nspans > 0 && BN % plan_span_chunk == 0;
     const long* ssum =
-        CLS_C && a.span_sum ? a.span_sum + ((long)b * a.Hq + h) * a.span_chunks * (2 * plan_nspans) : nullptr;
+        CLS_C && a.span_sum ? a.span_sum + fh_span_bh(b, h, a.Hq) * a.span_chunks * (2 * plan_nspans) : nullptr;
     const bool cls_on = ssum != nullptr && t_hi - t_lo <= 32;
     // FX: FIXM (above) at compile time: the consumers' loop is instantiated
     // for both values where the plan may take it, and chosen once (a
