@@ -47,6 +47,7 @@ generator_libfggen_a_SOURCES = \
 	generator/back/cuda/lower_cuda_internal.h \
 	generator/back/cuda/lower_cuda.c \
 	generator/back/cuda/weight_cuda.c \
+	generator/back/cuda/score_cuda.c \
 	generator/back/cuda/configs.c \
 	generator/back/cuda/tuned.c \
 	generator/back/cuda/lower_rows.c \

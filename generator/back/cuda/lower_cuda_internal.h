@@ -1,5 +1,6 @@
-/* lower_cuda_internal.h - what lower_cuda.c and weight_cuda.c share: the text
- * buffer, the lowering's state (cu) and the helpers on extra inputs.  The
+/* lower_cuda_internal.h - what lower_cuda.c, weight_cuda.c and score_cuda.c
+ * share: the text buffer, the lowering's state (cu), the expression printers
+ * and the helpers on extra inputs.  The
  * CUDA and HIP attention hooks are printed from one cu (c->dialect).
  */
 #ifndef FG_LOWER_CUDA_INTERNAL_H
@@ -43,10 +44,18 @@ int aux_index(const cu *c, int t); /* tensor t's extra-input number, or -1 */
 void leaf_device(fg_printer *pr, fg_strbuf *b, const fg_expr *e);
 char *plan_line(cu *c, int t);
 bool reads_aux(const cu *c, const fg_expr *e);
+/* whether e reads axis ax (in an extra input's index too) */
+bool reads_axis(const cu *c, const fg_expr *e, int ax);
+char *cu_text(cu *c, const fg_expr *e, bool host); /* device (or host) code of e */
+char *plan_expr(cu *c, const fg_expr *e);          /* e in plan syntax, for comments */
 const char *aux_clamp_text(const cu *c);
 
 /* weight_cuda.c: the weight of a plan without a softmax chain
  * (plan_weight, the key values, plan_kv_recip), or its defaults */
 void cu_weight_defs(cu *c, fg_defs *defs);
+
+/* score_cuda.c: the score's tile-affine, diagonal and key-linear forms
+ * (plan_score_tile_bias, plan_score_diag, plan_keylin_*) */
+void cu_score_form_defs(cu *c, fg_defs *defs);
 
 #endif
